@@ -1,0 +1,91 @@
+"""One entry point from JSON to events. Nothing is ever dropped and nothing raises out.
+
+An event that does not validate becomes a :class:`RawEvent` that keeps the original JSON,
+whatever identifying fields it had, and the validation error, so the UI can show it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Union
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+from .events import Event, EventBase
+
+_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
+
+
+class RawEvent(BaseModel):
+    """An event the client could not validate, kept whole with the reason."""
+
+    model_config = ConfigDict(frozen=True)
+
+    raw: Any
+    error: str
+    id: str | None = None
+    kind: str | None = None
+    timestamp: str | None = None
+    parent_id: str | None = None
+    source: str | None = None
+
+    def __repr__(self) -> str:
+        return f"RawEvent(id={self.id!r}, kind={self.kind!r}, error={self.error.splitlines()[0]!r})"
+
+
+AnyEvent = Union[EventBase, RawEvent]
+
+
+def _field(data: Any, name: str) -> str | None:
+    if isinstance(data, dict):
+        value = data.get(name)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _error_text(exc: ValidationError) -> str:
+    lines = [f"{exc.error_count()} validation error(s) for {exc.title}"]
+    for err in exc.errors(include_url=False, include_input=False):
+        loc = ".".join(str(p) for p in err["loc"]) or "(event)"
+        lines.append(f"  {loc}: {err['msg']} [{err['type']}]")
+    return "\n".join(lines)
+
+
+def raw_event(data: Any, error: str) -> RawEvent:
+    return RawEvent(
+        raw=data,
+        error=error,
+        id=_field(data, "id"),
+        kind=_field(data, "kind"),
+        timestamp=_field(data, "timestamp"),
+        parent_id=_field(data, "parent_id"),
+        source=_field(data, "source"),
+    )
+
+
+def parse_event(data: Any) -> AnyEvent:
+    """Validate one event object (already decoded JSON); a failure gives a RawEvent."""
+    try:
+        return _EVENT_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        return raw_event(data, _error_text(exc))
+    except Exception as exc:  # noqa: BLE001 - the parser must never raise
+        return raw_event(data, f"{type(exc).__name__}: {exc}")
+
+
+def parse_event_json(text: str | bytes) -> AnyEvent:
+    """Decode and validate one event; bad JSON is kept as a RawEvent holding the text."""
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+        return raw_event(raw, f"invalid JSON: {exc}")
+    return parse_event(data)
+
+
+def event_json(event: AnyEvent) -> Any:
+    """The JSON form of an event: the original object for raw events, a null-free dump otherwise."""
+    if isinstance(event, RawEvent):
+        return event.raw
+    return event.model_dump(mode="json", exclude_none=True)
