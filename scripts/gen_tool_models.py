@@ -8,7 +8,8 @@ server and makes schema updates a one-command change.
 Input:  ``../shared/samples/openhands/openapi/openhands-cloud.openapi.json`` (beside the repo),
         the ``Action-Output`` / ``Observation-Output`` ``oneOf`` unions and every schema they
         reference. ``TextContent`` / ``ImageContent`` map to ``tui.models.content``.
-Output: ``tui/models/tools.py`` (formatted with ``ruff format`` when ruff is installed).
+Output: ``tui/models/tools.py``, laid out exactly as ``ruff format`` would lay it out (and passed
+        through ruff when it is installed), so the file is the same with or without ruff.
 
 Usage:  python scripts/gen_tool_models.py [--check]   (--check: exit 1 if the file is stale)
 
@@ -72,9 +73,11 @@ def _unique_items(items: list[Any]) -> list[Any]:
 
 
 def literal(value: Any) -> str:
-    """A Python literal for a JSON value (strings double-quoted, as ruff would)."""
+    """A Python literal for a JSON value, quoted the way ruff quotes strings."""
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        quote = "'" if value.count('"') > value.count("'") else '"'
+        body = json.dumps(value, ensure_ascii=False)[1:-1].replace('\\"', '"')
+        return quote + body.replace(quote, "\\" + quote) + quote
     if isinstance(value, list):
         return "[" + ", ".join(map(literal, value)) + "]"
     if isinstance(value, dict):
@@ -136,6 +139,9 @@ class Generator:
         self.needs_unique = False
 
     # -- types -------------------------------------------------------------------------
+    def target(self, ref: str) -> dict:
+        return self.schemas[ref.removeprefix("#/components/schemas/")]
+
     def ref(self, ref: str) -> str:
         name = ref.removeprefix("#/components/schemas/")
         if name in EXISTING:
@@ -258,13 +264,11 @@ class Generator:
             pass
         elif "default" in schema:
             default = literal(schema["default"])
-        elif is_nullable(schema):
+        elif is_nullable(schema) or type_ == "Any":  # {} accepts null too
             default = "None"
         elif schema.get("type") in ("array", "object"):
             default = f"default_factory={'list' if schema['type'] == 'array' else 'dict'}"
-        elif "$ref" in schema and not self.schemas[schema["$ref"].rsplit("/", 1)[-1]].get(
-            "required"
-        ):
+        elif "$ref" in schema and not self.target(schema["$ref"]).get("required"):
             default = f"default_factory={type_}"  # every field of the object is optional
         else:
             raise ValueError(f"{owner}.{prop}: optional, no default, not nullable")
@@ -296,7 +300,7 @@ def render(spec: dict) -> str:
     gen = Generator(spec)
     groups = {label: variants(gen.schemas, union) for label, union in UNIONS.items()}
     bodies = {label: [gen.model(n, gen.schemas[n]) for n, _ in g] for label, g in groups.items()}
-    names = [class_name(n) for n in gen.nested] + [class_name(n) for g in groups.values() for n, _ in g]
+    names = [class_name(n) for n in [*gen.nested, *(n for g in groups.values() for n, _ in g)]]
     taken = EXISTING | {"Content", *UNIONS}
     clashes = {n for n in names if names.count(n) > 1 or n in taken}
     if clashes:
@@ -321,11 +325,10 @@ def render(spec: dict) -> str:
     ]
     if content_names:
         header.append(f"from .content import {', '.join(content_names)}")
-    blocks = ["\n".join(header)]  # top-level blocks, two blank lines apart
     if gen.needs_unique:
-        blocks.append(UNIQUE_HELPER.strip("\n"))
-    blocks.append("# -- objects referenced by actions and observations " + "-" * 40)
-    blocks += gen.nested.values()
+        header += ["", "", UNIQUE_HELPER.strip("\n"), ""]
+    header += ["", "# -- objects referenced by actions and observations ".ljust(92, "-")]
+    blocks = ["\n".join(header), *gen.nested.values()]  # top-level blocks, 2 blank lines apart
     for label, group in groups.items():
         blocks.append(f"# -- {label.lower()}s ".ljust(92, "-"))
         blocks += bodies[label]
@@ -343,7 +346,7 @@ def render(spec: dict) -> str:
 
 
 def ruff_format(source: str) -> str:
-    """Format with ruff (project config applies) if it is installed; otherwise leave as is."""
+    """Run ``ruff format`` (project config) if installed; a no-op on ``render``'s output."""
     if importlib.util.find_spec("ruff") is not None:
         cmd = [sys.executable, "-m", "ruff"]
     elif shutil.which("ruff"):

@@ -73,7 +73,7 @@ class CmdOutputMetadata(ClosedModel):
     suffix: str = Field("", description="Suffix to add to command output")
 
 
-# -- actions ----------------------------------------------------------------------
+# -- actions -------------------------------------------------------------------------------
 
 
 class MCPToolAction(ClosedModel):
@@ -456,7 +456,7 @@ class WorkflowAction(ClosedModel):
     kind: Literal["WorkflowAction"] = "WorkflowAction"
 
 
-# -- observations ----------------------------------------------------------------------
+# -- observations --------------------------------------------------------------------------
 
 
 class MCPToolObservation(ClosedModel):
@@ -876,6 +876,7 @@ ACTION_CLASSES: dict[str, type[ClosedModel]] = {
     "SleeptimeComputeAction": SleeptimeComputeAction,
     "WorkflowAction": WorkflowAction,
 }
+
 
 Observation = Annotated[
     Union[

@@ -1,0 +1,124 @@
+"""The ohtui Textual app: screens, themes, keys and the client's lifetime.
+
+Widget tree: ConversationsScreen (table) → ConversationScreen (tree | list / detail);
+SandboxesScreen beside them. Workers do network I/O through ``app.client`` and hand
+results to the screens; nothing here builds URLs or touches JSON.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+
+from .commands import OhtuiCommands
+from .screens.conversation import ConversationScreen
+from .screens.conversations import ConversationsScreen
+from .screens.errors import ConnectionErrorScreen
+from .screens.sandboxes import SandboxesScreen
+from .themes import DEFAULT_THEME, load_themes
+
+
+class OhtuiApp(App):
+    TITLE = "ohtui"
+    CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {OhtuiCommands}
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark,f1", "toggle_help", "Help", id="app.help"),
+        Binding("colon", "command_palette", "Commands", show=False, id="app.palette"),
+        Binding("1", "show_conversations", "Conversations", id="app.conversations"),
+        Binding("2", "show_sandboxes", "Sandboxes", id="app.sandboxes"),
+    ]
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        url: str = "",
+        conversation_id: str | None = None,
+        shared: bool = False,
+        theme: str | None = None,
+        readonly: bool = False,
+        clock: Callable[[], datetime] | None = None,
+        on_exit: Callable[[], Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.client = client
+        self.url = url
+        self.start_conversation = conversation_id
+        self.shared = shared
+        self.readonly = readonly
+        self.clock = clock or (lambda: datetime.now(timezone.utc))
+        self._on_exit = on_exit
+        for loaded in load_themes():
+            self.register_theme(loaded)
+        self.theme = theme or DEFAULT_THEME
+        if self.shared or readonly:
+            self.sub_title = "read-only" if readonly else "shared conversation"
+
+    def on_mount(self) -> None:
+        self.connect()
+
+    @work(exclusive=True, group="connect")
+    async def connect(self) -> None:
+        """Check the service answers before showing anything that needs it."""
+        try:
+            if self.shared:
+                await self.client.search_shared_events(self.start_conversation, limit=1)
+            else:
+                await self.client.search_conversations(limit=1)
+        except Exception as exc:  # noqa: BLE001 - every failure gets the error screen
+            self.push_screen(ConnectionErrorScreen(self.url, exc, None), self._retry)
+            return
+        if self.shared or self.start_conversation:
+            if not self.shared:
+                self.push_screen(ConversationsScreen())
+            self.open_conversation(self.start_conversation, shared=self.shared)
+        else:
+            self.push_screen(ConversationsScreen())
+
+    def _retry(self, again: bool | None) -> None:
+        if again:
+            self.connect()
+
+    async def on_unmount(self) -> None:
+        await self.client.aclose()
+        if self._on_exit is not None:
+            self._on_exit()
+
+    # --- navigation ---------------------------------------------------------------------
+
+    def open_conversation(self, conversation_id: str, *, title: str | None = None, shared: bool = False) -> None:
+        self.push_screen(ConversationScreen(conversation_id, shared=shared or self.shared, title=title))
+
+    def _find(self, kind: type) -> Any:
+        for screen in self.screen_stack:
+            if isinstance(screen, kind):
+                return screen
+        return None
+
+    def action_show_conversations(self) -> None:
+        if self.shared:
+            return
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, ConversationsScreen):
+            self.pop_screen()
+        if not isinstance(self.screen, ConversationsScreen):
+            self.push_screen(ConversationsScreen())
+
+    def action_show_sandboxes(self) -> None:
+        if self.shared or isinstance(self.screen, SandboxesScreen):
+            return
+        self.push_screen(SandboxesScreen())
+
+    def action_toggle_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def set_theme(self, name: str) -> None:
+        self.theme = name

@@ -1,0 +1,159 @@
+"""A conversation's events as the UI holds them: windows, a bounded event cache, pairing.
+
+No Textual here: the screen runs these coroutines in workers. The base window (no filter,
+oldest first) doubles as the index the tree is built from; filtered views get their own
+window. Full events are kept only in a bounded LRU cache (rows are what stays resident),
+so memory follows the rows, not the payloads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from typing import Any
+
+from tui.models import EventTree
+
+from .rows import EventRow, make_row
+from .windows import START, PagedWindow, PathWindow, Query
+
+PAGE = 100
+CACHE_EVENTS = 5_000
+
+
+class EventFeed:
+    def __init__(self, client: Any, conversation_id: str, *, shared: bool = False) -> None:
+        self.client = client
+        self.conversation_id = conversation_id
+        self.shared = shared
+        self.base = PagedWindow(Query())
+        self._cache: OrderedDict[str, Any] = OrderedDict()
+        self._by_tool_call: dict[str, list[int]] = {}
+        self._locks: dict[tuple[int, str], asyncio.Lock] = {}
+        self.tree: EventTree | None = None
+        self._tree_size = -1
+
+    # --- fetching --------------------------------------------------------------------------
+
+    async def count(self, query: Query) -> int | None:
+        """Total for a query, or None where the endpoint has no count (shared links)."""
+        if self.shared:
+            return None
+        return await self.client.count_events(
+            self.conversation_id, kind=query.kind, timestamp_gte=query.since, timestamp_lt=query.until
+        )
+
+    async def _page(self, query: Query, page_id: str | None, descending: bool) -> tuple[list[Any], str | None]:
+        search = self.client.search_shared_events if self.shared else self.client.search_events
+        page = await search(
+            self.conversation_id,
+            kind=query.kind,
+            timestamp_gte=query.since,
+            timestamp_lt=query.until,
+            sort_order="TIMESTAMP_DESC" if descending else "TIMESTAMP",
+            page_id=page_id or None,
+            limit=PAGE,
+        )
+        return page.items, page.next_page_id
+
+    async def open_window(self, query: Query) -> PagedWindow:
+        if query == self.base.query:
+            window = self.base
+        else:
+            window = PagedWindow(query)
+        if window.total is None and not window.head:
+            window.total = await self.count(query)
+        return window
+
+    async def fill(self, window: PagedWindow, side: str) -> int:
+        """Fetch one page at ``side`` of ``window``; returns rows added."""
+        lock = self._locks.setdefault((id(window), side), asyncio.Lock())
+        async with lock:
+            page_id = window.head_page if side == "head" else window.tail_page
+            if page_id is None or window.complete:
+                return 0
+            descending = window.query.descending != (side == "tail")
+            events, next_page = await self._page(window.query, page_id if page_id != START else None, descending)
+            rows = [self._remember(e) for e in events]
+            before = len(window.head) + len(window.tail)
+            head_before = len(window.head)
+            if side == "head":
+                window.add_head(rows, next_page)
+            else:
+                window.add_tail(rows, next_page)
+            if window is self.base:
+                self._index_pairs(head_before)
+            return len(window.head) + len(window.tail) - before
+
+    async def fill_range(self, window: PagedWindow, start: int, end: int) -> bool:
+        """Walk pages until rows [start, end) are loaded; True if anything was added."""
+        added = False
+        while (side := window.side_for(start, end)) is not None:
+            if not await self.fill(window, side):
+                break
+            added = True
+        return added
+
+    # --- events --------------------------------------------------------------------------
+
+    def _remember(self, event: Any) -> EventRow:
+        if event.id is not None:
+            self._cache[event.id] = event
+            self._cache.move_to_end(event.id)
+            if len(self._cache) > CACHE_EVENTS:
+                self._cache.popitem(last=False)
+        return make_row(event)
+
+    def _index_pairs(self, start: int) -> None:
+        for pos in range(start, len(self.base.head)):
+            call = self.base.head[pos].tool_call_id
+            if call:
+                self._by_tool_call.setdefault(call, []).append(pos)
+
+    def cached(self, event_id: str | None) -> Any:
+        return self._cache.get(event_id) if event_id else None
+
+    async def event(self, row: EventRow) -> Any:
+        """The full event for a row: from the cache, else fetched by id."""
+        found = self.cached(row.id)
+        if found is not None or row.id is None or self.shared:
+            return found
+        events = await self.client.get_events(self.conversation_id, [row.id])
+        event = events[0] if events else None
+        if event is not None:
+            self._remember(event)
+        return event
+
+    async def paired(self, row: EventRow) -> Any:
+        """The action's observation (or the observation's action), matched by tool_call_id."""
+        if not row.tool_call_id:
+            return None
+        for pos in self._by_tool_call.get(row.tool_call_id, ()):
+            other = self.base.head[pos]
+            if other.id != row.id and (row.kind == "ActionEvent") != (other.kind == "ActionEvent"):
+                return await self.event(other)
+        return None
+
+    # --- tree ------------------------------------------------------------------------------
+
+    def build_tree(self) -> EventTree | None:
+        """Rebuild the tree when the base index grew (log order = ascending timestamps)."""
+        rows = self.base.head
+        if len(rows) == self._tree_size:
+            return None
+        self.tree = EventTree((r.id, r.parent_id) for r in rows)
+        self._tree_size = len(rows)
+        return self.tree
+
+    def branch_window(self, position: int, label: str) -> PathWindow:
+        assert self.tree is not None
+        rows = self.base.head
+        return PathWindow([rows[p] for p in self.tree.branch_path(position)], label)
+
+    def add_live(self, events: list[Any]) -> list[EventRow]:
+        rows = [self._remember(e) for e in events]
+        before = len(self.base.head)
+        self.base.append_live(rows)
+        if self.base.complete:
+            self._index_pairs(before)
+        return rows

@@ -1,0 +1,86 @@
+"""Small display formatters shared by screens (times, money, tokens, statuses)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from rich.text import Text
+
+from tui.models import AppConversation
+
+from .safe_text import one_line
+
+STATUS_STYLES = {
+    "RUNNING": "bold green",
+    "running": "bold green",
+    "PAUSED": "yellow",
+    "paused": "yellow",
+    "STARTING": "cyan",
+    "ERROR": "bold red",
+    "error": "bold red",
+    "stuck": "bold red",
+    "MISSING": "dim",
+    "finished": "blue",
+    "idle": "dim",
+    "waiting_for_confirmation": "bold magenta",
+}
+
+
+def parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def relative_time(value: str | None, now: datetime | None = None) -> str:
+    """"3m ago" style; ``now`` is injectable so snapshots stay stable."""
+    moment = parse_time(value)
+    if moment is None:
+        return "—"
+    now = now or datetime.now(timezone.utc)
+    seconds = int((now - moment).total_seconds())
+    if seconds < 0:
+        return moment.strftime("%Y-%m-%d %H:%M")
+    for size, unit in ((86400 * 365, "y"), (86400 * 30, "mo"), (86400, "d"), (3600, "h"), (60, "m")):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return "just now"
+
+
+def status_text(value: object) -> Text:
+    raw = getattr(value, "value", value)
+    if raw is None:
+        return Text("—", style="dim")
+    label = one_line(str(raw))
+    return Text(label, style=STATUS_STYLES.get(label, ""))
+
+
+def money(cost: float | None) -> str:
+    return "—" if cost is None else f"${cost:,.2f}" if cost >= 0.01 or cost == 0 else f"${cost:.4f}"
+
+
+def tokens(count: int | None) -> str:
+    if not count:
+        return "—"
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 1000:
+        return f"{count / 1000:.1f}k"
+    return str(count)
+
+
+def conversation_cost(conv: AppConversation) -> tuple[float | None, int | None]:
+    metrics = conv.metrics
+    if metrics is None:
+        return None, None
+    usage = metrics.accumulated_token_usage
+    total = (usage.prompt_tokens + usage.completion_tokens) if usage else None
+    return metrics.accumulated_cost, total
+
+
+def title_of(conv: AppConversation) -> str:
+    return one_line(conv.title or f"untitled {conv.id[:8]}", 200)

@@ -1,0 +1,191 @@
+"""Compact list rows: what the event list needs of an event, and nothing more.
+
+A row is a few short strings made once when a page arrives, so the list can hold
+100,000 of them cheaply and render any of them without touching the full event.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.models import RawEvent
+from tui.models import events as ev
+from tui.models.content import TextContent
+
+from .safe_text import one_line
+
+#: Short, fixed-width labels for the kind column.
+KIND_LABELS = {
+    "ActionEvent": "action",
+    "ObservationEvent": "observation",
+    "MessageEvent": "message",
+    "SystemPromptEvent": "system",
+    "AgentErrorEvent": "agent error",
+    "ConversationErrorEvent": "conv error",
+    "ServerErrorEvent": "server error",
+    "UserRejectObservation": "rejected",
+    "ConversationStateUpdateEvent": "state",
+    "HookExecutionEvent": "hook",
+    "LLMCompletionLogEvent": "llm log",
+    "TokenEvent": "tokens",
+    "ACPToolCallEvent": "acp tool",
+    "Condensation": "condensed",
+    "CondensationRequest": "condense?",
+    "CondensationSummaryEvent": "summary",
+    "StreamingDeltaEvent": "streaming",
+    "InterruptEvent": "interrupt",
+    "PauseEvent": "pause",
+}
+ERROR_KINDS = frozenset(
+    {"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent", "UserRejectObservation"}
+)
+
+
+class EventRow:
+    """One event as the list shows it."""
+
+    __slots__ = ("id", "timestamp", "source", "kind", "summary", "parent_id", "tool_call_id", "flag")
+
+    def __init__(
+        self,
+        id: str | None,
+        timestamp: str,
+        source: str,
+        kind: str,
+        summary: str,
+        parent_id: str | None = None,
+        tool_call_id: str | None = None,
+        flag: str = "",
+    ) -> None:
+        self.id = id
+        self.timestamp = timestamp
+        self.source = source
+        self.kind = kind
+        self.summary = summary
+        self.parent_id = parent_id
+        self.tool_call_id = tool_call_id
+        #: "raw" (unparsed), "error" (an error event or failed tool), or ""
+        self.flag = flag
+
+    @property
+    def time(self) -> str:
+        """HH:MM:SS of the naive timestamp (what fits a list column)."""
+        ts = self.timestamp
+        cut = ts.find("T")
+        return ts[cut + 1 : cut + 9] if cut >= 0 else ts[:8]
+
+    @property
+    def is_error(self) -> bool:
+        return self.flag in ("error", "raw")
+
+
+def _texts(blocks: Any) -> str:
+    return " ".join(b.text for b in blocks or () if isinstance(b, TextContent))
+
+
+def _action_summary(event: ev.ActionEvent) -> str:
+    action = event.action
+    if action is None:
+        return f"{event.tool_name} (non-executable call)"
+    kind = action.kind
+    if kind == "TerminalAction":
+        return f"$ {action.command}"
+    if kind in ("FileEditorAction", "PlanningFileEditorAction"):
+        return f"{action.command} {action.path}"
+    if kind == "FinishAction":
+        return f"finish: {action.message}"
+    if kind == "ThinkAction":
+        return f"think: {action.thought}"
+    if kind == "TaskTrackerAction":
+        return f"tasks {action.command}: {len(action.task_list)} items"
+    for attr in ("file_path", "path", "url", "pattern", "query", "text", "name"):
+        value = getattr(action, attr, None)
+        if isinstance(value, str) and value:
+            return f"{event.tool_name}: {value}"
+    return event.summary or event.tool_name
+
+
+def _observation_summary(event: ev.ObservationEvent) -> str:
+    obs = event.observation
+    text = _texts(getattr(obs, "content", ()))
+    if obs.kind == "TerminalObservation":
+        code = obs.exit_code if obs.exit_code is not None else obs.metadata.exit_code
+        return f"exit {code} · {one_line(text)}" if text else f"exit {code}"
+    if obs.kind == "FileEditorObservation":
+        target = f"{obs.command} {obs.path}" if obs.path else obs.command
+        return f"{target} · {one_line(text)}" if text else target
+    return f"{event.tool_name}: {one_line(text)}" if text else event.tool_name
+
+
+def summarize(event: Any) -> str:
+    """A one-line description of an event, cleaned of control sequences."""
+    if isinstance(event, RawEvent):
+        return one_line("unparsed: " + event.error.splitlines()[-1].strip())
+    kind = event.kind
+    if kind == "MessageEvent":
+        msg = event.llm_message
+        text = msg.text or _texts(event.extended_content) or "(no text)"
+        return one_line(f"{msg.role}: {text}")
+    if kind == "ActionEvent":
+        return one_line(_action_summary(event))
+    if kind == "ObservationEvent":
+        return one_line(_observation_summary(event))
+    if kind == "AgentErrorEvent":
+        return one_line(f"{event.tool_name}: {event.error}")
+    if kind in ("ConversationErrorEvent", "ServerErrorEvent"):
+        return one_line(f"{event.code}: {event.detail}")
+    if kind == "UserRejectObservation":
+        return one_line(f"{event.tool_name}: {event.rejection_reason} ({event.rejection_source})")
+    if kind == "ConversationStateUpdateEvent":
+        value = event.value
+        shown = value if isinstance(value, (str, int, float, bool)) else type(value).__name__
+        return one_line(f"{event.key or 'state'} = {shown}")
+    if kind == "HookExecutionEvent":
+        verdict = "blocked" if event.blocked else ("ok" if event.success else "failed")
+        return one_line(f"{event.hook_event_type} {event.hook_command} → {verdict} ({event.exit_code})")
+    if kind == "SystemPromptEvent":
+        names = ", ".join(t.title for t in event.tools[:8])
+        return one_line(f"{len(event.tools)} tools: {names}")
+    if kind == "LLMCompletionLogEvent":
+        return one_line(f"{event.model_name}: {event.filename}")
+    if kind == "TokenEvent":
+        return f"{len(event.prompt_token_ids)} prompt / {len(event.response_token_ids)} response tokens"
+    if kind == "ACPToolCallEvent":
+        return one_line(f"{event.title} [{event.status or '…'}]")
+    if kind == "Condensation":
+        return one_line(f"forgot {len(event.forgotten_event_ids)} events: {event.summary or ''}")
+    if kind == "CondensationSummaryEvent":
+        return one_line(event.summary)
+    if kind == "CondensationRequest":
+        return "condensation requested"
+    if kind == "StreamingDeltaEvent":
+        return one_line(event.content or event.reasoning_content or "")
+    if kind == "InterruptEvent":
+        return "run interrupted"
+    if kind == "PauseEvent":
+        return "run paused"
+    return kind
+
+
+def _flag(event: Any) -> str:
+    if isinstance(event, RawEvent):
+        return "raw"
+    if event.kind in ERROR_KINDS:
+        return "error"
+    if event.kind == "ObservationEvent" and getattr(event.observation, "is_error", False):
+        return "error"
+    return ""
+
+
+def make_row(event: Any) -> EventRow:
+    kind = event.kind if isinstance(event.kind, str) else "?"
+    return EventRow(
+        id=event.id,
+        timestamp=event.timestamp or "",
+        source=event.source or "?",
+        kind=kind,
+        summary=summarize(event),
+        parent_id=event.parent_id,
+        tool_call_id=getattr(event, "tool_call_id", None),
+        flag=_flag(event),
+    )

@@ -1,0 +1,235 @@
+"""The conversations table: lazily paged, filterable by title, live-refreshed."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from ..format import conversation_cost, money, relative_time, status_text, title_of, tokens
+from ..safe_text import one_line
+from .errors import describe_error
+
+PAGE = 50
+POLL_S = 5.0
+
+
+class ConversationsScreen(Screen):
+    BINDING_GROUP_TITLE = "Conversations"
+    BINDINGS = [
+        Binding("enter", "open", "Open", id="conversations.open"),
+        Binding("slash", "filter", "Filter by title", id="conversations.filter"),
+        Binding("n", "new", "New conversation", id="conversations.new"),
+        Binding("ctrl+r", "refresh", "Refresh", id="conversations.refresh"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="conversations.clear"),
+        Binding("j", "cursor_down", show=False, id="conversations.down"),
+        Binding("k", "cursor_up", show=False, id="conversations.up"),
+        Binding("g", "first", show=False, id="conversations.first"),
+        Binding("G", "last", show=False, id="conversations.last"),
+    ]
+    DEFAULT_CSS = """
+    ConversationsScreen #conv-filter-row { height: auto; display: none; }
+    ConversationsScreen #conv-filter-row.-visible { display: block; }
+    ConversationsScreen #conv-filter { width: 1fr; }
+    ConversationsScreen #conversations-status { height: 1; padding: 0 1; color: $text-muted; }
+    ConversationsScreen DataTable { height: 1fr; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._next_page: str | None = None
+        self._loading = False
+        self._rows: dict[str, Any] = {}
+        self._filter = ""
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="conv-filter-row"):
+            yield Input(placeholder="title contains… (enter to apply, esc to clear)", id="conv-filter")
+        table: DataTable = DataTable(id="conversations", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static(id="conversations-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.border_title = "Conversations"
+        for label, key, width in (
+            ("Title", "title", 40),
+            ("Agent", "agent", 12),
+            ("Sandbox", "sandbox", 9),
+            ("Model", "model", 18),
+            ("Cost", "cost", 8),
+            ("Tokens", "tokens", 7),
+            ("Created", "created", 9),
+            ("Updated", "updated", 9),
+            ("Trigger", "trigger", 10),
+        ):
+            table.add_column(label, key=key, width=width)
+        table.focus()
+        self.reload()
+        self.set_interval(POLL_S, self.poll_statuses)
+
+    # --- loading -------------------------------------------------------------------------
+
+    def _cells(self, conv: Any) -> list[Text]:
+        now = self.app.clock()
+        cost, used = conversation_cost(conv)
+        return [
+            Text(title_of(conv), overflow="ellipsis", no_wrap=True),
+            status_text(conv.execution_status),
+            status_text(conv.sandbox_status),
+            Text(one_line(conv.llm_model or "—", 40), style="dim"),
+            Text(money(cost), justify="right"),
+            Text(tokens(used), justify="right"),
+            Text(relative_time(conv.created_at, now), style="dim"),
+            Text(relative_time(conv.updated_at, now), style="dim"),
+            Text(one_line(str(getattr(conv.trigger, "value", conv.trigger) or "—"), 20), style="dim"),
+        ]
+
+    @work(exclusive=True, group="conversations")
+    async def reload(self) -> None:
+        table = self.query_one(DataTable)
+        self._next_page = None
+        self._rows.clear()
+        table.clear()
+        await self._load_page(None)
+
+    async def _load_page(self, page_id: str | None) -> None:
+        self._loading = True
+        status = self.query_one("#conversations-status", Static)
+        status.update(Text("loading…", style="italic"))
+        try:
+            page = await self.app.client.search_conversations(
+                title_contains=self._filter or None, page_id=page_id, limit=PAGE
+            )
+        except Exception as exc:  # noqa: BLE001
+            status.update(Text(f"error: {describe_error(exc)}", style="bold red"))
+            self.notify(f"Could not list conversations: {describe_error(exc)}", severity="error", markup=False)
+            self._loading = False
+            return
+        table = self.query_one(DataTable)
+        for conv in page.items:
+            if conv.id in self._rows:
+                continue
+            self._rows[conv.id] = conv
+            table.add_row(*self._cells(conv), key=conv.id)
+        self._next_page = page.next_page_id
+        self._loading = False
+        self._status()
+
+    def _status(self) -> None:
+        shown = len(self._rows)
+        more = " · more below" if self._next_page else ""
+        flt = f" · title contains “{one_line(self._filter, 40)}”" if self._filter else ""
+        self.query_one("#conversations-status", Static).update(
+            Text(f"{shown:,} conversation{'s' if shown != 1 else ''}{flt}{more} · enter open · / filter · n new")
+        )
+
+    @on(DataTable.RowHighlighted)
+    def _maybe_more(self, event: DataTable.RowHighlighted) -> None:
+        table = self.query_one(DataTable)
+        if self._next_page and not self._loading and event.cursor_row >= table.row_count - 10:
+            self.more()
+
+    @work(exclusive=True, group="conversations-more")
+    async def more(self) -> None:
+        await self._load_page(self._next_page)
+
+    async def poll_statuses(self) -> None:
+        """Refresh statuses of the loaded rows in place, keeping the cursor."""
+        if not self._rows or not self.is_current:
+            return
+        self.refresh_rows(list(self._rows)[:99])
+
+    @work(exclusive=True, group="conversations-poll")
+    async def refresh_rows(self, ids: list[str]) -> None:
+        try:
+            found = await self.app.client.get_conversations(ids)
+        except Exception:  # noqa: BLE001 - polling is best-effort; the next tick retries
+            return
+        table = self.query_one(DataTable)
+        for conv in found:
+            if conv is None or conv.id not in self._rows:
+                continue
+            self._rows[conv.id] = conv
+            for key, cell in zip(
+                ("title", "agent", "sandbox", "model", "cost", "tokens", "created", "updated", "trigger"),
+                self._cells(conv),
+            ):
+                table.update_cell(conv.id, key, cell)
+
+    # --- actions -------------------------------------------------------------------------
+
+    def action_open(self) -> None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        conv = self._rows.get(key)
+        if conv is not None:
+            self.app.open_conversation(conv.id, title=conv.title)
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open()
+
+    def action_filter(self) -> None:
+        row = self.query_one("#conv-filter-row")
+        row.add_class("-visible")
+        self.query_one("#conv-filter", Input).focus()
+
+    @on(Input.Changed, "#conv-filter")
+    def _filter_typed(self, event: Input.Changed) -> None:
+        self.apply_filter(event.value)
+
+    @on(Input.Submitted, "#conv-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        self.query_one(DataTable).focus()
+
+    @work(exclusive=True, group="conversations-filter")
+    async def apply_filter(self, text: str) -> None:
+        await asyncio.sleep(0.25)  # debounce: the server sees only what the user paused on
+        self._filter = text.strip()
+        self.reload()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#conv-filter", Input)
+        self.query_one("#conv-filter-row").remove_class("-visible")
+        self.query_one(DataTable).focus()
+        if box.value or self._filter:
+            box.value = ""
+            self._filter = ""
+            self.reload()
+
+    def action_refresh(self) -> None:
+        self.reload()
+
+    def action_new(self) -> None:
+        from .new_conversation import NewConversationScreen
+
+        def done(conversation_id: str | None) -> None:
+            if conversation_id:
+                self.reload()
+                self.app.open_conversation(conversation_id)
+
+        self.app.push_screen(NewConversationScreen(), done)
+
+    def action_cursor_down(self) -> None:
+        self.query_one(DataTable).action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.query_one(DataTable).action_cursor_up()
+
+    def action_first(self) -> None:
+        self.query_one(DataTable).move_cursor(row=0)
+
+    def action_last(self) -> None:
+        table = self.query_one(DataTable)
+        table.move_cursor(row=table.row_count - 1)

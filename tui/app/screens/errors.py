@@ -1,0 +1,69 @@
+"""Connection problems as a calm full screen with retry, never a traceback."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Static
+
+from tui.models.redact import mask_url
+
+from ..safe_text import clean
+
+
+def describe_error(exc: BaseException) -> str:
+    """One readable line for any failure; client errors already carry redacted text."""
+    text = str(exc) or type(exc).__name__
+    return clean(mask_url(text.splitlines()[0] if text else type(exc).__name__))[:300]
+
+
+def advice_for(exc: BaseException) -> str:
+    name = type(exc).__name__
+    status = getattr(exc, "status", None)
+    if name == "AuthError" or status in (401, 403):
+        return "The server refused the credentials. Check --api-key / --session-key (or OHTUI_API_KEY)."
+    if name in ("ConnectionLost", "ConnectError") or "refused" in str(exc).lower():
+        return "Nothing answered at that address. Is the server running, and is the URL right?"
+    if name == "RequestTimeout":
+        return "The server did not answer in time. It may be overloaded; try again."
+    return "Try again, or start ohtui without --url to use the bundled demo server."
+
+
+class ConnectionErrorScreen(Screen):
+    BINDINGS = [
+        Binding("r", "retry", "Retry", id="error.retry"),
+        Binding("q", "app.quit", "Quit", id="error.quit"),
+    ]
+    DEFAULT_CSS = """
+    ConnectionErrorScreen { align: center middle; }
+    ConnectionErrorScreen #error-box {
+        width: 80; height: auto; border: heavy $error; padding: 1 2; background: $panel;
+    }
+    ConnectionErrorScreen #error-title { text-style: bold; color: $error; margin-bottom: 1; }
+    ConnectionErrorScreen Button { margin-top: 1; }
+    """
+
+    def __init__(self, url: str, error: BaseException, retry: Callable[[], Any] | None) -> None:
+        super().__init__()
+        self.url = mask_url(url)
+        self.error = error
+        self._retry = retry
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="error-box"):
+            yield Static(Text("Cannot reach the service"), id="error-title")
+            yield Static(Text(f"{self.url}\n\n{describe_error(self.error)}\n\n{advice_for(self.error)}"))
+            with Center():
+                yield Button("Retry (r)", id="retry", variant="primary")
+        yield Footer()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_retry()
+
+    def action_retry(self) -> None:
+        self.dismiss(True)

@@ -1,0 +1,244 @@
+"""Sandboxes: pause, resume, start from a spec and delete by keystroke, with guard rails.
+
+An action marks the row with a transitional state at once (e.g. "pausing…"); polling
+replaces it when the server reports the new status, and a failure rolls it back with a
+notification.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.models.redact import mask_url
+
+from ..format import relative_time, status_text
+from ..safe_text import clean, one_line
+from .confirm import ConfirmScreen
+from .errors import describe_error
+
+POLL_S = 1.0
+IDLE_POLL_S = 5.0
+COLUMNS = (("ID", "id", 30), ("Status", "status", 14), ("Spec", "spec", 44), ("Created", "created", 10), ("Exposed URLs", "urls", 60))
+
+
+class SpecPicker(ModalScreen[str | None]):
+    """Choose the spec a new sandbox starts from; shows image and working dir."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="specs.cancel")]
+    DEFAULT_CSS = """
+    SpecPicker { align: center middle; }
+    SpecPicker OptionList { width: 90; height: auto; max-height: 20; border: thick $accent; background: $panel; }
+    """
+
+    def __init__(self, specs: list[Any]) -> None:
+        super().__init__()
+        self.specs = specs
+
+    def compose(self) -> ComposeResult:
+        options = []
+        for spec in self.specs:
+            label = Text()
+            label.append(clean(spec.id), style="bold")
+            label.append(f"\n  working dir {clean(spec.working_dir)}", style="dim")
+            if spec.command:
+                label.append("  ·  cmd " + clean(" ".join(spec.command)), style="dim")
+            options.append(Option(label, id=spec.id))
+        picker = OptionList(*options, id="spec-list")
+        picker.border_title = "Start a sandbox from a spec (enter)"
+        yield picker
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+
+class SandboxesScreen(Screen):
+    BINDING_GROUP_TITLE = "Sandboxes"
+    BINDINGS = [
+        Binding("p", "pause", "Pause", id="sandboxes.pause"),
+        Binding("r", "resume", "Resume", id="sandboxes.resume"),
+        Binding("s", "start", "Start from spec", id="sandboxes.start"),
+        Binding("d", "delete", "Delete", id="sandboxes.delete"),
+        Binding("ctrl+r", "refresh", "Refresh", id="sandboxes.refresh"),
+        Binding("escape", "app.show_conversations", "Conversations", id="sandboxes.back"),
+        Binding("j", "cursor_down", show=False, id="sandboxes.down"),
+        Binding("k", "cursor_up", show=False, id="sandboxes.up"),
+    ]
+    DEFAULT_CSS = """
+    SandboxesScreen DataTable { height: 1fr; }
+    SandboxesScreen #sandboxes-status { height: 1; padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sandboxes: dict[str, Any] = {}
+        self._pending: dict[str, tuple[str, str]] = {}  # id -> (label, status we wait for)
+
+    def compose(self) -> ComposeResult:
+        yield DataTable(id="sandboxes", cursor_type="row", zebra_stripes=True)
+        yield Static(id="sandboxes-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.border_title = "Sandboxes"
+        for label, key, width in COLUMNS:
+            table.add_column(label, key=key, width=width)
+        table.focus()
+        self.refresh_sandboxes()
+        self._timer = self.set_interval(IDLE_POLL_S, self.refresh_sandboxes)
+
+    def _cells(self, box: Any) -> list[Text]:
+        pending = self._pending.get(box.id)
+        status = Text(pending[0], style="italic cyan") if pending else status_text(box.status)
+        urls = ", ".join(f"{u.name} {mask_url(u.url)}" for u in box.exposed_urls or ())
+        return [
+            Text(one_line(box.id, 60)),
+            status,
+            Text(one_line(box.sandbox_spec_id, 80), style="dim"),
+            Text(relative_time(box.created_at, self.app.clock()), style="dim"),
+            Text(clean(urls) or "—", style="dim", no_wrap=True, overflow="ellipsis"),
+        ]
+
+    @work(exclusive=True, group="sandboxes")
+    async def refresh_sandboxes(self) -> None:
+        try:
+            boxes = [box async for box in self.app.client.iter_sandboxes()]
+        except Exception as exc:  # noqa: BLE001
+            self.query_one("#sandboxes-status", Static).update(Text(f"error: {describe_error(exc)}", style="bold red"))
+            return
+        table = self.query_one(DataTable)
+        seen = set()
+        for box in boxes:
+            seen.add(box.id)
+            want = self._pending.get(box.id)
+            if want and getattr(box.status, "value", box.status) == want[1]:
+                del self._pending[box.id]
+            self._sandboxes[box.id] = box
+            cells = self._cells(box)
+            if box.id in table.rows:
+                for (_, key, _), cell in zip(COLUMNS, cells):
+                    table.update_cell(box.id, key, cell)
+            else:
+                table.add_row(*cells, key=box.id)
+        for gone in [key.value for key in table.rows if key.value not in seen]:
+            table.remove_row(gone)
+            self._sandboxes.pop(gone, None)
+            self._pending.pop(gone, None)
+        self._status()
+        if self._pending:  # poll quickly while a change is in flight
+            self.set_timer(POLL_S, self.refresh_sandboxes)
+
+    def _status(self) -> None:
+        count = len(self._sandboxes)
+        running = sum(1 for b in self._sandboxes.values() if getattr(b.status, "value", b.status) == "RUNNING")
+        self.query_one("#sandboxes-status", Static).update(
+            Text(f"{count} sandboxes · {running} running · p pause · r resume · s start · d delete")
+        )
+
+    def _current(self) -> Any:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self._sandboxes.get(key)
+
+    def _mark(self, box: Any, label: str, target: str | None) -> None:
+        if target is None:
+            self._pending.pop(box.id, None)
+        else:
+            self._pending[box.id] = (label, target)
+        table = self.query_one(DataTable)
+        if box.id in table.rows:
+            table.update_cell(box.id, "status", self._cells(box)[1])
+
+    def _guard(self) -> bool:
+        if self.app.readonly:
+            self.notify("Read-only mode: sandbox actions are disabled.", severity="warning")
+            return False
+        return True
+
+    def action_pause(self) -> None:
+        box = self._current()
+        if box is not None and self._guard():
+            self._mark(box, "pausing…", "PAUSED")
+            self.change(box, "pause")
+
+    def action_resume(self) -> None:
+        box = self._current()
+        if box is not None and self._guard():
+            self._mark(box, "resuming…", "RUNNING")
+            self.change(box, "resume")
+
+    def action_delete(self) -> None:
+        box = self._current()
+        if box is None or not self._guard():
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._mark(box, "deleting…", "MISSING")
+                self.change(box, "delete")
+
+        self.app.push_screen(
+            ConfirmScreen(f"Delete sandbox {one_line(box.id, 60)}?\nIts conversations stop and cannot be resumed.", "Delete"),
+            answered,
+        )
+
+    @work(group="sandbox-actions")
+    async def change(self, box: Any, verb: str) -> None:
+        client = self.app.client
+        call = {"pause": client.pause_sandbox, "resume": client.resume_sandbox, "delete": client.delete_sandbox}[verb]
+        try:
+            await call(box.id)
+        except Exception as exc:  # noqa: BLE001
+            self._mark(box, "", None)
+            self.notify(f"Could not {verb} {one_line(box.id, 40)}: {describe_error(exc)}", severity="error", markup=False)
+            return
+        self.notify(f"{verb.capitalize()} requested for {one_line(box.id, 40)}", markup=False)
+        self.refresh_sandboxes()
+
+    def action_start(self) -> None:
+        if self._guard():
+            self.pick_spec()
+
+    @work(exclusive=True, group="specs")
+    async def pick_spec(self) -> None:
+        try:
+            page = await self.app.client.search_sandbox_specs(limit=100)
+        except Exception as exc:  # noqa: BLE001
+            self.notify(f"Could not list specs: {describe_error(exc)}", severity="error", markup=False)
+            return
+        if not page.items:
+            self.notify("The server offers no sandbox specs.", severity="warning")
+            return
+        spec_id = await self.app.push_screen_wait(SpecPicker(page.items))
+        if spec_id:
+            try:
+                box = await self.app.client.start_sandbox(spec_id)
+            except Exception as exc:  # noqa: BLE001
+                self.notify(f"Could not start a sandbox: {describe_error(exc)}", severity="error", markup=False)
+                return
+            self._pending[box.id] = ("starting…", "RUNNING")
+            self.notify(f"Starting sandbox {one_line(box.id, 40)}", markup=False)
+            self.refresh_sandboxes()
+
+    def action_refresh(self) -> None:
+        self.refresh_sandboxes()
+
+    def action_cursor_down(self) -> None:
+        self.query_one(DataTable).action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.query_one(DataTable).action_cursor_up()
+
+    @on(DataTable.RowHighlighted)
+    def _noop(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()

@@ -1,0 +1,293 @@
+"""The event list: one line per event, rendered with the Line API.
+
+Only visible lines are ever rendered (``render_line``), rows are compact
+:class:`~tui.app.rows.EventRow` objects from a window, and missing rows are requested with a
+coalescing message, so 100,000 events scroll exactly like 100.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Protocol
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..rows import KIND_LABELS, EventRow
+
+TIME_W, SOURCE_W, KIND_W = 8, 5, 12
+SOURCE_LABELS = {"agent": "agent", "user": "user", "environment": "env", "hook": "hook"}
+KIND_CLASS = {
+    "ActionEvent": "action",
+    "ObservationEvent": "observation",
+    "MessageEvent": "message",
+    "SystemPromptEvent": "system",
+    "ConversationStateUpdateEvent": "state",
+    "HookExecutionEvent": "hook",
+}
+
+
+class RowSource(Protocol):
+    def __len__(self) -> int: ...
+    def row(self, index: int) -> EventRow | None: ...
+
+
+class _Empty:
+    def __len__(self) -> int:
+        return 0
+
+    def row(self, index: int) -> EventRow | None:
+        return None
+
+
+class EventList(ScrollView, can_focus=True, inherit_bindings=False):
+    """A virtual list of events; the screen supplies rows and answers :class:`RowsWanted`."""
+
+    BINDING_GROUP_TITLE = "Event list"
+    BINDINGS = [
+        Binding("up,k", "cursor_up", "Up", show=False, id="list.up"),
+        Binding("down,j", "cursor_down", "Down", show=False, id="list.down"),
+        Binding("pageup,ctrl+b", "page_up", "Page up", show=False, id="list.page-up"),
+        Binding("pagedown,ctrl+f,space", "page_down", "Page down", show=False, id="list.page-down"),
+        Binding("home,g", "first", "First", show=False, id="list.first"),
+        Binding("end,G", "last", "Last", show=False, id="list.last"),
+        Binding("enter", "select", "Details", id="list.select"),
+    ]
+    COMPONENT_CLASSES = {
+        "event-list--cursor",
+        "event-list--time",
+        "event-list--src-agent",
+        "event-list--src-user",
+        "event-list--src-environment",
+        "event-list--src-hook",
+        "event-list--kind",
+        "event-list--kind-action",
+        "event-list--kind-observation",
+        "event-list--kind-message",
+        "event-list--kind-system",
+        "event-list--kind-state",
+        "event-list--kind-hook",
+        "event-list--error",
+        "event-list--raw",
+        "event-list--loading",
+        "event-list--summary",
+    }
+    DEFAULT_CSS = """
+    EventList {
+        background: $surface;
+        scrollbar-gutter: stable;
+        overflow-x: hidden;
+    }
+    EventList > .event-list--cursor { background: $block-cursor-blurred-background; }
+    EventList:focus > .event-list--cursor {
+        background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold;
+    }
+    EventList > .event-list--time { color: $text-muted; }
+    EventList > .event-list--src-agent { color: $primary; }
+    EventList > .event-list--src-user { color: $success; text-style: bold; }
+    EventList > .event-list--src-environment { color: $text-muted; }
+    EventList > .event-list--src-hook { color: $warning; }
+    EventList > .event-list--kind { color: $text-muted; }
+    EventList > .event-list--kind-action { color: $accent; }
+    EventList > .event-list--kind-observation { color: $secondary; }
+    EventList > .event-list--kind-message { color: $success; }
+    EventList > .event-list--kind-system { color: $text-muted; }
+    EventList > .event-list--kind-state { color: $text-disabled; }
+    EventList > .event-list--kind-hook { color: $warning; }
+    EventList > .event-list--error { color: $error; text-style: bold; }
+    EventList > .event-list--raw { color: $error; text-style: italic; }
+    EventList > .event-list--loading { color: $text-disabled; text-style: italic; }
+    EventList > .event-list--summary { color: $foreground; }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+
+    @dataclass
+    class RowsWanted(Message):
+        """Rows ``start``..``end`` are on screen but not loaded. Bursts coalesce."""
+
+        event_list: EventList
+        start: int
+        end: int
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, EventList.RowsWanted)
+
+    @dataclass
+    class Highlighted(Message):
+        event_list: EventList
+        index: int
+        row: EventRow | None
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, EventList.Highlighted)
+
+    @dataclass
+    class Selected(Message):
+        event_list: EventList
+        index: int
+        row: EventRow | None
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None):
+        super().__init__(name=name, id=id, classes=classes)
+        self._source: RowSource = _Empty()
+        self._cache: OrderedDict[tuple, Strip] = OrderedDict()
+        self._styles: dict[str, Style] = {}
+        self.empty_text = "No events."
+
+    # --- data ----------------------------------------------------------------------------
+
+    @property
+    def source(self) -> RowSource:
+        return self._source
+
+    def set_source(self, source: RowSource, *, cursor: int = 0) -> None:
+        self._source = source
+        self.rows_changed()
+        self.cursor = max(0, min(cursor, len(source) - 1))
+        self.scroll_to(y=max(0, self.cursor - self.size.height // 2), animate=False)
+
+    def rows_changed(self) -> None:
+        """The source grew or rows arrived: resize and repaint (cheap; only visible lines)."""
+        self._cache.clear()
+        self.virtual_size = Size(self.size.width, len(self._source))
+        self.refresh()
+        self._want_visible()
+
+    @property
+    def current(self) -> EventRow | None:
+        return self._source.row(self.cursor)
+
+    # --- rendering -----------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self._cache.clear()
+
+    def on_resize(self) -> None:
+        self._cache.clear()
+        self.virtual_size = Size(self.size.width, len(self._source))
+
+    def _style(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(f"event-list--{name}")
+        return style
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self.size.width
+        total = len(self._source)
+        if index >= total:
+            if total == 0 and y == 0:
+                strip = Strip([Segment(f" {self.empty_text}", self._style("loading"))])
+                return strip.adjust_cell_length(width, self.rich_style)
+            return Strip.blank(width, self.rich_style)
+        key = (index, width, index == self.cursor)
+        strip = self._cache.get(key)
+        if strip is not None:
+            self._cache.move_to_end(key)
+            return strip
+        row = self._source.row(index)
+        if row is None:
+            self._want_visible()
+            text = f"  … loading row {index + 1:,}"
+            return Strip([Segment(text, self._style("loading"))]).adjust_cell_length(width, self.rich_style)
+        strip = self._render_row(row, width, index == self.cursor)
+        self._cache[key] = strip
+        if len(self._cache) > 2000:
+            self._cache.popitem(last=False)
+        return strip
+
+    def _render_row(self, row: EventRow, width: int, is_cursor: bool) -> Strip:
+        kind_class = "raw" if row.flag == "raw" else "error" if row.flag else (
+            f"kind-{KIND_CLASS[row.kind]}" if row.kind in KIND_CLASS else "kind"
+        )
+        source = row.source if row.source in SOURCE_LABELS else "environment"
+        kind_label = KIND_LABELS.get(row.kind, row.kind)[:KIND_W]
+        summary_style = self._style("error") if row.flag == "error" else self._style("summary")
+        segments = [
+            Segment(" "),
+            Segment(row.time.ljust(TIME_W)[:TIME_W], self._style("time")),
+            Segment(" "),
+            Segment(SOURCE_LABELS.get(row.source, row.source)[:SOURCE_W].ljust(SOURCE_W), self._style(f"src-{source}")),
+            Segment(" "),
+            Segment(kind_label.ljust(KIND_W), self._style(kind_class)),
+            Segment(" "),
+            Segment(row.summary, summary_style),
+        ]
+        strip = Strip(segments).adjust_cell_length(width, self.rich_style)
+        if is_cursor:
+            strip = strip.apply_style(self._style("cursor"))
+        return strip
+
+    # --- loading -------------------------------------------------------------------------
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._want_visible()
+
+    def _want_visible(self) -> None:
+        top = int(self.scroll_offset.y)
+        height = max(1, self.size.height)
+        end = min(len(self._source), top + height)
+        for index in range(top, end):
+            if self._source.row(index) is None:
+                # ask for a little more than the screen so paging ahead is smooth
+                self.post_message(self.RowsWanted(self, top, min(len(self._source), end + height)))
+                return
+
+    # --- cursor --------------------------------------------------------------------------
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self._source) - 1)) if len(self._source) else 0
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._cache.pop((old, self.size.width, True), None)
+        self._cache.pop((new, self.size.width, False), None)
+        self.refresh()
+        self._keep_visible(new)
+        self.post_message(self.Highlighted(self, new, self._source.row(new)))
+
+    def _keep_visible(self, index: int) -> None:
+        top, height = int(self.scroll_offset.y), self.size.height
+        if height <= 0:
+            return
+        if index < top:
+            self.scroll_to(y=index, animate=False, immediate=True)
+        elif index >= top + height:
+            self.scroll_to(y=index - height + 1, animate=False, immediate=True)
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+
+    def action_page_up(self) -> None:
+        self.cursor -= max(1, self.size.height - 1)
+
+    def action_page_down(self) -> None:
+        self.cursor += max(1, self.size.height - 1)
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = len(self._source) - 1
+
+    def action_select(self) -> None:
+        self.post_message(self.Selected(self, self.cursor, self.current))
+
+    def on_click(self, event) -> None:  # a click moves the cursor to that line
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            self.cursor = int(self.scroll_offset.y) + offset.y

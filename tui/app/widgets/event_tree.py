@@ -1,0 +1,239 @@
+"""The conversation tree pane: branches visible, linear runs collapsed.
+
+Following the measurements in textual-measured.md §4, the tree never nests a chain: the
+line that continues after a fork (the newest child, i.e. the current head) stays at the
+same indent, only side branches nest, and each fork-free run is a single lazy node that
+lists its events when expanded. Depth is the number of nested forks, not the chain length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from tui.models import EventTree
+
+from ..rows import KIND_LABELS, EventRow
+
+EXPAND_CHUNK = 500
+SMALL = 300
+ATTACHMENT_KINDS = frozenset(
+    {"ConversationStateUpdateEvent", "HookExecutionEvent", "LLMCompletionLogEvent", "TokenEvent", "StreamingDeltaEvent"}
+)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A fork-free stretch of events (positions into the conversation's rows)."""
+
+    positions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Branch:
+    """A side branch starting at ``start``: expanding shows its own line."""
+
+    start: int
+
+
+@dataclass(frozen=True)
+class EventNode:
+    position: int
+
+
+@dataclass(frozen=True)
+class More:
+    run: Run
+    offset: int
+
+
+class EventTreeView(Tree, inherit_bindings=True):
+    """Tree of the conversation. Enter on a branch restricts the list to that branch."""
+
+    BINDING_GROUP_TITLE = "Tree"
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
+        Binding("b", "select_branch", "Show branch", id="tree.branch"),
+    ]
+    DEFAULT_CSS = """
+    EventTreeView { background: $surface; }
+    """
+
+    @dataclass
+    class BranchChosen(Message):
+        """The user chose the branch through ``position``: show root → its leaf."""
+
+        position: int
+        label: str
+
+    @dataclass
+    class EventChosen(Message):
+        position: int
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("conversation", id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._tree = EventTree()
+        self._rows: Sequence[EventRow] = ()
+
+    # --- building ------------------------------------------------------------------------
+
+    def load(self, tree: EventTree, rows: Sequence[EventRow]) -> None:
+        """(Re)build from a complete index. Cheap: only the top line is materialised."""
+        self._tree, self._rows = tree, rows
+        self.clear()
+        self.root.label = Text(f"conversation · {len(rows):,} events")
+        for root in tree.roots:
+            self._add_line(self.root, root)
+        self.root.expand()
+        if len(rows) <= SMALL:  # small conversations open fully: nothing to hunt for
+            for node in list(self.root.children):
+                if isinstance(node.data, Run):
+                    node.expand()
+
+    def _is_attachment(self, pos: int) -> bool:
+        """A leaf side-note (state update, hook run…) hung on an event: not a branch.
+
+        Real servers stamp these with the current leaf as parent, so every agent step
+        would look like a fork if they counted (see the captured demo conversation).
+        """
+        return pos not in self._tree.children and self._rows[pos].kind in ATTACHMENT_KINDS
+
+    def real_children(self, pos: int) -> list[int]:
+        return [k for k in self._tree.child_list(pos) if not self._is_attachment(k)]
+
+    def _run_from(self, start: int) -> tuple[list[int], list[int]]:
+        """The fork-free run from ``start`` (attachments folded in) and where it ends."""
+        positions, node = [], start
+        while True:
+            positions.append(node)
+            kids = self._tree.child_list(node)
+            real = [k for k in kids if not self._is_attachment(k)]
+            positions.extend(k for k in kids if k not in real)
+            if len(real) != 1:
+                positions.sort()
+                return positions, real
+            node = real[0]
+
+    def fork_count(self) -> int:
+        return sum(1 for pos in self._tree.children if len(self.real_children(pos)) > 1)
+
+    def _add_line(self, parent: TreeNode, start: int) -> None:
+        """Add the line from ``start``: runs at this indent, side branches nested."""
+        node = start
+        while True:
+            run, real = self._run_from(node)
+            self._add_run(parent, Run(tuple(run)))
+            if not real:
+                return
+            main = real[-1]  # newest child: the current head continues the line
+            for side in real[:-1]:
+                size = self._tree.subtree_size(side)
+                label = Text.assemble(
+                    ("⑂ ", "bold"),
+                    (f"branch · {size:,} events · ", "dim"),
+                    self._first_words(side),
+                )
+                parent.add(label, data=Branch(side), allow_expand=True)
+            label = Text.assemble(("⑂ ", "bold"), ("continues (newest) · ", "dim"), self._first_words(main))
+            parent.add_leaf(label, data=Branch(main))
+            node = main
+
+    def _add_run(self, parent: TreeNode, run: Run) -> None:
+        rows = self._rows
+        first, last = run.positions[0], run.positions[-1]
+        if len(run.positions) == 1:
+            parent.add_leaf(self._event_label(first), data=EventNode(first))
+            return
+        label = Text.assemble(
+            (f"{self._time(first)}–{self._time(last)} ", "dim"),
+            (f"{len(run.positions):,} events ", "bold"),
+            self._first_words(first) if first < len(rows) else "",
+        )
+        parent.add(label, data=run, allow_expand=True)
+
+    def _time(self, pos: int) -> str:
+        return self._rows[pos].time if pos < len(self._rows) else "?"
+
+    def _first_words(self, pos: int) -> Text:
+        """The first message text at or after ``pos`` on its run, else the event summary."""
+        rows = self._rows
+        node = pos
+        for _ in range(50):
+            row = rows[node]
+            if row.kind == "MessageEvent":
+                return Text(row.summary[:60])
+            real = self.real_children(node)
+            if len(real) != 1:
+                break
+            node = real[0]
+        return Text(rows[pos].summary[:60]) if pos < len(rows) else Text("")
+
+    def _event_label(self, pos: int) -> Text:
+        row = self._rows[pos]
+        style = "bold red" if row.is_error else ""
+        kids = len(self.real_children(pos))
+        fork = f" ⑂{kids}" if kids > 1 else ""
+        return Text.assemble(
+            (f"{row.time} ", "dim"),
+            (f"{KIND_LABELS.get(row.kind, row.kind)} ", style or "bold"),
+            row.summary[:80],
+            (fork, "bold"),
+        )
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded) -> None:
+        node = event.node
+        data = node.data
+        if node.children or data is None:
+            return
+        if isinstance(data, Run):
+            self._fill_run(node, data, 0)
+        elif isinstance(data, Branch):
+            self._add_line(node, data.start)
+
+    def _fill_run(self, node: TreeNode, run: Run, offset: int) -> None:
+        chunk = run.positions[offset : offset + EXPAND_CHUNK]
+        for pos in chunk:
+            node.add_leaf(self._event_label(pos), data=EventNode(pos))
+        rest = len(run.positions) - offset - len(chunk)
+        if rest > 0:
+            node.add_leaf(Text(f"… {rest:,} more", style="dim italic"), data=More(run, offset + len(chunk)))
+
+    # --- choosing --------------------------------------------------------------------------
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
+        event.stop()
+        data = event.node.data
+        if isinstance(data, More):
+            parent = event.node.parent
+            event.node.remove()
+            if parent is not None:
+                self._fill_run(parent, data.run, data.offset)
+        elif isinstance(data, EventNode):
+            self.post_message(self.EventChosen(data.position))
+        elif isinstance(data, Run):
+            self.post_message(self.EventChosen(data.positions[0]))
+        elif isinstance(data, Branch):
+            self.post_message(self.BranchChosen(data.start, self._first_words(data.start).plain))
+
+    def action_select_branch(self) -> None:
+        node = self.cursor_node
+        if node is None or node.data is None:
+            return
+        data = node.data
+        pos = (
+            data.start if isinstance(data, Branch)
+            else data.position if isinstance(data, EventNode)
+            else data.positions[0] if isinstance(data, Run)
+            else None
+        )
+        if pos is not None:
+            self.post_message(self.BranchChosen(pos, self._first_words(pos).plain))

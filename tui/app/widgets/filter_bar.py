@@ -1,0 +1,96 @@
+"""The filter bar over the event list: kind, time range and sort order, always visible."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Button, Input, Label, Select
+
+from tui.models import EVENT_KINDS
+
+from ..windows import Query
+
+
+def parse_when(text: str) -> str | None:
+    """Accept ISO dates/times (``2026-11-21``, ``2026-11-21 14:05``); '' means no bound."""
+    text = text.strip()
+    if not text:
+        return None
+    return datetime.fromisoformat(text.replace(" ", "T", 1)).isoformat()
+
+
+class FilterBar(Horizontal):
+    DEFAULT_CSS = """
+    FilterBar { height: 3; background: $panel; padding: 0 1; }
+    FilterBar Label { padding: 1 1 0 0; color: $text-muted; }
+    FilterBar Select { width: 32; }
+    FilterBar Input { width: 22; }
+    FilterBar Input.-invalid { border: tall $error; }
+    FilterBar Button { min-width: 16; margin-left: 1; }
+    """
+
+    @dataclass
+    class Changed(Message):
+        query: Query
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.query = Query()
+
+    def compose(self) -> ComposeResult:
+        yield Label("kind")
+        yield Select(
+            [(k, k) for k in EVENT_KINDS], prompt="all kinds", id="filter-kind", allow_blank=True
+        )
+        yield Label("from")
+        yield Input(placeholder="YYYY-MM-DD[ HH:MM]", id="filter-since")
+        yield Label("before")
+        yield Input(placeholder="YYYY-MM-DD[ HH:MM]", id="filter-until")
+        yield Button("oldest first", id="filter-sort", compact=True)
+
+    def set_query(self, query: Query) -> None:
+        self.query = query
+        self.query_one("#filter-kind", Select).value = query.kind or Select.BLANK
+        self.query_one("#filter-since", Input).value = query.since or ""
+        self.query_one("#filter-until", Input).value = query.until or ""
+        self._sort_label()
+
+    def _sort_label(self) -> None:
+        self.query_one("#filter-sort", Button).label = (
+            "newest first" if self.query.descending else "oldest first"
+        )
+
+    def toggle_sort(self) -> None:
+        self._emit(descending=not self.query.descending)
+
+    def _emit(self, **changes) -> None:
+        new = Query(**{**self.query.__dict__, **changes})
+        if new != self.query:
+            self.query = new
+            self._sort_label()
+            self.post_message(self.Changed(new))
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        value = event.value
+        self._emit(kind=None if value is Select.BLANK else str(value))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        field = "since" if event.input.id == "filter-since" else "until"
+        try:
+            value = parse_when(event.value)
+        except ValueError:
+            event.input.add_class("-invalid")
+            self.app.notify(f"Not a date/time: {event.value!r}", severity="error", markup=False)
+            return
+        event.input.remove_class("-invalid")
+        self._emit(**{field: value})
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.toggle_sort()
