@@ -75,9 +75,18 @@ class PagedWindow:
     def missing(self, start: int, end: int) -> bool:
         return any(self.row(i) is None for i in range(max(0, start), min(end, len(self))))
 
+    @property
+    def has_more(self) -> bool:
+        """Rows exist past the end of what is known (total not known yet)."""
+        return self.total is None and self.head_page is not None
+
     def side_for(self, start: int, end: int) -> str | None:
         """Which end to walk to fill rows [start, end): "head", "tail" or None."""
-        if self.complete or not self.missing(start, end):
+        if self.complete:
+            return None
+        if self.has_more and end >= len(self.head):
+            return "head"
+        if not self.missing(start, end):
             return None
         if self.total is None or self.tail_page is None:
             return "head"
@@ -153,6 +162,7 @@ class PathWindow:
         return self.rows[index] if 0 <= index < len(self.rows) else None
 
     complete = True
+    has_more = False
 
     def side_for(self, start: int, end: int) -> str | None:
         return None

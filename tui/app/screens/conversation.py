@@ -30,6 +30,7 @@ TREE_REFRESH_S = 1.0
 class ConversationScreen(Screen):
     """Tree | list over detail. The base index loads in the background for the tree."""
 
+    AUTO_FOCUS = "#event-list"
     BINDING_GROUP_TITLE = "Conversation"
     BINDINGS = [
         Binding("escape", "back", "Back", id="conversation.back"),

@@ -22,6 +22,7 @@ POLL_S = 5.0
 
 
 class ConversationsScreen(Screen):
+    AUTO_FOCUS = "#conversations"
     BINDING_GROUP_TITLE = "Conversations"
     BINDINGS = [
         Binding("enter", "open", "Open", id="conversations.open"),

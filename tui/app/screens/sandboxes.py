@@ -60,6 +60,7 @@ class SpecPicker(ModalScreen[str | None]):
 
 
 class SandboxesScreen(Screen):
+    AUTO_FOCUS = "#sandboxes"
     BINDING_GROUP_TITLE = "Sandboxes"
     BINDINGS = [
         Binding("p", "pause", "Pause", id="sandboxes.pause"),

@@ -239,6 +239,9 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         top = int(self.scroll_offset.y)
         height = max(1, self.size.height)
         end = min(len(self._source), top + height)
+        if top + height >= len(self._source) and getattr(self._source, "has_more", False):
+            self.post_message(self.RowsWanted(self, top, top + 2 * height))
+            return
         for index in range(top, end):
             if self._source.row(index) is None:
                 # ask for a little more than the screen so paging ahead is smooth

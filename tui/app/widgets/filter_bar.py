@@ -54,7 +54,11 @@ class FilterBar(Horizontal):
 
     def set_query(self, query: Query) -> None:
         self.query = query
-        self.query_one("#filter-kind", Select).value = query.kind or Select.BLANK
+        kind = self.query_one("#filter-kind", Select)
+        if query.kind:
+            kind.value = query.kind
+        else:
+            kind.clear()
         self.query_one("#filter-since", Input).value = query.since or ""
         self.query_one("#filter-until", Input).value = query.until or ""
         self._sort_label()
@@ -77,7 +81,7 @@ class FilterBar(Horizontal):
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
         value = event.value
-        self._emit(kind=None if value is Select.BLANK else str(value))
+        self._emit(kind=str(value) if isinstance(value, str) else None)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -1,0 +1,51 @@
+"""Helpers for driving the app against the real reference server."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+
+import httpx
+
+from tui.app.app import OhtuiApp
+from tui.client import OpenHandsClient
+
+FIXED_NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)
+SIZE = (140, 42)
+
+
+class RecordingTransport(httpx.AsyncHTTPTransport):
+    """A real transport that remembers each request's path and query (for assertions)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return await super().handle_async_request(request)
+
+    def queries(self, path_part: str) -> list[dict[str, str]]:
+        return [dict(r.url.params) for r in self.requests if path_part in r.url.path]
+
+
+def make_app(base_url: str, *, transport: httpx.AsyncBaseTransport | None = None, **options) -> OhtuiApp:
+    client = OpenHandsClient(base_url, transport=transport)
+    return OhtuiApp(client, url=base_url, clock=lambda: FIXED_NOW, **options)
+
+
+async def wait_for(predicate, timeout: float = 10.0, pilot=None) -> None:
+    """Poll until ``predicate()`` is true; fail with a clear message on timeout."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
+        if pilot is not None:
+            await pilot.pause(0.02)
+        else:
+            await asyncio.sleep(0.02)
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

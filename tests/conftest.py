@@ -1,0 +1,63 @@
+"""Shared pytest fixtures.
+
+Server fixtures run the bundled reference server (``tui.server``) under real uvicorn on
+a loopback port; imports happen inside the fixtures so test modules that never use a
+server do not pay for FastAPI/uvicorn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from tui.server import RunningServer, Store
+
+
+# -- reference server -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def demo_server() -> Iterator["RunningServer"]:
+    """One demo-data server per test session (in-memory store, open auth).
+
+    Yields a ``RunningServer`` with ``.base_url``, ``.store`` and ``.app``. Shared by many
+    tests: do not mutate its data; use ``make_server`` for anything that writes.
+    """
+    from tui.server import Store, load_demo, start_server
+
+    store = Store()
+    load_demo(store)
+    server = start_server(store)
+    try:
+        yield server
+    finally:
+        server.stop()
+        store.close()
+
+
+@pytest.fixture
+def make_server() -> Iterator[Callable[..., "RunningServer"]]:
+    """Factory: ``make_server(store=None, session_key=None, **app_options)`` starts a fresh
+    server (over a new in-memory store unless one is given); all are stopped at teardown.
+    ``app_options`` are ``create_app`` keywords (``start_delay``, ``clock``, …)."""
+    from tui.server import Store, start_server
+
+    started: list[tuple["RunningServer", bool]] = []
+
+    def factory(
+        store: "Store | None" = None, session_key: str | None = None, **app_options: Any
+    ) -> "RunningServer":
+        owned = store is None
+        server = start_server(store if store is not None else Store(), session_key=session_key,
+                              **app_options)
+        started.append((server, owned))
+        return server
+
+    yield factory
+    for server, owned in reversed(started):
+        server.stop()
+        if owned:
+            server.store.close()

@@ -1,0 +1,278 @@
+"""Pilot-driven flows against the real reference server over loopback."""
+
+from __future__ import annotations
+
+from tests.app_helpers import SIZE, RecordingTransport, make_app, screen_text, wait_for
+from tui.app.screens.conversation import ConversationScreen
+from tui.app.screens.conversations import ConversationsScreen
+from tui.app.screens.errors import ConnectionErrorScreen
+from tui.app.screens.sandboxes import SandboxesScreen, SpecPicker
+from tui.app.widgets.event_detail import EventDetail
+from tui.app.widgets.event_list import EventList
+from tui.app.widgets.event_tree import Branch, EventTreeView
+from tui.server import Store, load_demo
+from tui.server.demo import generate_conversation
+
+
+async def open_conversation(app, pilot, conversation_id: str) -> ConversationScreen:
+    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    app.open_conversation(conversation_id)
+    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+    screen = app.screen
+    await wait_for(lambda: len(screen.window) > 0 and screen.window.row(0) is not None, pilot=pilot)
+    return screen
+
+
+async def test_conversations_table_lists_demo(demo_server):
+    app = make_app(demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        table = app.screen.query_one("DataTable")
+        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        text = screen_text(app)
+        # markup in titles is shown literally, never interpreted
+        assert "[bold]payments[/bold]" in text
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+
+
+async def test_title_filter_is_server_side(demo_server):
+    transport = RecordingTransport()
+    app = make_app(demo_server.base_url, transport=transport)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        table = app.screen.query_one("DataTable")
+        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await pilot.press("slash", *"hello")
+        await wait_for(lambda: table.row_count == 1, pilot=pilot)
+        assert transport.queries("/app-conversations/search")[-1]["title__contains"] == "hello"
+        await pilot.press("escape", "escape")
+        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+
+
+async def test_open_scroll_pages_without_duplicates(make_server):
+    store = Store()
+    cid = generate_conversation(store, 1_000, seed=3)
+    server = make_server(store)
+    transport = RecordingTransport()
+    app = make_app(server.base_url, transport=transport)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_conversation(app, pilot, cid)
+        assert len(screen.window) == 1_000  # the total is known before rows arrive
+        event_list = screen.query_one(EventList)
+        event_list.focus()
+        for _ in range(40):
+            await pilot.press("pagedown")
+        await wait_for(lambda: screen.feed.base.complete, pilot=pilot)
+        ids = [screen.window.row(i).id for i in range(len(screen.window))]
+        assert len(ids) == len(set(ids)) == 1_000
+        pages = transport.queries(f"/conversation/{cid}/events/search")
+        assert len(pages) >= 10 and all(q["limit"] == "100" for q in pages)
+        await pilot.press("end")
+        await wait_for(lambda: event_list.cursor == 999, pilot=pilot)
+        await pilot.press("home")
+        await wait_for(lambda: event_list.cursor == 0, pilot=pilot)
+
+
+async def test_end_on_a_large_conversation_loads_from_the_tail(make_server):
+    store = Store()
+    cid = generate_conversation(store, 20_000, seed=4)
+    server = make_server(store)
+    transport = RecordingTransport()
+    app = make_app(server.base_url, transport=transport)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_conversation(app, pilot, cid)
+        # stop the background index so the tail walk is what fills the end
+        app.workers.cancel_group(screen, "index")
+        screen.query_one(EventList).focus()
+        await pilot.press("end")
+        await wait_for(lambda: screen.window.row(19_999) is not None, pilot=pilot)
+        sorts = [q.get("sort_order") for q in transport.queries("/events/search")]
+        assert "TIMESTAMP_DESC" in sorts  # the end came from a descending walk, not 200 pages
+
+
+async def test_filters_reach_the_server_and_sort_toggles(demo_server):
+    ids = load_demo(Store())
+    transport = RecordingTransport()
+    app = make_app(demo_server.base_url, transport=transport)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_conversation(app, pilot, ids["hello"])
+        screen.filter_kind("ActionEvent")
+        await wait_for(lambda: screen.window.query.kind == "ActionEvent" and screen.window.row(0) is not None, pilot=pilot)
+        assert transport.queries("/events/search")[-1]["kind__eq"] == "ActionEvent"
+        kinds = {screen.window.row(i).kind for i in range(len(screen.window))}
+        assert kinds == {"ActionEvent"}
+        assert transport.queries("/events/count")[-1]["kind__eq"] == "ActionEvent"
+
+        since = screen.query_one("#filter-since")
+        since.focus()
+        first_ts = screen.window.row(1).timestamp
+        since.value = first_ts[:19].replace("T", " ")
+        await pilot.press("enter")
+        await wait_for(lambda: screen.window.query.since is not None and screen.window.row(0) is not None, pilot=pilot)
+        assert transport.queries("/events/search")[-1]["timestamp__gte"] == first_ts[:19]
+        assert all(screen.window.row(i).timestamp >= first_ts[:19] for i in range(len(screen.window)))
+
+        screen.query_one(EventList).focus()
+        await pilot.press("a")  # all events again
+        await wait_for(lambda: screen.window.query.is_plain and screen.window.row(0) is not None, pilot=pilot)
+        await pilot.press("o")
+        await wait_for(lambda: screen.window.query.descending and screen.window.row(0) is not None, pilot=pilot)
+        assert transport.queries("/events/search")[-1]["sort_order"] == "TIMESTAMP_DESC"
+        stamps = [screen.window.row(i).timestamp for i in range(min(20, len(screen.window)))]
+        assert stamps == sorted(stamps, reverse=True)
+
+
+async def test_bad_time_is_refused_in_place(demo_server):
+    ids = load_demo(Store())
+    app = make_app(demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_conversation(app, pilot, ids["hello"])
+        box = screen.query_one("#filter-until")
+        box.focus()
+        box.value = "yesterday-ish"
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert box.has_class("-invalid") and screen.window.query.until is None
+
+
+async def test_branch_selection_shows_exactly_that_path(demo_server):
+    ids = load_demo(Store())
+    app = make_app(demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_conversation(app, pilot, ids["branches"])
+        await wait_for(lambda: screen.feed.tree is not None and screen.feed.base.complete, pilot=pilot)
+        await pilot.pause(0.1)
+        view = screen.query_one(EventTreeView)
+        branches = [n for n in view.root.children if isinstance(n.data, Branch)]
+        assert len(branches) >= 2  # side branches and the continuation are marked
+        side = branches[0]
+        view.focus()
+        view.move_cursor(side)
+        await pilot.press("b")
+        await wait_for(lambda: screen.window is not screen.query_window, pilot=pilot)
+        tree, rows = screen.feed.tree, screen.feed.base.head
+        expected = [rows[p].id for p in tree.branch_path(side.data.start)]
+        assert [screen.window.row(i).id for i in range(len(screen.window))] == expected
+        assert len(expected) < len(rows)
+        screen.query_one(EventList).focus()
+        await pilot.press("a")
+        await wait_for(lambda: screen.window is screen.query_window, pilot=pilot)
+
+
+async def test_detail_shows_action_with_paired_output_and_raw_toggle(demo_server):
+    ids = load_demo(Store())
+    app = make_app(demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_conversation(app, pilot, ids["hello"])
+        await wait_for(lambda: screen.feed.base.complete, pilot=pilot)
+        event_list = screen.query_one(EventList)
+        target = next(i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith("$ "))
+        event_list.cursor = target
+        detail = screen.query_one(EventDetail)
+        await wait_for(lambda: detail._event is not None and detail._event.id == screen.window.row(target).id, pilot=pilot)
+        await pilot.pause(0.1)
+        assert detail._paired is not None and detail._paired.kind == "ObservationEvent"
+        text = screen_text(app)
+        assert "exit code" in text and "$ " in text
+        await pilot.press("enter")
+        assert app.focused is detail
+        await pilot.press("r")
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert detail.raw_mode and "raw JSON" in text and f'"id": "{detail._event.id}"' in text
+
+
+async def test_raw_event_is_listed_and_explained(make_server):
+    store = Store()
+    cid = generate_conversation(store, 5, seed=1)
+    store.append_events(cid, [{"kind": "FutureEvent", "id": "raw-1", "timestamp": "2099-01-01T00:00:00", "source": "agent"}], normalize=False)
+    server = make_server(store)
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_conversation(app, pilot, cid)
+        await wait_for(lambda: len(screen.window) == 6 and screen.window.row(5) is not None, pilot=pilot)
+        assert screen.window.row(5).flag == "raw"
+        screen.query_one(EventList).cursor = 5
+        detail = screen.query_one(EventDetail)
+        await wait_for(lambda: detail._event is not None and detail._event.id == "raw-1", pilot=pilot)
+        await pilot.pause(0.1)
+        assert "could not be parsed" in screen_text(app)
+
+
+async def test_pause_resume_and_start_sandbox(make_server):
+    store = Store()
+    load_demo(store)
+    server = make_server(store, start_delay=0.2)
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await pilot.press("2")
+        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        screen = app.screen
+        table = screen.query_one("DataTable")
+        await wait_for(lambda: table.row_count >= 3, pilot=pilot)
+        running = next(i for i, key in enumerate(table.rows) if screen._sandboxes[key.value].status == "RUNNING")
+        box_id = list(table.rows)[running].value
+        table.move_cursor(row=running)
+        await pilot.press("p")
+        await wait_for(lambda: store.get_sandbox(box_id)["status"] == "PAUSED", pilot=pilot)
+        await wait_for(lambda: not screen._pending and screen._sandboxes[box_id].status == "PAUSED", pilot=pilot)
+        await pilot.press("r")
+        await wait_for(lambda: store.get_sandbox(box_id)["status"] == "RUNNING", pilot=pilot)
+        before = table.row_count
+        await pilot.press("s")
+        await wait_for(lambda: isinstance(app.screen, SpecPicker), pilot=pilot)
+        await pilot.press("enter")
+        await wait_for(lambda: table.row_count == before + 1, timeout=10, pilot=pilot)
+
+
+async def test_delete_asks_first(make_server):
+    store = Store()
+    load_demo(store)
+    server = make_server(store)
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await pilot.press("2")
+        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        table = app.screen.query_one("DataTable")
+        await wait_for(lambda: table.row_count >= 3, pilot=pilot)
+        count = table.row_count
+        await pilot.press("d", "n")  # declined: nothing happens
+        await pilot.pause(0.2)
+        assert table.row_count == count
+        await pilot.press("d", "y")
+        await wait_for(lambda: table.row_count == count - 1, pilot=pilot)
+
+
+async def test_readonly_blocks_sandbox_actions(make_server):
+    store = Store()
+    load_demo(store)
+    server = make_server(store)
+    app = make_app(server.base_url, readonly=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await pilot.press("2")
+        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        table = app.screen.query_one("DataTable")
+        await wait_for(lambda: table.row_count >= 3, pilot=pilot)
+        ids = [key.value for key in table.rows]
+        before = [store.get_sandbox(i)["status"] for i in ids]
+        for row in range(len(ids)):
+            table.move_cursor(row=row)
+            await pilot.press("p", "r", "d")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, SandboxesScreen)  # no confirmation was even offered
+        assert [store.get_sandbox(i)["status"] for i in ids] == before
+
+
+async def test_unreachable_server_shows_error_screen_with_retry(make_server):
+    app = make_app("http://127.0.0.1:9")  # discard port: nothing listens
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot)
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "Cannot reach the service" in text and "Nothing answered" in text
+        await pilot.press("r")
+        await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot)

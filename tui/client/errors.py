@@ -1,0 +1,155 @@
+"""The client's exception hierarchy.
+
+Every failure the UI can meet is an :class:`OpenHandsError` carrying ``status``, ``method``,
+a *redacted* ``url`` and the server's parsed ``detail``, so a screen can show one calm line
+and decide what to offer (retry, re-enter a key, go back). Messages are built from redacted
+parts only: keys never reach ``str()``, ``repr()``, ``args`` or a log line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.models import AppConversationStartTask, HTTPValidationError
+
+
+class OpenHandsError(Exception):
+    """Base class of everything the client raises on purpose."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        method: str | None = None,
+        url: str | None = None,
+        detail: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.method = method
+        self.url = url
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        parts = [repr(self.message)]
+        if self.status is not None:
+            parts.append(f"status={self.status}")
+        if self.method is not None:
+            parts.append(f"method={self.method!r}")
+        if self.url is not None:
+            parts.append(f"url={self.url!r}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
+class InvalidParameter(OpenHandsError, ValueError):
+    """A parameter the server would reject (or misread); raised before anything is sent."""
+
+
+# --- HTTP status errors ------------------------------------------------------------------
+
+
+class HTTPStatusError(OpenHandsError):
+    """The server answered with a status the call does not accept."""
+
+
+class BadRequest(HTTPStatusError):
+    """400: e.g. a batch over the server's size limit or an id that is not a UUID."""
+
+
+class ApiValidationError(HTTPStatusError):
+    """422: FastAPI rejected a parameter; ``validation`` holds the parsed body."""
+
+    def __init__(self, message: str, *, validation: HTTPValidationError, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.validation = validation
+
+
+class AuthError(HTTPStatusError):
+    """401/403: missing, wrong or insufficient credentials."""
+
+
+class NotFound(HTTPStatusError):
+    """404: unknown conversation, sandbox, spec or route."""
+
+
+class Conflict(HTTPStatusError):
+    """409: the resource is not in a state that allows the call (e.g. sandbox not running)."""
+
+
+class RateLimited(HTTPStatusError):
+    """429 that persisted through the retry budget; ``retry_after`` is in seconds if given."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class ServerError(HTTPStatusError):
+    """5xx: the server failed (after retries, for idempotent calls)."""
+
+
+# --- transport errors --------------------------------------------------------------------
+
+
+class RequestTimeout(OpenHandsError):
+    """No answer within the timeout (after retries, for idempotent calls)."""
+
+
+class ConnectionLost(OpenHandsError):
+    """Connection refused, dropped, or broken mid-response (ReadError, RemoteProtocolError)."""
+
+
+class BadResponse(OpenHandsError):
+    """A 2xx answer whose body is not JSON or not the shape the endpoint promises."""
+
+
+# --- higher-level failures ---------------------------------------------------------------
+
+
+class PageLoopError(OpenHandsError):
+    """The server handed back a page id already followed: paging would never end."""
+
+    def __init__(self, message: str, *, page_id: str | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.page_id = page_id
+
+
+class StartTaskFailed(OpenHandsError):
+    """A conversation start task reached ERROR; ``task`` is its last state."""
+
+    def __init__(self, message: str, *, task: AppConversationStartTask, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.task = task
+
+
+class StartTaskTimeout(RequestTimeout):
+    """A conversation start task did not reach READY in time; ``task`` is its last state."""
+
+    def __init__(self, message: str, *, task: AppConversationStartTask, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.task = task
+
+
+__all__ = [
+    "ApiValidationError",
+    "AuthError",
+    "BadRequest",
+    "BadResponse",
+    "Conflict",
+    "ConnectionLost",
+    "HTTPStatusError",
+    "InvalidParameter",
+    "NotFound",
+    "OpenHandsError",
+    "PageLoopError",
+    "RateLimited",
+    "RequestTimeout",
+    "ServerError",
+    "StartTaskFailed",
+    "StartTaskTimeout",
+]

@@ -1,0 +1,338 @@
+"""The request core: authentication, retries, error mapping, redaction.
+
+One ``httpx.AsyncClient`` per client. Keys are added per request by an ``httpx.Auth`` flow
+instead of default headers, so they are not in the client's header repr; every URL and
+detail that goes into an exception or a log line passes through :meth:`HttpCore.redact_text`.
+
+Retry policy (why): the agent server answers some failures with a 500 and then drops the
+keep-alive connection, and proxies in front of both servers answer 502/503/504 while a
+sandbox starts; repeating an idempotent read is always safe. A POST that may have reached
+the server is not repeated (creating twice is worse than failing once), except where the
+caller marks it idempotent (pause/resume). 429 means "not processed", so any method is
+repeated after ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import json as jsonlib
+import logging
+import random
+import time
+from asyncio import sleep as _sleep
+from collections.abc import Generator
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from tui.models import HTTPValidationError
+from tui.models.redact import mask_url, redact
+
+from .errors import (
+    ApiValidationError,
+    AuthError,
+    BadRequest,
+    BadResponse,
+    Conflict,
+    ConnectionLost,
+    HTTPStatusError,
+    InvalidParameter,
+    NotFound,
+    OpenHandsError,
+    RateLimited,
+    RequestTimeout,
+    ServerError,
+)
+
+log = logging.getLogger("tui.client")
+
+#: Statuses worth repeating for an idempotent request.
+RETRY_STATUSES = frozenset({500, 502, 503, 504})
+#: Upper bound on one wait: a server asking for longer is treated as "give up".
+MAX_RETRY_AFTER = 30.0
+MAX_BACKOFF = 10.0
+_DETAIL_CHARS = 300
+_MASK = "****"
+
+
+class KeyAuth(httpx.Auth):
+    """Adds ``Authorization: Bearer`` and/or ``X-Session-API-Key`` to each request."""
+
+    def __init__(self, api_key: str | None, session_api_key: str | None) -> None:
+        self.api_key = _check_key(api_key, "api_key")
+        self.session_api_key = _check_key(session_api_key, "session_api_key")
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        if self.api_key:
+            request.headers["Authorization"] = f"Bearer {self.api_key}"
+        if self.session_api_key:
+            request.headers["X-Session-API-Key"] = self.session_api_key
+        yield request
+
+    def secrets(self) -> list[str]:
+        return [s for s in (self.api_key, self.session_api_key) if s]
+
+    def describe(self) -> str:
+        names = [n for n, v in (("bearer", self.api_key), ("session-key", self.session_api_key)) if v]
+        return "+".join(names) or "none"
+
+    def __repr__(self) -> str:
+        return f"KeyAuth({self.describe()})"
+
+
+def _check_key(value: Any, name: str) -> str | None:
+    if value is None or value == "":
+        return None
+    # The messages never echo the value: it is a secret even when malformed.
+    if not isinstance(value, str):
+        raise InvalidParameter(f"{name} must be a string")
+    if any(ch in value for ch in "\r\n\0") or value != value.strip():
+        raise InvalidParameter(f"{name} contains whitespace or control characters")
+    return value
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta-seconds or HTTP-date); None if unusable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - time.time()
+    if seconds != seconds:  # NaN
+        return None
+    return max(0.0, seconds)
+
+
+def _error_class(status: int) -> type[HTTPStatusError]:
+    if status == 400:
+        return BadRequest
+    if status in (401, 403):
+        return AuthError
+    if status == 404:
+        return NotFound
+    if status == 409:
+        return Conflict
+    if status == 422:
+        return ApiValidationError
+    if status == 429:
+        return RateLimited
+    if status >= 500:
+        return ServerError
+    return HTTPStatusError
+
+
+class HttpCore:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None,
+        session_api_key: str | None,
+        timeout: float,
+        max_retries: int,
+        backoff: float,
+        transport: httpx.AsyncBaseTransport | None,
+    ) -> None:
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise InvalidParameter("max_retries must be a non-negative integer")
+        if not isinstance(backoff, (int, float)) or backoff < 0:
+            raise InvalidParameter("backoff must be a non-negative number of seconds")
+        if not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise InvalidParameter("timeout must be a positive number of seconds")
+        self.auth = KeyAuth(api_key, session_api_key)
+        self.max_retries = max_retries
+        self.backoff = float(backoff)
+        url = httpx.URL(base_url)
+        if url.scheme not in ("http", "https") or not url.host:
+            raise InvalidParameter(f"base_url must be an http(s) URL, got {mask_url(_no_userinfo(url))!r}")
+        self.base_url = str(url).rstrip("/")
+        self.display_url = mask_url(_no_userinfo(url)).rstrip("/")
+        self.client = httpx.AsyncClient(
+            base_url=self.base_url,
+            timeout=httpx.Timeout(timeout),
+            transport=transport,
+            auth=self.auth,
+            follow_redirects=False,  # never carry keys to another origin
+            headers={"Accept": "application/json"},
+        )
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    # --- redaction ---------------------------------------------------------------------------
+
+    def redact_text(self, text: str) -> str:
+        for secret in self.auth.secrets():
+            text = text.replace(secret, _MASK)
+        return mask_url(text)
+
+    def redact_data(self, data: Any) -> Any:
+        if isinstance(data, str):
+            return self.redact_text(data)
+        if isinstance(data, dict):
+            return {k: self.redact_data(v) for k, v in redact(data).items()}
+        if isinstance(data, list):
+            return [self.redact_data(v) for v in data]
+        return data
+
+    def redact_url(self, url: httpx.URL) -> str:
+        return self.redact_text(_no_userinfo(url))
+
+    # --- requests ----------------------------------------------------------------------------
+
+    def _delay(self, attempt: int) -> float:
+        base = min(MAX_BACKOFF, self.backoff * (2**attempt))
+        return base * random.uniform(0.5, 1.0)
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Any = None,
+        json: Any = None,
+        idempotent: bool | None = None,
+    ) -> Any:
+        """Send, retrying per the policy above; return the decoded JSON body (None if empty)."""
+        if idempotent is None:
+            idempotent = method in ("GET", "HEAD", "OPTIONS", "PUT", "DELETE")
+        request = self.client.build_request(method, path, params=params, json=json)
+        url = self.redact_url(request.url)
+        attempt = 0
+        while True:
+            started = time.monotonic()
+            error: OpenHandsError
+            delay: float | None = None
+            try:
+                response = await self.client.send(request)
+            except httpx.TimeoutException as exc:
+                error = RequestTimeout(
+                    f"{method} {url}: no answer in time ({type(exc).__name__})", method=method, url=url
+                )
+                # A connect/pool timeout means the request never left: safe to repeat.
+                retry = idempotent or isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout))
+            except httpx.ConnectError as exc:
+                error = ConnectionLost(
+                    f"{method} {url}: cannot connect ({self.redact_text(str(exc)) or type(exc).__name__})",
+                    method=method,
+                    url=url,
+                )
+                retry = True  # nothing was sent
+            except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+                error = ConnectionLost(
+                    f"{method} {url}: connection lost ({type(exc).__name__}: "
+                    f"{self.redact_text(str(exc)) or 'no detail'})",
+                    method=method,
+                    url=url,
+                )
+                retry = idempotent
+            except httpx.DecodingError as exc:
+                raise BadResponse(
+                    f"{method} {url}: undecodable response body ({type(exc).__name__})", method=method, url=url
+                ) from None
+            except httpx.HTTPError as exc:
+                raise OpenHandsError(
+                    f"{method} {url}: {type(exc).__name__}: {self.redact_text(str(exc))}", method=method, url=url
+                ) from None
+            else:
+                elapsed = (time.monotonic() - started) * 1000
+                log.debug("%s %s -> %s in %.0f ms", method, url, response.status_code, elapsed)
+                if response.is_success:
+                    return self._decode(response, method, url)
+                error = self._status_error(response, method, url)
+                if response.status_code == 429:
+                    retry = True
+                    retry_after = getattr(error, "retry_after", None)
+                    if retry_after is not None:
+                        if retry_after > MAX_RETRY_AFTER:
+                            retry = False  # the server wants a pause longer than we block for
+                        delay = retry_after
+                else:
+                    retry = idempotent and response.status_code in RETRY_STATUSES
+            if not retry or attempt >= self.max_retries:
+                if attempt:
+                    log.warning("%s %s failed after %d attempt(s): %s", method, url, attempt + 1, error)
+                raise error
+            if delay is None:
+                delay = self._delay(attempt)
+            attempt += 1
+            log.info(
+                "retrying %s %s in %.2fs (attempt %d of %d): %s",
+                method, url, delay, attempt + 1, self.max_retries + 1, error,
+            )
+            await _sleep(delay)
+
+    def _decode(self, response: httpx.Response, method: str, url: str) -> Any:
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            snippet = self.redact_text(response.text[:120]) if response.text else ""
+            raise BadResponse(
+                f"{method} {url}: response is not JSON "
+                f"({response.headers.get('content-type', 'no content type')}): {snippet!r}",
+                status=response.status_code,
+                method=method,
+                url=url,
+            ) from None
+
+    def _status_error(self, response: httpx.Response, method: str, url: str) -> OpenHandsError:
+        status = response.status_code
+        body: Any
+        try:
+            body = self.redact_data(response.json()) if response.content else None
+        except ValueError:
+            body = self.redact_text(response.text[:_DETAIL_CHARS])
+        detail = body
+        if isinstance(body, dict):
+            for key in ("detail", "error", "message"):
+                if key in body:
+                    detail = body[key]
+                    break
+        cls = _error_class(status)
+        kwargs: dict[str, Any] = {"status": status, "method": method, "url": url, "detail": detail}
+        summary = _summarise(detail)
+        if cls is ApiValidationError:
+            try:
+                validation = HTTPValidationError.model_validate(body)
+            except Exception:  # noqa: BLE001 - a 422 that is not FastAPI-shaped is still a 422
+                validation = HTTPValidationError()
+            else:
+                summary = validation.summary()
+            kwargs["validation"] = validation
+        if cls is RateLimited:
+            kwargs["retry_after"] = parse_retry_after(response.headers.get("retry-after"))
+        reason = response.reason_phrase or ""
+        message = f"{method} {url} -> {status} {reason}".rstrip()
+        if summary:
+            message += f": {summary}"
+        return cls(message, **kwargs)
+
+
+def _summarise(detail: Any) -> str:
+    if detail is None or detail == "":
+        return ""
+    if isinstance(detail, str):
+        text = detail
+    else:
+        try:
+            text = jsonlib.dumps(detail, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError):
+            text = repr(detail)
+    text = " ".join(text.split())
+    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+
+
+def _no_userinfo(url: httpx.URL) -> str:
+    if url.userinfo:
+        url = url.copy_with(username=None, password=None)
+    return str(url)

@@ -1,0 +1,25 @@
+"""The bundled reference server: an OpenHands-style app server over SQLite.
+
+It speaks the real service's paths, parameters, status codes and JSON shapes (see
+``shared/spec``) so the client and the TUI can be tested end to end, and ``ohtui`` can run
+with a demo dataset when no server is named. It imports ``tui.models`` only.
+
+Entry points: :func:`create_app`, :class:`Store`, :class:`ServerThread`,
+:func:`start_server`, :func:`load_demo`, :func:`generate_conversation`.
+"""
+
+from .app import create_app
+from .demo import add_state_update_stretch, generate_conversation, load_demo
+from .runner import RunningServer, ServerThread, start_server
+from .store import Store
+
+__all__ = [
+    "RunningServer",
+    "ServerThread",
+    "Store",
+    "add_state_update_stretch",
+    "create_app",
+    "generate_conversation",
+    "load_demo",
+    "start_server",
+]

@@ -1,0 +1,136 @@
+"""``/api/v1/sandboxes`` and ``/api/v1/sandbox-specs`` (facts §3, §4).
+
+Pause and resume answer ``{"success": true}`` at once; the new status shows on the next
+read, as with the real server. DELETE takes the id from the path and/or ``?sandbox_id=``
+(the query wins), so both published variants of that route work.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+
+from .common import Limit, advanced_lifecycle, get_store, raise_bad_page_id, raise_http, too_many
+from .lifecycle import Lifecycle, LifecycleError
+from .records import BadPageId, decode_page_id, encode_page_id, sandbox_view
+from .store import Store
+
+MAX_IDS = 100
+_TOKEN = "sb"
+_SPEC_TOKEN = "sp"
+DEFAULT_WORKING_DIR = "/home/openhands/workspace"
+
+router = APIRouter(prefix="/api/v1/sandboxes", tags=["Sandboxes"])
+specs_router = APIRouter(prefix="/api/v1/sandbox-specs", tags=["Sandbox specs"])
+
+
+def _views(store: Store, sandboxes: list[dict[str, Any] | None]) -> list[dict[str, Any] | None]:
+    spec_ids = list({sb["sandbox_spec_id"] for sb in sandboxes if sb})
+    specs = {spec["id"]: spec for spec in store.get_specs(spec_ids) if spec}
+    out: list[dict[str, Any] | None] = []
+    for sb in sandboxes:
+        if sb is None:
+            out.append(None)
+            continue
+        spec = specs.get(sb["sandbox_spec_id"]) or {}
+        out.append(sandbox_view(sb, spec.get("working_dir") or DEFAULT_WORKING_DIR))
+    return out
+
+
+@router.get("/search", summary="List sandboxes (newest first)")
+def search_sandboxes(
+    page_id: str | None = None,
+    limit: Limit = 100,
+    store: Store = Depends(get_store),
+    _lifecycle: Lifecycle = Depends(advanced_lifecycle),
+) -> dict[str, Any]:
+    after = None
+    if page_id:
+        try:
+            after = decode_page_id(page_id, _TOKEN, (str, str))
+        except BadPageId as exc:
+            raise_bad_page_id(exc, page_id)
+    rows, more = store.search_sandboxes(after=after, limit=limit)
+    next_page_id = encode_page_id(_TOKEN, rows[-1]["created_key"], rows[-1]["id"]) if more else None
+    return {"items": _views(store, list(rows)), "next_page_id": next_page_id}
+
+
+@router.get("", summary="Batch get sandboxes")
+def batch_get_sandboxes(
+    id: Annotated[list[str], Query()],
+    store: Store = Depends(get_store),
+    _lifecycle: Lifecycle = Depends(advanced_lifecycle),
+) -> list[dict[str, Any] | None]:
+    too_many(len(id), MAX_IDS)
+    return _views(store, store.get_sandboxes(id))
+
+
+@router.post("", summary="Start a sandbox")
+def start_sandbox(
+    sandbox_spec_id: str | None = None,
+    store: Store = Depends(get_store),
+    lifecycle: Lifecycle = Depends(advanced_lifecycle),
+) -> dict[str, Any]:
+    try:
+        sandbox = lifecycle.start_sandbox(sandbox_spec_id)
+    except LifecycleError as exc:
+        raise_http(exc)
+    return _views(store, [sandbox])[0]  # type: ignore[return-value]
+
+
+@router.post("/{sandbox_id}/pause", summary="Pause a sandbox")
+def pause_sandbox(sandbox_id: str, lifecycle: Lifecycle = Depends(advanced_lifecycle)) -> dict[str, bool]:
+    try:
+        lifecycle.pause_sandbox(sandbox_id)
+    except LifecycleError as exc:
+        raise_http(exc)
+    return {"success": True}
+
+
+@router.post("/{sandbox_id}/resume", summary="Resume a sandbox")
+def resume_sandbox(sandbox_id: str, lifecycle: Lifecycle = Depends(advanced_lifecycle)) -> dict[str, bool]:
+    try:
+        lifecycle.resume_sandbox(sandbox_id)
+    except LifecycleError as exc:
+        raise_http(exc)
+    return {"success": True}
+
+
+@router.delete("/{id}", summary="Delete a sandbox")
+def delete_sandbox(
+    id: str,
+    sandbox_id: str | None = None,
+    lifecycle: Lifecycle = Depends(advanced_lifecycle),
+) -> dict[str, bool]:
+    try:
+        lifecycle.delete_sandbox(sandbox_id or id)
+    except LifecycleError as exc:
+        raise_http(exc)
+    return {"success": True}
+
+
+# -- specs ------------------------------------------------------------------------------------
+
+
+@specs_router.get("/search", summary="List sandbox specs")
+def search_specs(
+    page_id: str | None = None, limit: Limit = 100, store: Store = Depends(get_store)
+) -> dict[str, Any]:
+    after = None
+    if page_id:
+        try:
+            (after,) = decode_page_id(page_id, _SPEC_TOKEN, (int,))
+        except BadPageId as exc:
+            raise_bad_page_id(exc, page_id)
+    rows, more = store.search_specs(after=after, limit=limit)
+    next_page_id = encode_page_id(_SPEC_TOKEN, rows[-1][0]) if more else None
+    return {"items": [spec for _, spec in rows], "next_page_id": next_page_id}
+
+
+@specs_router.get("", summary="Batch get sandbox specs")
+def batch_get_specs(
+    id: Annotated[list[str], Query()], store: Store = Depends(get_store)
+) -> list[dict[str, Any] | None]:
+    too_many(len(id), MAX_IDS)
+    return store.get_specs(id)

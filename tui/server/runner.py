@@ -1,0 +1,157 @@
+"""Running the app under real uvicorn in a background thread, on a loopback port.
+
+Why a thread and a pre-bound socket: tests and the embedded demo need a real HTTP server
+(real sockets, real keep-alive, real status codes) whose port is known before the first
+request, with no fixed port to collide on. The socket is bound here (port 0 = ephemeral)
+and handed to uvicorn. Access logs are off (query strings can carry keys) and uvicorn's
+loggers are left unconfigured (``log_config=None``) so nothing prints over a TUI.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI
+
+from .store import Store
+
+LOOPBACK = "127.0.0.1"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_for(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+class ServerThread:
+    """``with ServerThread(app) as server: httpx.get(server.base_url + "/alive")``.
+
+    ``start()`` returns once uvicorn accepts connections; ``stop()`` asks it to exit and
+    joins the thread. Loopback only by default.
+    """
+
+    def __init__(
+        self, app: FastAPI, host: str = LOOPBACK, port: int = 0, *, log_level: str = "warning"
+    ) -> None:
+        self.app = app
+        self.host = host
+        self._requested_port = port
+        self._log_level = log_level
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
+        self.port: int | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("server not started")
+        return url_for(self.host, self.port)
+
+    def start(self, timeout: float = 10.0) -> ServerThread:
+        if self._thread is not None:
+            return self
+        self._socket = bind_socket(self.host, self._requested_port)
+        self.port = self._socket.getsockname()[1]
+        config = uvicorn.Config(
+            self.app,
+            log_level=self._log_level,
+            log_config=None,
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=2,
+        )
+        self._server = uvicorn.Server(config)
+        # Without a handler anywhere, Python's last-resort handler would print warnings to
+        # stderr, over a running TUI; a NullHandler stops that and still lets records
+        # propagate to whatever the host application (or pytest) configured.
+        logging.getLogger("uvicorn").addHandler(logging.NullHandler())
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._socket]},
+            name=f"ohtui-server-{self.port}", daemon=True,
+        )
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive():
+                self._close_socket()
+                raise RuntimeError("the server thread exited during startup")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise TimeoutError(f"server did not start within {timeout} s")
+            time.sleep(0.005)
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._close_socket()
+        self._thread = None
+        self._server = None
+
+    def _close_socket(self) -> None:
+        if self._socket is not None:
+            try:
+                self._socket.close()
+            finally:
+                self._socket = None
+
+    def __enter__(self) -> ServerThread:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+@dataclass
+class RunningServer:
+    """What the test fixtures yield: where the server is and what it serves."""
+
+    base_url: str
+    store: Store
+    app: FastAPI
+    thread: ServerThread
+
+    def stop(self) -> None:
+        self.thread.stop()
+
+
+def start_server(store: Store | None = None, **app_options: Any) -> RunningServer:
+    """Create an app over ``store`` (``create_app`` options) and start it on loopback."""
+    from .app import create_app
+
+    store = store if store is not None else Store()
+    app = create_app(store, **app_options)
+    thread = ServerThread(app).start()
+    return RunningServer(base_url=thread.base_url, store=store, app=app, thread=thread)
