@@ -12,7 +12,7 @@ import difflib
 import json
 from typing import Any
 
-from rich.syntax import Syntax
+from rich.highlighter import JSONHighlighter
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -144,8 +144,12 @@ class EventDetail(VerticalScroll, can_focus=True):
             dumped = json.dumps(redact(data), indent=2, ensure_ascii=False, default=str)
         except (TypeError, ValueError, RecursionError) as exc:
             dumped = f"<not serialisable: {exc}>"
-        shown, _ = abbreviate(dumped, max_chars=200_000, max_lines=5_000)
-        return Static(Syntax(shown, "json", word_wrap=True, theme="ansi_dark", background_color="default"))
+        shown, hidden = abbreviate(dumped, max_chars=200_000, max_lines=5_000)
+        text = Text(shown)
+        JSONHighlighter().highlight(text)  # colours only: no background, no markup
+        if hidden:
+            text.append(f"\n… {hidden:,} more lines", style="dim italic")
+        return Static(text)
 
     # --- per kind -------------------------------------------------------------------------
 

@@ -99,7 +99,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
     EventList > .event-list--kind-observation { color: $secondary; }
     EventList > .event-list--kind-message { color: $success; }
     EventList > .event-list--kind-system { color: $text-muted; }
-    EventList > .event-list--kind-state { color: $text-disabled; }
+    EventList > .event-list--kind-state { color: $text-muted; text-style: italic; }
     EventList > .event-list--kind-hook { color: $warning; }
     EventList > .event-list--error { color: $error; text-style: bold; }
     EventList > .event-list--raw { color: $error; text-style: italic; }
@@ -177,9 +177,11 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         self.virtual_size = Size(self.size.width, len(self._source))
 
     def _style(self, name: str) -> Style:
+        """The widget's own style with the component's colours over it (cached per theme)."""
         style = self._styles.get(name)
         if style is None:
-            style = self._styles[name] = self.get_component_rich_style(f"event-list--{name}")
+            part = self.get_component_rich_style(f"event-list--{name}", partial=True)
+            style = self._styles[name] = part if name == "cursor" else self.rich_style + part
         return style
 
     def render_line(self, y: int) -> Strip:
@@ -214,20 +216,22 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         source = row.source if row.source in SOURCE_LABELS else "environment"
         kind_label = KIND_LABELS.get(row.kind, row.kind)[:KIND_W]
         summary_style = self._style("error") if row.flag == "error" else self._style("summary")
+        base = self.rich_style
         segments = [
-            Segment(" "),
+            Segment(" ", base),
             Segment(row.time.ljust(TIME_W)[:TIME_W], self._style("time")),
-            Segment(" "),
+            Segment(" ", base),
             Segment(SOURCE_LABELS.get(row.source, row.source)[:SOURCE_W].ljust(SOURCE_W), self._style(f"src-{source}")),
-            Segment(" "),
+            Segment(" ", base),
             Segment(kind_label.ljust(KIND_W), self._style(kind_class)),
-            Segment(" "),
+            Segment(" ", base),
             Segment(row.summary, summary_style),
         ]
-        strip = Strip(segments).adjust_cell_length(width, self.rich_style)
-        if is_cursor:
-            strip = strip.apply_style(self._style("cursor"))
-        return strip
+        if is_cursor:  # the cursor's colours go over each part's own
+            cursor = self._style("cursor")
+            segments = [Segment(seg.text, seg.style + cursor) for seg in segments]
+            return Strip(segments).adjust_cell_length(width, base + cursor)
+        return Strip(segments).adjust_cell_length(width, base)
 
     # --- loading -------------------------------------------------------------------------
 

@@ -138,12 +138,12 @@ class EventTreeView(Tree, inherit_bindings=True):
             for side in real[:-1]:
                 size = self._tree.subtree_size(side)
                 label = Text.assemble(
-                    ("⑂ ", "bold"),
+                    ("↳ ", "bold"),
                     (f"branch · {size:,} events · ", "dim"),
                     self._first_words(side),
                 )
                 parent.add(label, data=Branch(side), allow_expand=True)
-            label = Text.assemble(("⑂ ", "bold"), ("continues (newest) · ", "dim"), self._first_words(main))
+            label = Text.assemble(("↳ ", "bold"), ("newest branch, continues below · ", "dim"), self._first_words(main))
             parent.add_leaf(label, data=Branch(main))
             node = main
 
@@ -181,7 +181,7 @@ class EventTreeView(Tree, inherit_bindings=True):
         row = self._rows[pos]
         style = "bold red" if row.is_error else ""
         kids = len(self.real_children(pos))
-        fork = f" ⑂{kids}" if kids > 1 else ""
+        fork = f"  ↳ {kids} branches" if kids > 1 else ""
         return Text.assemble(
             (f"{row.time} ", "dim"),
             (f"{KIND_LABELS.get(row.kind, row.kind)} ", style or "bold"),

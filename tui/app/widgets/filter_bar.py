@@ -25,12 +25,12 @@ def parse_when(text: str) -> str | None:
 
 class FilterBar(Horizontal):
     DEFAULT_CSS = """
-    FilterBar { height: 3; background: $panel; padding: 0 1; }
-    FilterBar Label { padding: 1 1 0 0; color: $text-muted; }
-    FilterBar Select { width: 32; }
-    FilterBar Input { width: 22; }
-    FilterBar Input.-invalid { border: tall $error; }
-    FilterBar Button { min-width: 16; margin-left: 1; }
+    FilterBar { height: 1; background: $panel; padding: 0 1; }
+    FilterBar Label { padding: 0 1 0 1; color: $text-muted; }
+    FilterBar Select { width: 30; }
+    FilterBar Input { width: 20; }
+    FilterBar Input.-invalid { background: $error 30%; }
+    FilterBar Button { min-width: 14; margin-left: 2; }
     """
 
     @dataclass
@@ -44,12 +44,12 @@ class FilterBar(Horizontal):
     def compose(self) -> ComposeResult:
         yield Label("kind")
         yield Select(
-            [(k, k) for k in EVENT_KINDS], prompt="all kinds", id="filter-kind", allow_blank=True
+            [(k, k) for k in EVENT_KINDS], prompt="all kinds", id="filter-kind", allow_blank=True, compact=True
         )
         yield Label("from")
-        yield Input(placeholder="YYYY-MM-DD[ HH:MM]", id="filter-since")
+        yield Input(placeholder="YYYY-MM-DD HH:MM", id="filter-since", compact=True)
         yield Label("before")
-        yield Input(placeholder="YYYY-MM-DD[ HH:MM]", id="filter-until")
+        yield Input(placeholder="YYYY-MM-DD HH:MM", id="filter-until", compact=True)
         yield Button("oldest first", id="filter-sort", compact=True)
 
     def set_query(self, query: Query) -> None:
