@@ -1,6 +1,6 @@
 """Regenerate the README's screenshots: the demo data, a fixed terminal size, fixed clock.
 
-Run: python scripts/screenshots.py   (writes screenshots/*.svg)
+Run: python scripts/screenshots.py   (writes screenshots/*.svg; look at them before committing)
 """
 
 from __future__ import annotations
@@ -14,41 +14,93 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tui.app.app import OhtuiApp  # noqa: E402
+from tui.app.screens.conversation import ConversationScreen  # noqa: E402
+from tui.app.screens.conversations import ConversationsScreen  # noqa: E402
+from tui.app.screens.sandboxes import SandboxesScreen  # noqa: E402
+from tui.app.widgets.event_detail import EventDetail  # noqa: E402
+from tui.app.widgets.event_list import EventList  # noqa: E402
 from tui.client import OpenHandsClient  # noqa: E402
+from tui.server import Store, load_demo  # noqa: E402
 from tui.server.embedded import start_demo_server  # noqa: E402
 
 SIZE = (140, 42)
 NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)
 OUT = ROOT / "screenshots"
+IDS = load_demo(Store())  # the same seeded ids the embedded demo server uses
 
 
-async def settle(pilot, seconds: float = 0.6) -> None:
-    await pilot.pause(seconds)
-    await pilot.pause(0.1)
+async def until(pilot, predicate, timeout: float = 15.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise TimeoutError("screen did not settle")
 
 
-async def shoot(url: str, name: str, keys: list[str], theme: str | None = None, **options) -> None:
-    app = OhtuiApp(OpenHandsClient(url), url=url, clock=lambda: NOW, theme=theme, **options)
+async def open_conversation(pilot, name: str, select: str | None = None) -> ConversationScreen:
+    app = pilot.app
+    await until(pilot, lambda: isinstance(app.screen, ConversationsScreen))
+    app.open_conversation(IDS[name])
+    await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
+    screen = app.screen
+    await until(pilot, lambda: screen.feed.base.complete and screen.feed.tree is not None)
+    if select:
+        index = next(i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith(select))
+        screen.query_one(EventList).cursor = index
+        detail = screen.query_one(EventDetail)
+        await until(pilot, lambda: detail._event is not None and detail._event.id == screen.window.row(index).id)
+    await pilot.pause(0.3)
+    return screen
+
+
+async def shoot(url: str, name: str, script, theme: str | None = None) -> None:
+    app = OhtuiApp(OpenHandsClient(url), url=url, clock=lambda: NOW, theme=theme)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        for key in keys:
-            if key.startswith("wait:"):
-                await pilot.pause(float(key[5:]))
-            else:
-                await pilot.press(key)
-        await settle(pilot)
+        await script(pilot)
+        await pilot.pause(0.2)
         app.save_screenshot(f"{name}.svg", str(OUT))
         print("wrote", OUT / f"{name}.svg")
 
 
+async def conversations(pilot) -> None:
+    await until(pilot, lambda: isinstance(pilot.app.screen, ConversationsScreen))
+    table = pilot.app.screen.query_one("DataTable")
+    await until(pilot, lambda: table.row_count >= 7)
+
+
+async def conversation(pilot) -> None:
+    await open_conversation(pilot, "hello", select="$ python3")
+
+
+async def branches(pilot) -> None:
+    screen = await open_conversation(pilot, "branches", select="str_replace")
+    screen.query_one("#event-tree").focus()
+
+
+async def raw(pilot) -> None:
+    screen = await open_conversation(pilot, "hello", select="user:")
+    screen.query_one(EventDetail).focus()
+    await pilot.press("r")
+
+
+async def sandboxes(pilot) -> None:
+    await conversations(pilot)
+    await pilot.press("2")
+    await until(pilot, lambda: isinstance(pilot.app.screen, SandboxesScreen))
+    table = pilot.app.screen.query_one("DataTable")
+    await until(pilot, lambda: table.row_count >= 4)
+
+
 async def main() -> None:
+    OUT.mkdir(exist_ok=True)
     url, stop = start_demo_server()
     try:
-        await shoot(url, "conversations", [])
-        await shoot(url, "conversation", ["enter", "wait:1.0", "down", "down", "down", "wait:0.3"])
-        await shoot(url, "conversation-raw", ["enter", "wait:1.0", "down", "down", "enter", "r"])
-        await shoot(url, "sandboxes", ["2", "wait:0.5"])
-        await shoot(url, "conversation-light", ["enter", "wait:1.0", "down", "down"], theme="ohtui-light")
+        await shoot(url, "conversations", conversations)
+        await shoot(url, "conversation", conversation)
+        await shoot(url, "conversation-branches", branches)
+        await shoot(url, "conversation-raw", raw)
+        await shoot(url, "sandboxes", sandboxes)
+        await shoot(url, "conversation-light", conversation, theme="ohtui-light")
     finally:
         stop()
 
