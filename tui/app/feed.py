@@ -57,12 +57,16 @@ class EventFeed:
         return page.items, page.next_page_id
 
     async def open_window(self, query: Query) -> PagedWindow:
-        if query == self.base.query:
-            window = self.base
-        else:
-            window = PagedWindow(query)
+        """A window for ``query`` with its total and first page, fetched concurrently."""
+        window = self.base if query == self.base.query else PagedWindow(query)
         if window.total is None and not window.head:
-            window.total = await self.count(query)
+
+            async def count() -> None:
+                total = await self.count(query)
+                if total is not None and window.head_page is not None:
+                    window.total = max(total, len(window.head))
+
+            await asyncio.gather(count(), self.fill(window, "head"))
         return window
 
     async def fill(self, window: PagedWindow, side: str) -> int:

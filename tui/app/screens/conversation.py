@@ -110,12 +110,9 @@ class ConversationScreen(Screen):
     @work(exclusive=True, group="load")
     async def load(self) -> None:
         try:
-            if not self.feed.shared:
-                found = await self.app.client.get_conversations([self.conversation_id])
-                self._conversation = found[0] if found else None
-                self._render_header()
-            window = await self.feed.open_window(self.query_window.query)
-            await self.feed.fill(window, "head")
+            window, _ = await asyncio.gather(
+                self.feed.open_window(self.query_window.query), self._load_record()
+            )
         except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
             self._failed("Could not load the conversation", exc)
             return
@@ -125,6 +122,12 @@ class ConversationScreen(Screen):
         event_list.set_source(window)
         self._update_list_title()
         self.index()
+
+    async def _load_record(self) -> None:
+        if not self.feed.shared:
+            found = await self.app.client.get_conversations([self.conversation_id])
+            self._conversation = found[0] if found else None
+            self._render_header()
 
     @work(exclusive=True, group="index")
     async def index(self) -> None:
@@ -236,7 +239,6 @@ class ConversationScreen(Screen):
     async def apply_query(self, query: Query) -> None:
         try:
             window = await self.feed.open_window(query)
-            await self.feed.fill(window, "head")
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not apply the filter", exc)
             return
