@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 @pytest.fixture(scope="session")
-def demo_server() -> Iterator["RunningServer"]:
+def demo_server() -> Iterator[RunningServer]:
     """One demo-data server per test session (in-memory store, open auth).
 
     Yields a ``RunningServer`` with ``.base_url``, ``.store`` and ``.app``. Shared by many
@@ -39,17 +39,17 @@ def demo_server() -> Iterator["RunningServer"]:
 
 
 @pytest.fixture
-def make_server() -> Iterator[Callable[..., "RunningServer"]]:
+def make_server() -> Iterator[Callable[..., RunningServer]]:
     """Factory: ``make_server(store=None, session_key=None, **app_options)`` starts a fresh
     server (over a new in-memory store unless one is given); all are stopped at teardown.
     ``app_options`` are ``create_app`` keywords (``start_delay``, ``clock``, …)."""
     from tui.server import Store, start_server
 
-    started: list[tuple["RunningServer", bool]] = []
+    started: list[tuple[RunningServer, bool]] = []
 
     def factory(
-        store: "Store | None" = None, session_key: str | None = None, **app_options: Any
-    ) -> "RunningServer":
+        store: Store | None = None, session_key: str | None = None, **app_options: Any
+    ) -> RunningServer:
         owned = store is None
         server = start_server(store if store is not None else Store(), session_key=session_key,
                               **app_options)

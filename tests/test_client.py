@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 import httpx
 import pytest
@@ -85,7 +86,12 @@ def page(items: list[Any], next_page_id: str | None = None) -> dict[str, Any]:
 
 
 def event(i: int, kind: str = "PauseEvent") -> dict[str, Any]:
-    return {"id": f"ev-{i:05d}", "timestamp": f"2026-01-01T00:00:{i % 60:02d}", "source": "user", "kind": kind}
+    return {
+        "id": f"ev-{i:05d}",
+        "timestamp": f"2026-01-01T00:00:{i % 60:02d}",
+        "source": "user",
+        "kind": kind,
+    }
 
 
 def make_client(handler: Handler, **kwargs: Any) -> OpenHandsClient:
@@ -207,7 +213,9 @@ async def test_bad_ids_rejected() -> None:
 
 
 async def test_batch_sizes_at_the_limit_are_sent() -> None:
-    rec = Recorder(lambda r: ok([None] * len(r.url.params.get_list("ids") or r.url.params.get_list("id"))))
+    rec = Recorder(
+        lambda r: ok([None] * len(r.url.params.get_list("ids") or r.url.params.get_list("id")))
+    )
     async with make_client(rec) as client:
         assert await client.get_conversations([f"c{i}" for i in range(99)]) == [None] * 99
         assert await client.get_events("c1", [f"e{i}" for i in range(100)]) == [None] * 100
@@ -247,9 +255,12 @@ async def test_event_search_query_mapping() -> None:
         shared = rec.last
         await client.search_events("a/b c?d", sort_order="TIMESTAMP")
         v1 = rec.last
-        assert await client.count_events(
-            "conv-1", kind="ActionEvent", timestamp_lt=since.replace(tzinfo=timezone.utc)
-        ) == 4
+        assert (
+            await client.count_events(
+                "conv-1", kind="ActionEvent", timestamp_lt=since.replace(tzinfo=UTC)
+            )
+            == 4
+        )
         count_req = rec.last
     assert shared.method == "GET" and shared.url.path == "/api/shared-events/search"
     assert query(shared) == {
@@ -262,10 +273,15 @@ async def test_event_search_query_mapping() -> None:
         "limit": ["7"],
     }
     # singular "conversation", id quoted as one segment
-    assert v1.url.raw_path.decode().split("?")[0] == "/api/v1/conversation/a%2Fb%20c%3Fd/events/search"
+    assert (
+        v1.url.raw_path.decode().split("?")[0] == "/api/v1/conversation/a%2Fb%20c%3Fd/events/search"
+    )
     assert query(v1) == {"sort_order": ["TIMESTAMP"], "limit": ["100"]}
     assert count_req.url.path == "/api/v1/conversation/conv-1/events/count"
-    assert query(count_req) == {"kind__eq": ["ActionEvent"], "timestamp__lt": ["2026-01-02T03:04:05.678000+00:00"]}
+    assert query(count_req) == {
+        "kind__eq": ["ActionEvent"],
+        "timestamp__lt": ["2026-01-02T03:04:05.678000+00:00"],
+    }
 
 
 async def test_dot_segments_cannot_escape_the_path() -> None:
@@ -308,7 +324,10 @@ async def test_control_plane_requests() -> None:
         start = rec.last
         assert await client.delete_sandbox("sb/1") is True
         delete = rec.last
-        assert await client.validate_profile("my profile", {"llm": {"model": "m"}}) == {"valid": True, "error": None}
+        assert await client.validate_profile("my profile", {"llm": {"model": "m"}}) == {
+            "valid": True,
+            "error": None,
+        }
         validate = rec.last
         assert await client.create_directory("/workspace/new dir") == {"success": True}
         mkdir = rec.last
@@ -323,12 +342,17 @@ async def test_control_plane_requests() -> None:
     }
     assert count.url.path == "/api/v1/app-conversations/count"
     assert query(count) == {"title__contains": ["x"], "created_at__lt": ["2026-01-01"]}
-    assert start.method == "POST" and query(start) == {"sandbox_spec_id": ["ghcr.io/openhands/agent-server:1.34.0-python"]}
+    assert start.method == "POST" and query(start) == {
+        "sandbox_spec_id": ["ghcr.io/openhands/agent-server:1.34.0-python"]
+    }
     assert box.status == SandboxStatus.PAUSED
     assert delete.method == "DELETE"
     assert delete.url.raw_path.decode().split("?")[0] == "/api/v1/sandboxes/sb%2F1"
     assert query(delete) == {"sandbox_id": ["sb/1"]}
-    assert validate.method == "POST" and validate.url.raw_path.decode() == "/api/profiles/my%20profile/validate"
+    assert (
+        validate.method == "POST"
+        and validate.url.raw_path.decode() == "/api/profiles/my%20profile/validate"
+    )
     assert json.loads(validate.content) == {"llm": {"model": "m"}}
     assert mkdir.url.path == "/api/file/create_directory"
     assert query(mkdir) == {"path": ["/workspace/new dir"]}
@@ -344,18 +368,24 @@ async def test_batch_gets_repeat_the_id_parameter() -> None:
         await client.get_conversations(["a", "b"])
         assert query(rec.last) == {"ids": ["a", "b"]}
         await client.get_start_tasks(["t1", "t2"])
-        assert rec.last.url.path == "/api/v1/app-conversations/start-tasks" and query(rec.last) == {"ids": ["t1", "t2"]}
+        assert rec.last.url.path == "/api/v1/app-conversations/start-tasks" and query(rec.last) == {
+            "ids": ["t1", "t2"]
+        }
         await client.get_sandboxes(["s1", "s2"])
         assert query(rec.last) == {"id": ["s1", "s2"]}
         await client.get_sandbox_specs(["p1", "p2"])
-        assert rec.last.url.path == "/api/v1/sandbox-specs" and query(rec.last) == {"id": ["p1", "p2"]}
+        assert rec.last.url.path == "/api/v1/sandbox-specs" and query(rec.last) == {
+            "id": ["p1", "p2"]
+        }
 
 
 async def test_auth_headers() -> None:
     rec = Recorder(ok(page([])))
     async with make_client(rec) as client:
         await client.search_sandboxes()
-        assert "authorization" not in rec.last.headers and "x-session-api-key" not in rec.last.headers
+        assert (
+            "authorization" not in rec.last.headers and "x-session-api-key" not in rec.last.headers
+        )
     async with make_client(rec, api_key="k-bearer") as client:
         await client.search_sandboxes()
         assert rec.last.headers["authorization"] == "Bearer k-bearer"
@@ -366,16 +396,24 @@ async def test_auth_headers() -> None:
         assert "authorization" not in rec.last.headers
         client.set_credentials(api_key="k2")
         await client.search_sandboxes()
-        assert rec.last.headers["authorization"] == "Bearer k2" and "x-session-api-key" not in rec.last.headers
+        assert (
+            rec.last.headers["authorization"] == "Bearer k2"
+            and "x-session-api-key" not in rec.last.headers
+        )
     async with make_client(rec, api_key="a", session_api_key="b") as client:
         await client.search_sandboxes()
-        assert rec.last.headers["authorization"] == "Bearer a" and rec.last.headers["x-session-api-key"] == "b"
+        assert (
+            rec.last.headers["authorization"] == "Bearer a"
+            and rec.last.headers["x-session-api-key"] == "b"
+        )
 
 
 async def test_start_conversation_body_merges_request_and_fields() -> None:
     rec = Recorder(ok(load("cli-mock-responses/start_task_pending.json")))
     async with make_client(rec) as client:
-        task = await client.start_conversation({"title": "t", "public": False}, title="override", llm_model="m")
+        task = await client.start_conversation(
+            {"title": "t", "public": False}, title="override", llm_model="m"
+        )
     assert rec.last.method == "POST" and rec.last.url.path == "/api/v1/app-conversations"
     assert json.loads(rec.last.content) == {"title": "override", "public": False, "llm_model": "m"}
     assert task.status == StartTaskStatus.WORKING
@@ -424,7 +462,9 @@ async def test_retries_are_bounded(sleeps: list[float]) -> None:
         with pytest.raises(RequestTimeout) as info:
             await client.search_sandboxes()
     assert rec.calls == 3 and len(sleeps) == 2
-    assert info.value.method == "GET" and info.value.url.startswith(BASE + "/api/v1/sandboxes/search")
+    assert info.value.method == "GET" and info.value.url.startswith(
+        BASE + "/api/v1/sandboxes/search"
+    )
 
     rec = Recorder(ok({"detail": "boom"}, 503))
     async with make_client(rec, max_retries=0) as client:
@@ -452,7 +492,12 @@ async def test_backoff_is_exponential_with_jitter(sleeps: list[float]) -> None:
 
 @pytest.mark.parametrize(
     "fault",
-    [ok({"detail": "Internal Server Error"}, 500), ok({}, 503), httpx.ReadTimeout("t"), httpx.ReadError("r")],
+    [
+        ok({"detail": "Internal Server Error"}, 500),
+        ok({}, 503),
+        httpx.ReadTimeout("t"),
+        httpx.ReadError("r"),
+    ],
     ids=["500", "503", "ReadTimeout", "ReadError"],
 )
 async def test_post_is_not_retried(fault: Any, sleeps: list[float]) -> None:
@@ -467,17 +512,31 @@ async def test_post_is_not_retried(fault: Any, sleeps: list[float]) -> None:
 
 
 async def test_post_is_retried_when_nothing_was_sent(sleeps: list[float]) -> None:
-    rec = Recorder(httpx.ConnectError("refused"), ok(load("cli-mock-responses/start_task_pending.json")))
+    rec = Recorder(
+        httpx.ConnectError("refused"), ok(load("cli-mock-responses/start_task_pending.json"))
+    )
     async with make_client(rec) as client:
         task = await client.start_conversation()
     assert rec.calls == 2 and task.id
 
 
-@pytest.mark.parametrize("verb", ["pause_sandbox", "resume_sandbox", "delete_sandbox"])
-async def test_pause_resume_delete_are_retried(verb: str, sleeps: list[float]) -> None:
+@pytest.mark.parametrize("verb", ["pause_sandbox", "resume_sandbox"])
+async def test_pause_resume_are_retried(verb: str, sleeps: list[float]) -> None:
     rec = Recorder(httpx.ReadTimeout("t"), ok({}, 502), ok({"success": True}))
     async with make_client(rec) as client:
         assert await getattr(client, verb)("sb-1") is True
+    assert rec.calls == 3
+
+
+async def test_delete_is_not_repeated_after_a_timeout(sleeps: list[float]) -> None:
+    # a repeat after a delete that landed would answer 404 for a delete that happened
+    rec = Recorder(httpx.ReadTimeout("t"), ok({"success": True}))
+    async with make_client(rec) as client:
+        with pytest.raises(RequestTimeout):
+            await client.delete_sandbox("sb-1")
+        assert rec.calls == 1
+        rec.answers[:0] = [ok({"message": "Too many requests"}, 429, {"Retry-After": "0"})]
+        assert await client.delete_sandbox("sb-1") is True  # 429 = not processed: repeated
     assert rec.calls == 3
 
 
@@ -512,7 +571,11 @@ async def test_429_is_bounded_and_long_waits_are_not_blocked_on(sleeps: list[flo
         with pytest.raises(RateLimited) as info:
             await client.search_sandboxes()
     assert rec.calls == 3 and sleeps == [1.0, 1.0]
-    assert info.value.retry_after == 1.0 and info.value.status == 429 and "Too many requests" in str(info.value)
+    assert (
+        info.value.retry_after == 1.0
+        and info.value.status == 429
+        and "Too many requests" in str(info.value)
+    )
 
     sleeps.clear()
     rec = Recorder(ok({}, 429, {"Retry-After": "3600"}))
@@ -532,12 +595,24 @@ async def test_429_is_bounded_and_long_waits_are_not_blocked_on(sleeps: list[flo
         (401, {"detail": "Unauthorized"}, AuthError, "Unauthorized"),
         (403, {"error": "TOS not accepted"}, AuthError, "TOS not accepted"),
         (404, {"detail": "Conversation not found: 0000"}, NotFound, "Conversation not found: 0000"),
-        (409, {"detail": "sandbox not running", "retryable": True}, Conflict, "sandbox not running"),
+        (
+            409,
+            {"detail": "sandbox not running", "retryable": True},
+            Conflict,
+            "sandbox not running",
+        ),
         (410, {"detail": "archived"}, HTTPStatusError, "archived"),
-        (500, {"detail": "Internal Server Error", "exception": "", "error_id": "c1b4"}, ServerError, "Internal Server Error"),
+        (
+            500,
+            {"detail": "Internal Server Error", "exception": "", "error_id": "c1b4"},
+            ServerError,
+            "Internal Server Error",
+        ),
     ],
 )
-async def test_status_mapping(status: int, body: Any, cls: type, detail: str, sleeps: list[float]) -> None:
+async def test_status_mapping(
+    status: int, body: Any, cls: type, detail: str, sleeps: list[float]
+) -> None:
     rec = Recorder(ok(body, status))
     async with make_client(rec, max_retries=0) as client:
         with pytest.raises(cls) as info:
@@ -577,7 +652,10 @@ async def test_422_parsed_into_http_validation_error() -> None:
             await client.search_events("c1")
     err = info.value
     assert isinstance(err.validation, HTTPValidationError)
-    assert [item.loc for item in err.validation.detail] == [["query", "limit"], ["query", "timestamp__gte"]]
+    assert [item.loc for item in err.validation.detail] == [
+        ["query", "limit"],
+        ["query", "timestamp__gte"],
+    ]
     assert err.validation.detail[0].ctx == {"gt": 0}
     assert err.status == 422
     assert "query.limit: Input should be greater than 0" in str(err)
@@ -604,7 +682,9 @@ async def test_422_with_unusual_body_still_maps() -> None:
     ],
     ids=["html", "truncated-json", "items-not-list", "no-items", "array", "string"],
 )
-async def test_malformed_event_page_is_bad_response(response: httpx.Response, sleeps: list[float]) -> None:
+async def test_malformed_event_page_is_bad_response(
+    response: httpx.Response, sleeps: list[float]
+) -> None:
     rec = Recorder(response)
     async with make_client(rec) as client:
         with pytest.raises(BadResponse) as info:
@@ -652,13 +732,23 @@ async def test_iter_events_follows_pages_and_keeps_everything() -> None:
     assert len(events) == 6
     raw = [e for e in events if isinstance(e, RawEvent)]
     assert len(raw) == 2 and raw[0].raw == "not an object" and raw[1].kind == "FutureEvent"
-    assert [e.id for e in events if not isinstance(e, RawEvent)] == ["ev-00000", "ev-00001", "ev-00002", "ev-00003"]
+    assert [e.id for e in events if not isinstance(e, RawEvent)] == [
+        "ev-00000",
+        "ev-00001",
+        "ev-00002",
+        "ev-00003",
+    ]
 
 
 async def test_iter_event_pages_and_shared_flag() -> None:
     rec = Recorder(ok(page([event(0)], "5")), ok(page([event(1)])))
     async with make_client(rec) as client:
-        pages = [p async for p in client.iter_event_pages("c1", shared=True, kind="PauseEvent", page_id="0")]
+        pages = [
+            p
+            async for p in client.iter_event_pages(
+                "c1", shared=True, kind="PauseEvent", page_id="0"
+            )
+        ]
     assert all(isinstance(p, EventPage) for p in pages) and len(pages) == 2
     assert [r.url.path for r in rec.requests] == ["/api/shared-events/search"] * 2
     assert [query(r)["page_id"] for r in rec.requests] == [["0"], ["5"]]
@@ -738,7 +828,9 @@ async def test_create_conversation_polls_until_ready() -> None:
     rec = Recorder(answer)
     async with make_client(rec) as client:
         task = await client.create_conversation(
-            {"title": "t"}, poll_interval=0, on_progress=lambda t: seen.append(str(getattr(t.status, "value", t.status)))
+            {"title": "t"},
+            poll_interval=0,
+            on_progress=lambda t: seen.append(str(getattr(t.status, "value", t.status))),
         )
     assert task.status == StartTaskStatus.READY and task.app_conversation_id == "conv-001"
     assert seen == ["WORKING", "WAITING_FOR_SANDBOX", "PREPARING_REPOSITORY", "READY"]
@@ -774,7 +866,10 @@ async def test_create_conversation_times_out() -> None:
 
 
 async def test_unknown_fields_in_control_records_are_kept() -> None:
-    conv = {**load("constructed/app_server/app_conversation_page.json")["items"][0], "brand_new_field": {"x": 1}}
+    conv = {
+        **load("constructed/app_server/app_conversation_page.json")["items"][0],
+        "brand_new_field": {"x": 1},
+    }
     rec = Recorder(ok(page([conv])))
     async with make_client(rec) as client:
         result = await client.search_conversations()
@@ -786,22 +881,34 @@ async def test_context_manager_closes() -> None:
     client = make_client(Recorder(ok(page([]))))
     async with client:
         await client.search_sandboxes()
-    with pytest.raises(Exception):
+    with pytest.raises(RuntimeError, match="closed"):
         await client.search_sandboxes()
 
 
 # --- secrets never leak ----------------------------------------------------------------------
 
 
-async def test_keys_never_appear_in_errors_reprs_or_logs(caplog: pytest.LogCaptureFixture, sleeps: list[float]) -> None:
+async def test_keys_never_appear_in_errors_reprs_or_logs(
+    caplog: pytest.LogCaptureFixture, sleeps: list[float]
+) -> None:
     """Provoke every error class with a key configured; grep everything a user could see."""
     caplog.set_level(logging.DEBUG)
     # bodies that echo the keys back, as a careless server or proxy might
     echo = {"detail": f"bad key {SENTINEL} / {SESSION_SENTINEL}"}
     validation = {
         "detail": [
-            {"type": "x", "loc": ["query", "session_api_key"], "msg": "bad", "input": SESSION_SENTINEL},
-            {"type": "y", "loc": ["header", "authorization"], "msg": f"Bearer {SENTINEL}", "input": {"api_key": SENTINEL}},
+            {
+                "type": "x",
+                "loc": ["query", "session_api_key"],
+                "msg": "bad",
+                "input": SESSION_SENTINEL,
+            },
+            {
+                "type": "y",
+                "loc": ["header", "authorization"],
+                "msg": f"Bearer {SENTINEL}",
+                "input": {"api_key": SENTINEL},
+            },
         ]
     }
     faults: list[Any] = [
@@ -837,7 +944,9 @@ async def test_keys_never_appear_in_errors_reprs_or_logs(caplog: pytest.LogCaptu
         with pytest.raises(PageLoopError) as info:
             [p async for p in client.iter_event_pages("c1", page_id="same")]
         errors.append(info.value)
-    rec = Recorder(ok(task_with("WORKING")), ok([task_with("ERROR", detail=f"failed with {SENTINEL}")]))
+    rec = Recorder(
+        ok(task_with("WORKING")), ok([task_with("ERROR", detail=f"failed with {SENTINEL}")])
+    )
     async with make_client(rec, api_key=SENTINEL) as client:
         with pytest.raises(StartTaskFailed) as info:
             await client.create_conversation(poll_interval=0)
@@ -847,13 +956,28 @@ async def test_keys_never_appear_in_errors_reprs_or_logs(caplog: pytest.LogCaptu
     errors.append(info.value)
 
     kinds = {type(e) for e in errors}
-    assert {BadRequest, AuthError, NotFound, Conflict, ApiValidationError, RateLimited, ServerError,
-            HTTPStatusError, BadResponse, RequestTimeout, ConnectionLost, PageLoopError,
-            StartTaskFailed, InvalidParameter} <= kinds
+    assert {
+        BadRequest,
+        AuthError,
+        NotFound,
+        Conflict,
+        ApiValidationError,
+        RateLimited,
+        ServerError,
+        HTTPStatusError,
+        BadResponse,
+        RequestTimeout,
+        ConnectionLost,
+        PageLoopError,
+        StartTaskFailed,
+        InvalidParameter,
+    } <= kinds
     for err in errors:
         for text in (str(err), repr(err), repr(err.args), repr(err.detail), repr(vars(err))):
             assert SENTINEL not in text, f"{type(err).__name__} leaks the api key: {text}"
-            assert SESSION_SENTINEL not in text, f"{type(err).__name__} leaks the session key: {text}"
+            assert SESSION_SENTINEL not in text, (
+                f"{type(err).__name__} leaks the session key: {text}"
+            )
         validation = getattr(err, "validation", None)
         if validation is not None:
             dumped = validation.model_dump_json()

@@ -79,16 +79,23 @@ def assert_all_typed(items: list[Any], originals: list[Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["events_search_offset0_limit5.json", "events_search_offset5_limit5.json", "shared_events_search_example.json"]
+    "name",
+    [
+        "events_search_offset0_limit5.json",
+        "events_search_offset5_limit5.json",
+        "shared_events_search_example.json",
+    ],
 )
 async def test_app_server_event_pages(name: str) -> None:
     body = read(APP / name)
     async with serving(body) as client:
         v1 = await client.search_events("697ecf519eef41b2bdca3fa62e1da900", limit=5)
         shared = await client.search_shared_events("697ecf519eef41b2bdca3fa62e1da900", limit=5)
-        collected = [e async for e in client.iter_events("697ecf519eef41b2bdca3fa62e1da900", limit=5)] if body.get(
-            "next_page_id"
-        ) is None else None
+        collected = (
+            [e async for e in client.iter_events("697ecf519eef41b2bdca3fa62e1da900", limit=5)]
+            if body.get("next_page_id") is None
+            else None
+        )
     for result in (v1, shared):
         assert_all_typed(result.items, body["items"])
         assert result.next_page_id == body.get("next_page_id")
@@ -116,8 +123,12 @@ async def test_app_conversation_page_and_batch() -> None:
     assert page.next_page_id == page_body["next_page_id"]
     first = page.items[0]
     assert first.id == page_body["items"][0]["id"]
-    assert first.metrics is not None and first.metrics.accumulated_token_usage.prompt_tokens == 183220
-    assert "acp_server" in first.model_extra and "launched_agent_profile" in first.model_extra  # kept
+    assert (
+        first.metrics is not None and first.metrics.accumulated_token_usage.prompt_tokens == 183220
+    )
+    assert (
+        "acp_server" in first.model_extra and "launched_agent_profile" in first.model_extra
+    )  # kept
     assert first.session_api_key not in repr(first)
 
     batch_body = read(APP / "app_conversation_batch_get.json")
@@ -133,7 +144,12 @@ async def test_sandbox_page_and_batch() -> None:
         page = await client.search_sandboxes()
     assert [b.status for b in page.items] == [SandboxStatus.RUNNING, SandboxStatus.PAUSED]
     assert page.next_page_id == "2"
-    assert {u.name for u in page.items[0].exposed_urls} == {"AGENT_SERVER", "VSCODE", "WORKER_1", "WORKER_2"}
+    assert {u.name for u in page.items[0].exposed_urls} == {
+        "AGENT_SERVER",
+        "VSCODE",
+        "WORKER_1",
+        "WORKER_2",
+    }
 
     batch_body = read(APP / "sandbox_batch_get.json")
     async with serving(batch_body) as client:
@@ -146,7 +162,9 @@ async def test_sandbox_spec_page() -> None:
     async with serving(body) as client:
         page = await client.search_sandbox_specs()
         specs = [s async for s in client.iter_sandbox_specs()]
-    assert all(isinstance(s, SandboxSpecInfo) for s in page.items) and len(specs) == len(body["items"])
+    assert all(isinstance(s, SandboxSpecInfo) for s in page.items) and len(specs) == len(
+        body["items"]
+    )
     assert page.items[0].working_dir == "/workspace/project"
     assert page.items[0].command == ["--port", "8000"]
 

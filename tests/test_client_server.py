@@ -11,6 +11,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 import httpx
@@ -62,7 +63,9 @@ def client_for(server: Any, **kwargs: Any) -> OpenHandsClient:
     return OpenHandsClient(server.base_url, **kwargs)
 
 
-def stored_order(store: Store, conversation_id: str, *, viewable_only: bool = False) -> list[dict[str, Any]]:
+def stored_order(
+    store: Store, conversation_id: str, *, viewable_only: bool = False
+) -> list[dict[str, Any]]:
     """The server's event order, worked out independently: (timestamp, log position)."""
     rows = sorted(store.iter_events(conversation_id), key=lambda r: (r.timestamp, r.seq))
     events = [json.loads(r.json) for r in rows]
@@ -119,14 +122,18 @@ async def test_conversations_against_demo(demo_server: Any) -> None:
         assert all(c.sandbox_id == first.sandbox_id for c in by_sandbox.items)
         newest = await client.search_conversations(created_at_gte=first.created_at)
         assert [c.id for c in newest.items] == [first.id]
-        older = await client.count_conversations(created_at_lt=datetime.fromisoformat(first.created_at))
+        older = await client.count_conversations(
+            created_at_lt=datetime.fromisoformat(first.created_at)
+        )
         assert older == total - 1
         # batch get keeps order and answers None for unknown ids
         ids = [c.id for c in page.items[:3]]
         unknown = uuid.uuid4().hex
         got = await client.get_conversations([ids[2], unknown, ids[0]])
         assert [g.id if g else None for g in got] == [ids[2], None, ids[0]]
-        assert (await client.get_conversations([uuid.uuid4().hex for _ in range(99)])) == [None] * 99
+        assert (await client.get_conversations([uuid.uuid4().hex for _ in range(99)])) == [
+            None
+        ] * 99
         with pytest.raises(BadRequest):
             await client.get_conversations(["not-a-uuid"])
         assert await client.get_start_tasks([uuid.uuid4().hex]) == [None]
@@ -145,7 +152,9 @@ async def test_sandboxes_and_specs_against_demo(demo_server: Any) -> None:
 
         specs = await client.search_sandbox_specs()
         assert specs.items and all(isinstance(s, SandboxSpecInfo) for s in specs.items)
-        assert [s.id async for s in client.iter_sandbox_specs(limit=1)] == [s.id for s in specs.items]
+        assert [s.id async for s in client.iter_sandbox_specs(limit=1)] == [
+            s.id for s in specs.items
+        ]
         spec_ids = [s.id for s in specs.items]
         found = await client.get_sandbox_specs([spec_ids[0], "no/such:spec"])
         assert found[0] is not None and found[0].id == spec_ids[0] and found[1] is None
@@ -171,7 +180,9 @@ async def test_events_against_demo(demo_server: Any) -> None:
             viewable = [e["id"] for e in expected if e["kind"] not in NON_VIEWABLE_KINDS]
             shared = [e async for e in client.iter_events(conv.id, shared=True, limit=30)]
             assert [e.id for e in shared] == viewable
-            assert await client.count_shared_events(conv.id) == len(expected)  # count does not filter
+            assert await client.count_shared_events(conv.id) == len(
+                expected
+            )  # count does not filter
 
             # batch get by id, in request order, None for unknown / non-viewable
             some = [expected[0]["id"], "00000000-0000-0000-0000-000000000000", expected[-1]["id"]]
@@ -196,7 +207,8 @@ async def test_agent_routes_against_demo(demo_server: Any) -> None:
         result = await client.validate_profile("default")
         assert isinstance(result, dict) and "valid" in result
         checked = await client.validate_profile(
-            "draft", {"llm": {"model": "anthropic/claude-sonnet-4-5", "api_key": "sk-draft-key-123456"}}
+            "draft",
+            {"llm": {"model": "anthropic/claude-sonnet-4-5", "api_key": "sk-draft-key-123456"}},
         )
         assert checked["valid"] is True
         assert "sk-draft-key-123456" not in json.dumps(checked)
@@ -232,7 +244,10 @@ async def test_paging_10000_events_every_event_once_in_order(big: Any) -> None:
     assert len(expected) == 10_000
     expected_ids = [e["id"] for e in expected]
     async with client_for(server) as client:
-        for sort_order, want in (("TIMESTAMP", expected_ids), ("TIMESTAMP_DESC", expected_ids[::-1])):
+        for sort_order, want in (
+            ("TIMESTAMP", expected_ids),
+            ("TIMESTAMP_DESC", expected_ids[::-1]),
+        ):
             got = [e.id async for e in client.iter_events(cid, sort_order=sort_order)]
             assert len(got) == 10_000 and len(set(got)) == 10_000, sort_order
             assert got == want, sort_order
@@ -244,7 +259,9 @@ async def test_paging_10000_events_every_event_once_in_order(big: Any) -> None:
         assert sum(isinstance(e, RawEvent) for p in pages for e in p.items) == 0
         # the shared view: the same walk minus state updates
         viewable = [e["id"] for e in expected if e["kind"] not in NON_VIEWABLE_KINDS]
-        shared = [e.id async for e in client.iter_events(cid, shared=True, sort_order="TIMESTAMP_DESC")]
+        shared = [
+            e.id async for e in client.iter_events(cid, shared=True, sort_order="TIMESTAMP_DESC")
+        ]
         assert shared == viewable[::-1]
         assert await client.count_events(cid) == 10_000
 
@@ -259,21 +276,33 @@ async def test_filters_combine(big: Any) -> None:
             want = [e["id"] for e in expected if e["kind"] == kind and low <= e["timestamp"] < high]
             assert want, kind
             got = [
-                e async for e in client.iter_events(cid, kind=kind, timestamp_gte=low, timestamp_lt=high)
+                e
+                async for e in client.iter_events(
+                    cid, kind=kind, timestamp_gte=low, timestamp_lt=high
+                )
             ]
             assert [e.id for e in got] == want, kind
             assert {type(e).__name__ for e in got} == {kind}
             desc = [
                 e.id
                 async for e in client.iter_events(
-                    cid, kind=kind, timestamp_gte=datetime.fromisoformat(low),
-                    timestamp_lt=datetime.fromisoformat(high), sort_order="TIMESTAMP_DESC", limit=50,
+                    cid,
+                    kind=kind,
+                    timestamp_gte=datetime.fromisoformat(low),
+                    timestamp_lt=datetime.fromisoformat(high),
+                    sort_order="TIMESTAMP_DESC",
+                    limit=50,
                 )
             ]
             assert desc == want[::-1], kind
-            assert await client.count_events(cid, kind=kind, timestamp_gte=low, timestamp_lt=high) == len(want)
+            assert await client.count_events(
+                cid, kind=kind, timestamp_gte=low, timestamp_lt=high
+            ) == len(want)
         # shared search never returns the non-viewable kind, even when asked for it
-        assert [e async for e in client.iter_events(cid, shared=True, kind="ConversationStateUpdateEvent")] == []
+        assert [
+            e
+            async for e in client.iter_events(cid, shared=True, kind="ConversationStateUpdateEvent")
+        ] == []
         # kinds absent from the log give empty results, not errors
         absent = set(EVENT_KINDS) - {e["kind"] for e in expected}
         for kind in sorted(absent)[:3]:
@@ -307,7 +336,9 @@ async def test_limits_rejected_client_side_and_422_from_server(demo_server: Any)
                 ("/api/shared-events/search", {"conversation_id": conv.id}),
                 (f"/api/v1/conversation/{conv.id}/events/search", {}),
             ):
-                response = await raw.get(path, params={**params, "limit": 101, "timestamp__gte": "not-a-date"})
+                response = await raw.get(
+                    path, params={**params, "limit": 101, "timestamp__gte": "not-a-date"}
+                )
                 assert response.status_code == 422
                 validation = HTTPValidationError.model_validate(response.json())
                 locs = {tuple(item.loc) for item in validation.detail}
@@ -395,12 +426,18 @@ async def test_create_conversation_reaches_ready_with_progress(demo_copy: Any) -
     async with client_for(server) as client:
         request = {
             "title": "Client test conversation",
-            "initial_message": {"role": "user", "content": [{"type": "text", "text": "Say hi"}], "run": True},
+            "initial_message": {
+                "role": "user",
+                "content": [{"type": "text", "text": "Say hi"}],
+                "run": True,
+            },
         }
-        task = await client.create_conversation(request, poll_interval=0.02, timeout=20, on_progress=progress)
+        task = await client.create_conversation(
+            request, poll_interval=0.02, timeout=20, on_progress=progress
+        )
         assert task.status == StartTaskStatus.READY and task.app_conversation_id
         assert seen[0] == "WORKING" and seen[-1] == "READY" and len(seen) >= 3
-        assert all(a != b for a, b in zip(seen, seen[1:])), "on_progress fires on changes only"
+        assert all(a != b for a, b in pairwise(seen)), "on_progress fires on changes only"
         assert len({t.id for t in tasks}) == 1
         (conv,) = await client.get_conversations([task.app_conversation_id])
         assert conv is not None and conv.title == "Client test conversation"
@@ -414,7 +451,9 @@ async def test_create_conversation_reaches_ready_with_progress(demo_copy: Any) -
 
         async def ready() -> AppConversationStartTask | None:
             (current,) = await client.get_start_tasks([started.id])
-            return current if current is not None and current.status == StartTaskStatus.READY else None
+            return (
+                current if current is not None and current.status == StartTaskStatus.READY else None
+            )
 
         done = await wait_until(ready)
         assert done.app_conversation_id and done.request["title"] == "Direct start"
@@ -423,7 +462,9 @@ async def test_create_conversation_reaches_ready_with_progress(demo_copy: Any) -
         broken = [s async for s in client.iter_sandboxes() if s.status == SandboxStatus.ERROR]
         assert broken
         with pytest.raises(StartTaskFailed) as info:
-            await client.create_conversation({"sandbox_id": broken[0].id}, poll_interval=0.02, timeout=20)
+            await client.create_conversation(
+                {"sandbox_id": broken[0].id}, poll_interval=0.02, timeout=20
+            )
         assert info.value.task.status == StartTaskStatus.ERROR and info.value.task.detail
 
 

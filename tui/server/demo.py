@@ -135,7 +135,7 @@ def _hello(b: ConversationBuilder) -> None:
     b.file_replace(path, "print('hello from hello.py')\n", "hello from hello.py", "hello, edited",
                    summary="Edit greeting")
     b.terminal(f"python3 {path}", "hello, edited", summary="Run hello.py again")
-    bad_id, bad_call = b.action("no_such_tool", None, arguments={"x": 1})
+    _bad_id, bad_call = b.action("no_such_tool", None, arguments={"x": 1})
     b.emit("AgentErrorEvent", {
         "tool_name": "no_such_tool",
         "tool_call_id": bad_call,
@@ -399,21 +399,23 @@ _ASYNC_EDITS = [
 _COMMANDS = [
     ("pytest -q tests/test_cli.py", "....................\n20 passed in 1.84s", 0),
     ("pytest -q tests/test_transport.py -x",
-     "..F\n______ test_retry_on_timeout ______\n    assert calls == 3\nE   assert 1 == 3\n"
-     "FAILED tests/test_transport.py::test_retry_on_timeout - assert 1 == 3\n1 failed, 2 passed in 0.92s", 1),
+     ("..F\n______ test_retry_on_timeout ______\n    assert calls == 3\nE   assert 1 == 3\n"
+      "FAILED tests/test_transport.py::test_retry_on_timeout - assert 1 == 3\n"
+      "1 failed, 2 passed in 0.92s"), 1),
     ("ruff check cli/ tests/", "All checks passed!", 0),
     ("git status --short", " M cli/main.py\n M cli/transport.py\n?? tests/test_aio.py", 0),
     ("grep -rn 'requests\\.' cli/ | head -5",
      "cli/transport.py:8:            return requests.get(url, timeout=10).content", 0),
     ("mypy cli/",
-     "cli/main.py:9: error: Argument 1 to \"write\" has incompatible type \"Coroutine[Any, Any, bytes]\"; "
-     "expected \"bytes\"  [arg-type]\nFound 1 error in 1 file (checked 4 source files)", 1),
+     ("cli/main.py:9: error: Argument 1 to \"write\" has incompatible type "
+      "\"Coroutine[Any, Any, bytes]\"; expected \"bytes\"  [arg-type]\n"
+      "Found 1 error in 1 file (checked 4 source files)"), 1),
     ("python -m cli https://example.com | head -c 60",
      "<!doctype html>\n<html>\n<head>\n    <title>Example Domain</title>", 0),
-    ("timeout 5 python -m cli http://10.255.255.1/", "Traceback (most recent call last):\n  ...\n"
-     "TimeoutError: http://10.255.255.1/", 1),
-    ("ls cli tests", "cli:\n__init__.py\n__main__.py\nmain.py\ntransport.py\n\ntests:\n"
-     "test_cli.py\ntest_transport.py", 0),
+    ("timeout 5 python -m cli http://10.255.255.1/",
+     "Traceback (most recent call last):\n  ...\nTimeoutError: http://10.255.255.1/", 1),
+    ("ls cli tests",
+     "cli:\n__init__.py\n__main__.py\nmain.py\ntransport.py\n\ntests:\ntest_cli.py\ntest_transport.py", 0),
 ]
 _THOUGHTS = [
     "httpx.AsyncClient should be created once in main() and passed down, not per request.",

@@ -70,7 +70,9 @@ class Lifecycle:
     def advance(self) -> None:
         """Apply every transition that is due by now."""
         now = self.clock()
-        with self.store.transaction():
+        if not self.store.has_pending(now):
+            return  # the common case: no write transaction at all
+        with self.store.transaction():  # re-read under the lock: concurrent calls serialise
             for sandbox in self.store.due_sandboxes(now):
                 self.store.update_sandbox(
                     sandbox["id"], status=sandbox["due_status"], due_status=None, due_at=None
@@ -82,6 +84,8 @@ class Lifecycle:
         step = self.start_delay / (len(_PHASES) - 1)
         target = len(_PHASES) - 1 if step <= 0 else min(len(_PHASES) - 1, int((now - created) / step))
         current = _PHASES.index(task["status"]) if task["status"] in _PHASES else 0
+        if target <= current:
+            return
         for phase in range(current + 1, target + 1):
             at = created + phase * step
             task["status"] = _PHASES[phase]

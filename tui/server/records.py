@@ -8,10 +8,10 @@ same few time conversions are needed by the store, the lifecycle and the routes.
 from __future__ import annotations
 
 import base64
-import copy
 import binascii
+import copy
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from tui.models import SandboxStatus
@@ -24,12 +24,12 @@ _KEY_FORMAT = "%Y-%m-%dT%H:%M:%S.%f"
 def utc_text(moment: datetime) -> str:
     """``2026-08-20T09:15:03.123456Z``: how the app server writes record times."""
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
     return moment.strftime(_KEY_FORMAT) + "Z"
 
 
 def utc_from_clock(seconds: float) -> str:
-    return utc_text(datetime.fromtimestamp(seconds, timezone.utc))
+    return utc_text(datetime.fromtimestamp(seconds, UTC))
 
 
 def event_time_from_clock(seconds: float) -> str:
@@ -45,7 +45,7 @@ def sort_key(value: str | datetime) -> str:
     """
     moment = datetime.fromisoformat(value) if isinstance(value, str) else value
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
     return moment.strftime(_KEY_FORMAT)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -40,7 +40,7 @@ MAX_IDS = 99  # "<100 else 400 'Maximum is 99'" (facts §2)
 _TOKEN = "cv"
 _TASK_TOKEN = "st"
 
-Content = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
+Content = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 
 
 class StartMessage(BaseModel):
@@ -164,7 +164,9 @@ def search_conversations(
 
 @router.get("/count", summary="Count app conversations")
 def count_conversations(
-    filters: Annotated[ConversationFilters, Depends()], store: Store = Depends(get_store)
+    filters: Annotated[ConversationFilters, Depends()],
+    store: Store = Depends(get_store),
+    _lifecycle: Lifecycle = Depends(advanced_lifecycle),
 ) -> int:
     return store.count_conversations(**filters.kwargs)
 
@@ -181,10 +183,11 @@ def batch_get_conversations(
 
 @router.post("", summary="Start an app conversation")
 def start_conversation(
-    request: Annotated[AppConversationStartRequest, Body()] = AppConversationStartRequest(),
+    request: Annotated[AppConversationStartRequest | None, Body()] = None,
     lifecycle: Lifecycle = Depends(advanced_lifecycle),
 ) -> dict[str, Any]:
-    body = request.model_dump(mode="json")
+    """Every field is optional, and so is the body itself."""
+    body = (request or AppConversationStartRequest()).model_dump(mode="json")
     if body.get("secrets"):
         body["secrets"] = {name: "**********" for name in body["secrets"]}
     return _task_view(lifecycle.start_conversation(body))

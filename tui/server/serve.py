@@ -7,6 +7,7 @@ says loudly that its control API is open to the network.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 from .runner import LOOPBACK, bind_socket, is_loopback, url_for
@@ -31,7 +32,7 @@ def serve_main(
         )
     try:
         store = Store(db or ":memory:")
-    except Exception as exc:  # noqa: BLE001 - a bad path is a user error, not a crash
+    except (sqlite3.Error, OSError) as exc:
         print(f"ohtui serve: cannot open database {db!r}: {exc}", file=sys.stderr)
         return 2
     names: dict[str, str] = {}

@@ -580,6 +580,15 @@ class Store:
         )
         return self._sandbox_dicts(rows)
 
+    def has_pending(self, now: float) -> bool:
+        """Is a sandbox transition due, or a start task unfinished? (cheap pre-check)"""
+        row = self._one(
+            "SELECT EXISTS (SELECT 1 FROM sandboxes WHERE due_at IS NOT NULL AND due_at <= ?)"
+            " OR EXISTS (SELECT 1 FROM start_tasks WHERE status NOT IN ('READY', 'ERROR'))",
+            (now,),
+        )
+        return bool(row and row[0])
+
     def next_sandbox_port(self) -> int:
         row = self._one("SELECT max(port) FROM sandboxes")
         return (row[0] + 10) if row and row[0] else 34010
