@@ -22,6 +22,8 @@ from .errors import (
 from .http import MAX_RETRY_AFTER, RETRY_STATUSES
 
 __all__ = [
+    "MAX_RETRY_AFTER",
+    "RETRY_STATUSES",
     "ApiValidationError",
     "AuthError",
     "BadRequest",
@@ -30,12 +32,10 @@ __all__ = [
     "ConnectionLost",
     "HTTPStatusError",
     "InvalidParameter",
-    "MAX_RETRY_AFTER",
     "NotFound",
     "OpenHandsClient",
     "OpenHandsError",
     "PageLoopError",
-    "RETRY_STATUSES",
     "RateLimited",
     "RequestTimeout",
     "ServerError",

@@ -12,7 +12,7 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -86,7 +86,9 @@ class OpenHandsClient:
         """The server address (credentials in it, if any, masked)."""
         return self._http.display_url
 
-    def set_credentials(self, *, api_key: str | None = None, session_api_key: str | None = None) -> None:
+    def set_credentials(
+        self, *, api_key: str | None = None, session_api_key: str | None = None
+    ) -> None:
         """Replace both keys (None clears one), e.g. after the user re-enters them."""
         from .http import KeyAuth
 
@@ -97,10 +99,10 @@ class OpenHandsClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def __aenter__(self) -> "OpenHandsClient":
+    async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(self, *exc_info: Any) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     def __repr__(self) -> str:
@@ -145,7 +147,7 @@ class OpenHandsClient:
             value = data.get("success", True)
             if isinstance(value, bool):
                 return value
-        raise self._bad(method, path, "expected {\"success\": true|false}")
+        raise self._bad(method, path, 'expected {"success": true|false}')
 
     # --- events --------------------------------------------------------------------------------
 
@@ -250,7 +252,9 @@ class OpenHandsClient:
         query = {"conversation_id": cid, **self._event_filters(kind, timestamp_gte, timestamp_lt)}
         return self._count(await self._get(path, query), "GET", path)
 
-    async def _events_by_id(self, path: str, query: dict[str, Any], count: int) -> list[AnyEvent | None]:
+    async def _events_by_id(
+        self, path: str, query: dict[str, Any], count: int
+    ) -> list[AnyEvent | None]:
         data = await self._get(path, query)
         if not isinstance(data, list):
             raise self._bad("GET", path, f"expected a JSON array, got {type(data).__name__}")
@@ -267,7 +271,9 @@ class OpenHandsClient:
         path = f"/api/v1/conversation/{segment(cid)}/events"
         return await self._events_by_id(path, {"id": wanted}, len(wanted))
 
-    async def get_shared_events(self, conversation_id: str, ids: Sequence[str]) -> list[AnyEvent | None]:
+    async def get_shared_events(
+        self, conversation_id: str, ids: Sequence[str]
+    ) -> list[AnyEvent | None]:
         """Shared events by id; None for missing or non-viewable ones."""
         cid = P.check_id(conversation_id, "conversation_id")
         wanted = P.check_ids(ids, "event ids")
@@ -434,8 +440,15 @@ class OpenHandsClient:
     ) -> AppConversationPage:
         """One page of app conversations, newest first (the server's fixed order)."""
         query = self._conversation_query(
-            title_contains, created_at_gte, created_at_lt, updated_at_gte, updated_at_lt,
-            sandbox_id, include_sub_conversations, page_id, limit,
+            title_contains,
+            created_at_gte,
+            created_at_lt,
+            updated_at_gte,
+            updated_at_lt,
+            sandbox_id,
+            include_sub_conversations,
+            page_id,
+            limit,
         )
         path = "/api/v1/app-conversations/search"
         return self._model(AppConversationPage, await self._get(path, query), "GET", path)
@@ -462,7 +475,9 @@ class OpenHandsClient:
         if not wanted:
             return []
         path = "/api/v1/app-conversations"
-        return self._batch(AppConversation, await self._get(path, {"ids": wanted}), len(wanted), "GET", path)
+        return self._batch(
+            AppConversation, await self._get(path, {"ids": wanted}), len(wanted), "GET", path
+        )
 
     def iter_conversations(
         self,
@@ -478,8 +493,15 @@ class OpenHandsClient:
         limit: int = 100,
     ) -> AsyncIterator[AppConversation]:
         query = self._conversation_query(
-            title_contains, created_at_gte, created_at_lt, updated_at_gte, updated_at_lt,
-            sandbox_id, include_sub_conversations, page_id, limit,
+            title_contains,
+            created_at_gte,
+            created_at_lt,
+            updated_at_gte,
+            updated_at_lt,
+            sandbox_id,
+            include_sub_conversations,
+            page_id,
+            limit,
         )
         return self._iter_items("/api/v1/app-conversations/search", query, AppConversationPage)
 
@@ -576,20 +598,28 @@ class OpenHandsClient:
             query["page_id"] = page
         return query
 
-    async def search_sandboxes(self, *, page_id: str | None = None, limit: int = 100) -> SandboxPage:
+    async def search_sandboxes(
+        self, *, page_id: str | None = None, limit: int = 100
+    ) -> SandboxPage:
         path = "/api/v1/sandboxes/search"
         query = self._page_query(page_id, limit)
         return self._model(SandboxPage, await self._get(path, query), "GET", path)
 
-    def iter_sandboxes(self, *, page_id: str | None = None, limit: int = 100) -> AsyncIterator[SandboxInfo]:
-        return self._iter_items("/api/v1/sandboxes/search", self._page_query(page_id, limit), SandboxPage)
+    def iter_sandboxes(
+        self, *, page_id: str | None = None, limit: int = 100
+    ) -> AsyncIterator[SandboxInfo]:
+        return self._iter_items(
+            "/api/v1/sandboxes/search", self._page_query(page_id, limit), SandboxPage
+        )
 
     async def get_sandboxes(self, ids: Sequence[str]) -> list[SandboxInfo | None]:
         wanted = P.check_ids(ids, "sandbox ids")
         if not wanted:
             return []
         path = "/api/v1/sandboxes"
-        return self._batch(SandboxInfo, await self._get(path, {"id": wanted}), len(wanted), "GET", path)
+        return self._batch(
+            SandboxInfo, await self._get(path, {"id": wanted}), len(wanted), "GET", path
+        )
 
     async def start_sandbox(self, spec_id: str | None = None) -> SandboxInfo:
         """Start a sandbox from a spec (the server's default spec when None)."""
@@ -611,15 +641,23 @@ class OpenHandsClient:
         return self._success(await self._http.request("POST", path, idempotent=True), "POST", path)
 
     async def delete_sandbox(self, sandbox_id: str) -> bool:
-        """DELETE with the id both in the path and as ``?sandbox_id=``: servers read one or the other."""
+        """DELETE with the id both in the path and as ``?sandbox_id=``: servers read one or the other.
+
+        Not repeated after a timeout: had the first attempt landed, the repeat would answer
+        404 and report a failure for a delete that happened.
+        """
         sid = P.check_id(sandbox_id, "sandbox_id")
         path = f"/api/v1/sandboxes/{segment(sid)}"
-        data = await self._http.request("DELETE", path, params={"sandbox_id": sid}, idempotent=True)
+        data = await self._http.request(
+            "DELETE", path, params={"sandbox_id": sid}, idempotent=False
+        )
         return self._success(data, "DELETE", path)
 
     # --- sandbox specs -------------------------------------------------------------------------
 
-    async def search_sandbox_specs(self, *, page_id: str | None = None, limit: int = 100) -> SandboxSpecPage:
+    async def search_sandbox_specs(
+        self, *, page_id: str | None = None, limit: int = 100
+    ) -> SandboxSpecPage:
         path = "/api/v1/sandbox-specs/search"
         query = self._page_query(page_id, limit)
         return self._model(SandboxSpecPage, await self._get(path, query), "GET", path)
@@ -627,18 +665,24 @@ class OpenHandsClient:
     def iter_sandbox_specs(
         self, *, page_id: str | None = None, limit: int = 100
     ) -> AsyncIterator[SandboxSpecInfo]:
-        return self._iter_items("/api/v1/sandbox-specs/search", self._page_query(page_id, limit), SandboxSpecPage)
+        return self._iter_items(
+            "/api/v1/sandbox-specs/search", self._page_query(page_id, limit), SandboxSpecPage
+        )
 
     async def get_sandbox_specs(self, ids: Sequence[str]) -> list[SandboxSpecInfo | None]:
         wanted = P.check_ids(ids, "sandbox spec ids")
         if not wanted:
             return []
         path = "/api/v1/sandbox-specs"
-        return self._batch(SandboxSpecInfo, await self._get(path, {"id": wanted}), len(wanted), "GET", path)
+        return self._batch(
+            SandboxSpecInfo, await self._get(path, {"id": wanted}), len(wanted), "GET", path
+        )
 
     # --- agent-server routes -------------------------------------------------------------------
 
-    async def validate_profile(self, name: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def validate_profile(
+        self, name: str, body: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Pre-flight check of a named LLM profile (``{"llm": {...}}`` body on the real server)."""
         profile = P.check_id(name, "name")
         if body is not None and not isinstance(body, dict):
@@ -668,7 +712,9 @@ class OpenHandsClient:
 
     # --- paging of control records -------------------------------------------------------------
 
-    def _iter_items(self, path: str, query: dict[str, Any], page_cls: type[Any]) -> AsyncIterator[Any]:
+    def _iter_items(
+        self, path: str, query: dict[str, Any], page_cls: type[Any]
+    ) -> AsyncIterator[Any]:
         async def fetch(page: str | None) -> tuple[Any, str | None]:
             q = dict(query)
             q.pop("page_id", None)

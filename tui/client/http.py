@@ -6,16 +6,18 @@ detail that goes into an exception or a log line passes through :meth:`HttpCore.
 
 Retry policy (why): the agent server answers some failures with a 500 and then drops the
 keep-alive connection, and proxies in front of both servers answer 502/503/504 while a
-sandbox starts; repeating an idempotent read is always safe. A POST that may have reached
-the server is not repeated (creating twice is worse than failing once), except where the
-caller marks it idempotent (pause/resume). 429 means "not processed", so any method is
-repeated after ``Retry-After``.
+sandbox starts; repeating an idempotent read is always safe. So GETs are repeated on
+timeouts, connection errors and 500/502/503/504. A POST or DELETE that may have reached the
+server is not repeated (starting twice is worse than failing once), except where the caller
+marks it idempotent (pause/resume); but any method is repeated when the connection could
+not be made at all (nothing was sent), and after a 429 (``Retry-After`` honoured, capped).
 """
 
 from __future__ import annotations
 
 import json as jsonlib
 import logging
+import math
 import random
 import time
 from asyncio import sleep as _sleep
@@ -73,7 +75,9 @@ class KeyAuth(httpx.Auth):
         return [s for s in (self.api_key, self.session_api_key) if s]
 
     def describe(self) -> str:
-        names = [n for n, v in (("bearer", self.api_key), ("session-key", self.session_api_key)) if v]
+        names = [
+            n for n, v in (("bearer", self.api_key), ("session-key", self.session_api_key)) if v
+        ]
         return "+".join(names) or "none"
 
     def __repr__(self) -> str:
@@ -106,7 +110,7 @@ def parse_retry_after(value: str | None) -> float | None:
         if when is None:
             return None
         seconds = when.timestamp() - time.time()
-    if seconds != seconds:  # NaN
+    if not math.isfinite(seconds):
         return None
     return max(0.0, seconds)
 
@@ -152,7 +156,9 @@ class HttpCore:
         self.backoff = float(backoff)
         url = httpx.URL(base_url)
         if url.scheme not in ("http", "https") or not url.host:
-            raise InvalidParameter(f"base_url must be an http(s) URL, got {mask_url(_no_userinfo(url))!r}")
+            raise InvalidParameter(
+                f"base_url must be an http(s) URL, got {mask_url(_no_userinfo(url))!r}"
+            )
         self.base_url = str(url).rstrip("/")
         self.display_url = mask_url(_no_userinfo(url)).rstrip("/")
         self.client = httpx.AsyncClient(
@@ -203,7 +209,7 @@ class HttpCore:
     ) -> Any:
         """Send, retrying per the policy above; return the decoded JSON body (None if empty)."""
         if idempotent is None:
-            idempotent = method in ("GET", "HEAD", "OPTIONS", "PUT", "DELETE")
+            idempotent = method in ("GET", "HEAD", "OPTIONS")
         request = self.client.build_request(method, path, params=params, json=json)
         url = self.redact_url(request.url)
         attempt = 0
@@ -215,7 +221,9 @@ class HttpCore:
                 response = await self.client.send(request)
             except httpx.TimeoutException as exc:
                 error = RequestTimeout(
-                    f"{method} {url}: no answer in time ({type(exc).__name__})", method=method, url=url
+                    f"{method} {url}: no answer in time ({type(exc).__name__})",
+                    method=method,
+                    url=url,
                 )
                 # A connect/pool timeout means the request never left: safe to repeat.
                 retry = idempotent or isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout))
@@ -236,11 +244,15 @@ class HttpCore:
                 retry = idempotent
             except httpx.DecodingError as exc:
                 raise BadResponse(
-                    f"{method} {url}: undecodable response body ({type(exc).__name__})", method=method, url=url
+                    f"{method} {url}: undecodable response body ({type(exc).__name__})",
+                    method=method,
+                    url=url,
                 ) from None
             except httpx.HTTPError as exc:
                 raise OpenHandsError(
-                    f"{method} {url}: {type(exc).__name__}: {self.redact_text(str(exc))}", method=method, url=url
+                    f"{method} {url}: {type(exc).__name__}: {self.redact_text(str(exc))}",
+                    method=method,
+                    url=url,
                 ) from None
             else:
                 elapsed = (time.monotonic() - started) * 1000
@@ -259,14 +271,21 @@ class HttpCore:
                     retry = idempotent and response.status_code in RETRY_STATUSES
             if not retry or attempt >= self.max_retries:
                 if attempt:
-                    log.warning("%s %s failed after %d attempt(s): %s", method, url, attempt + 1, error)
+                    log.warning(
+                        "%s %s failed after %d attempt(s): %s", method, url, attempt + 1, error
+                    )
                 raise error
             if delay is None:
                 delay = self._delay(attempt)
             attempt += 1
             log.info(
                 "retrying %s %s in %.2fs (attempt %d of %d): %s",
-                method, url, delay, attempt + 1, self.max_retries + 1, error,
+                method,
+                url,
+                delay,
+                attempt + 1,
+                self.max_retries + 1,
+                error,
             )
             await _sleep(delay)
 

@@ -30,7 +30,9 @@ def _show(value: Any) -> str:
 
 def check_limit(limit: Any, name: str = "limit") -> int:
     if isinstance(limit, bool) or not isinstance(limit, int):
-        raise InvalidParameter(f"{name} must be an integer from 1 to {MAX_LIMIT}, got {_show(limit)}")
+        raise InvalidParameter(
+            f"{name} must be an integer from 1 to {MAX_LIMIT}, got {_show(limit)}"
+        )
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidParameter(f"{name} must be from 1 to {MAX_LIMIT}, got {limit}")
     return limit
@@ -77,7 +79,9 @@ def check_timestamp(value: Any, name: str) -> str | None:
                 pass
             else:
                 return text
-    raise InvalidParameter(f"{name} must be a datetime or an ISO 8601 date-time string, got {_show(value)}")
+    raise InvalidParameter(
+        f"{name} must be a datetime or an ISO 8601 date-time string, got {_show(value)}"
+    )
 
 
 def check_id(value: Any, name: str) -> str:
