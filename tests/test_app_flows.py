@@ -83,6 +83,7 @@ async def test_end_on_a_large_conversation_loads_from_the_tail(make_server):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, cid)
         # stop the background index so the tail walk is what fills the end
+        await wait_for(lambda: any(w.group == "index" for w in app.workers), pilot=pilot)
         app.workers.cancel_group(screen, "index")
         screen.query_one(EventList).focus()
         await pilot.press("end")

@@ -55,7 +55,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         Binding("up,k", "cursor_up", "Up", show=False, id="list.up"),
         Binding("down,j", "cursor_down", "Down", show=False, id="list.down"),
         Binding("pageup,ctrl+b", "page_up", "Page up", show=False, id="list.page-up"),
-        Binding("pagedown,ctrl+f,space", "page_down", "Page down", show=False, id="list.page-down"),
+        Binding("pagedown,ctrl+f", "page_down", "Page down", show=False, id="list.page-down"),
         Binding("home,g", "first", "First", show=False, id="list.first"),
         Binding("end,G", "last", "Last", show=False, id="list.last"),
         Binding("enter", "select", "Details", id="list.select"),
@@ -164,6 +164,18 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
     @property
     def current(self) -> EventRow | None:
         return self._source.row(self.cursor)
+
+    @property
+    def at_end(self) -> bool:
+        """The cursor is on the last row (or there are none): live rows are followed."""
+        return self.cursor >= len(self._source) - 1
+
+    def rows_appended(self, count: int, *, follow: bool) -> None:
+        """Live rows were added at the end; keep following the tail if asked to."""
+        self.rows_changed()
+        if follow and count:
+            self.cursor = len(self._source) - 1
+            self.scroll_end(animate=False, immediate=True)
 
     # --- rendering -----------------------------------------------------------------------
 
