@@ -35,11 +35,12 @@ async def _open(pilot, name_or_id: str, *, select: str | None = None) -> Convers
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
     await wait_for(lambda: screen.feed.base.complete and screen.feed.tree is not None, pilot=pilot)
+    target = 0
     if select is not None:
         target = next(i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith(select))
         screen.query_one(EventList).cursor = target
-        detail = screen.query_one(EventDetail)
-        await wait_for(lambda: detail._event is not None and detail._event.id == screen.window.row(target).id, pilot=pilot)
+    detail = screen.query_one(EventDetail)  # the detail must show the cursor's event, not a stale one
+    await wait_for(lambda: detail._event is not None and detail._event.id == screen.window.row(target).id, pilot=pilot)
     await pilot.pause(0.2)
     return screen
 
