@@ -29,7 +29,7 @@ class OhtuiApp(App):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark,f1", "toggle_help", "Help", id="app.help"),
-        Binding("colon", "command_palette", "Commands", show=False, id="app.palette"),
+        Binding("ctrl+p,colon", "command_palette", "Commands", show=False, priority=True, id="app.palette"),
         Binding("1", "show_conversations", "Conversations", id="app.conversations"),
         Binding("2", "show_sandboxes", "Sandboxes", id="app.sandboxes"),
     ]

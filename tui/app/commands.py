@@ -23,7 +23,7 @@ class OhtuiCommands(Provider):
         for name in sorted(app.available_themes):
             if name.startswith("ohtui") or name in ("textual-dark", "textual-light"):
                 out.append((f"Theme: {name}", partial(app.set_theme, name), "Switch the colour theme"))
-        screen = app.screen
+        screen = self.screen  # the screen the palette was opened from
         from .screens.conversation import ConversationScreen
 
         if isinstance(screen, ConversationScreen):

@@ -30,10 +30,10 @@ class ConversationsScreen(Screen):
         Binding("n", "new", "New conversation", id="conversations.new"),
         Binding("ctrl+r", "refresh", "Refresh", id="conversations.refresh"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="conversations.clear"),
-        Binding("j", "cursor_down", show=False, id="conversations.down"),
-        Binding("k", "cursor_up", show=False, id="conversations.up"),
-        Binding("g", "first", show=False, id="conversations.first"),
-        Binding("G", "last", show=False, id="conversations.last"),
+        Binding("j", "cursor_down", "Down", show=False, id="conversations.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="conversations.up"),
+        Binding("g", "first", "First", show=False, id="conversations.first"),
+        Binding("G", "last", "Last", show=False, id="conversations.last"),
     ]
     DEFAULT_CSS = """
     ConversationsScreen #conv-filter-row { height: auto; display: none; }

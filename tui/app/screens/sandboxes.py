@@ -69,8 +69,8 @@ class SandboxesScreen(Screen):
         Binding("d", "delete", "Delete", id="sandboxes.delete"),
         Binding("ctrl+r", "refresh", "Refresh", id="sandboxes.refresh"),
         Binding("escape", "app.show_conversations", "Conversations", id="sandboxes.back"),
-        Binding("j", "cursor_down", show=False, id="sandboxes.down"),
-        Binding("k", "cursor_up", show=False, id="sandboxes.up"),
+        Binding("j", "cursor_down", "Down", show=False, id="sandboxes.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="sandboxes.up"),
     ]
     DEFAULT_CSS = """
     SandboxesScreen DataTable { height: 1fr; }

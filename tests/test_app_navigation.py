@@ -1,0 +1,149 @@
+"""Start-up modes, the palette, new conversations and lazy paging of the conversations table."""
+
+from __future__ import annotations
+
+from tests.app_helpers import SIZE, RecordingTransport, make_app, screen_text, wait_for
+from textual.command import CommandPalette
+
+from tui.app.screens.conversation import ConversationScreen
+from tui.app.screens.conversations import ConversationsScreen
+from tui.app.screens.new_conversation import NewConversationScreen
+from tui.app.screens.sandboxes import SandboxesScreen
+from tui.app.widgets.event_list import EventList
+from tui.server import Store, load_demo
+from tui.server.demo import generate_conversation
+
+IDS = load_demo(Store())
+
+
+async def test_conversation_flag_opens_it_directly(demo_server):
+    app = make_app(demo_server.base_url, conversation_id=IDS["hello"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        await wait_for(lambda: app.screen.window.row(0) is not None, pilot=pilot)
+        await pilot.press("escape")  # back lands on the conversations list
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+
+
+async def test_shared_mode_uses_the_public_search_only(demo_server):
+    transport = RecordingTransport()
+    app = make_app(demo_server.base_url, transport=transport, conversation_id=IDS["hello"], shared=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: screen.feed.base.complete, pilot=pilot)
+        paths = {r.url.path for r in transport.requests}
+        assert paths == {"/api/shared-events/search"}  # nothing that needs credentials
+        assert all(screen.window.row(i).kind != "ConversationStateUpdateEvent" for i in range(len(screen.window)))
+        await pilot.pause(0.1)
+        assert "shared link (read-only)" in screen_text(app)
+
+
+async def test_palette_switches_screens_and_opens_by_id(demo_server):
+    app = make_app(demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(lambda: isinstance(app.screen, CommandPalette), pilot=pilot)
+        await pilot.press(*"go to sandboxes")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await pilot.press("colon")
+        await wait_for(lambda: isinstance(app.screen, CommandPalette), pilot=pilot)
+        await pilot.press(*IDS["payments"])
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        assert app.screen.conversation_id == IDS["payments"]
+
+
+async def test_palette_filter_by_kind(demo_server):
+    app = make_app(demo_server.base_url, conversation_id=IDS["hello"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: screen.window.row(0) is not None, pilot=pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(lambda: isinstance(app.screen, CommandPalette), pilot=pilot)
+        await pilot.press(*"filter: ObservationEvent")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(lambda: screen.window.query.kind == "ObservationEvent" and screen.window.row(0) is not None, pilot=pilot)
+        assert {screen.window.row(i).kind for i in range(len(screen.window))} == {"ObservationEvent"}
+
+
+async def test_new_conversation_shows_progress_then_opens(make_server):
+    store = Store()
+    load_demo(store)
+    server = make_server(store, start_delay=0.3)
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await pilot.press("n")
+        await wait_for(lambda: isinstance(app.screen, NewConversationScreen), pilot=pilot)
+        await pilot.press(*"Try ohtui", "enter", *"say hi", "enter")
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), timeout=15, pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: screen._conversation is not None, pilot=pilot)
+        assert screen._conversation.title == "Try ohtui"
+        await wait_for(lambda: len(screen.window) >= 1 and screen.window.row(len(screen.window) - 1) is not None, pilot=pilot)
+        summaries = [screen.window.row(i).summary for i in range(len(screen.window))]
+        assert any("say hi" in s for s in summaries)
+
+
+async def test_readonly_refuses_new_conversation(make_server):
+    store = Store()
+    load_demo(store)
+    server = make_server(store)
+    app = make_app(server.base_url, readonly=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        before = len(store.conversation_ids())
+        await pilot.press("n")
+        await wait_for(lambda: isinstance(app.screen, NewConversationScreen), pilot=pilot)
+        await pilot.press(*"x", "enter", "enter")
+        await pilot.pause(0.3)
+        assert len(store.conversation_ids()) == before
+
+
+async def test_conversations_table_pages_lazily(make_server):
+    store = Store()
+    for n in range(120):
+        generate_conversation(store, 1, seed=n, title=f"generated {n:03d}")
+    server = make_server(store)
+    transport = RecordingTransport()
+    app = make_app(server.base_url, transport=transport)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        table = app.screen.query_one("DataTable")
+        await wait_for(lambda: table.row_count == 50, pilot=pilot)
+        await pilot.press("G")
+        await wait_for(lambda: table.row_count == 100, pilot=pilot)
+        await pilot.press("G")
+        await wait_for(lambda: table.row_count == 120, pilot=pilot)
+        searches = transport.queries("/app-conversations/search")
+        assert [("page_id" in q) for q in searches[-3:]] == [False, True, True]
+        keys = [key.value for key in table.rows]
+        assert len(keys) == len(set(keys)) == 120
+
+
+async def test_event_list_keys(demo_server):
+    app = make_app(demo_server.base_url, conversation_id=IDS["long"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: screen.window.row(0) is not None, pilot=pilot)
+        event_list = screen.query_one(EventList)
+        await pilot.press("j", "j", "down")
+        assert event_list.cursor == 3
+        await pilot.press("k")
+        assert event_list.cursor == 2
+        await pilot.press("pagedown")
+        assert event_list.cursor == 2 + event_list.size.height - 1
+        await pilot.press("G")
+        assert event_list.cursor == len(screen.window) - 1
+        await pilot.press("g")
+        assert event_list.cursor == 0
+        await pilot.press("tab")
+        assert app.focused is screen.query_one("#event-detail")
