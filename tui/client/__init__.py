@@ -1,5 +1,6 @@
 """Typed async HTTP client of the OpenHands-style service (no Textual imports here)."""
 
+from .agent import AgentEndpoint, AgentServerClient, agent_endpoint, endpoint_from_url
 from .api import OpenHandsClient, segment
 from .errors import (
     ApiValidationError,
@@ -20,16 +21,22 @@ from .errors import (
     StartTaskTimeout,
 )
 from .http import MAX_RETRY_AFTER, RETRY_STATUSES
+from .stream import EventDeduper, EventStream, StreamEvent, StreamItem, StreamStatus, is_transient
+from .stream_state import StreamState
 
 __all__ = [
     "MAX_RETRY_AFTER",
     "RETRY_STATUSES",
+    "AgentEndpoint",
+    "AgentServerClient",
     "ApiValidationError",
     "AuthError",
     "BadRequest",
     "BadResponse",
     "Conflict",
     "ConnectionLost",
+    "EventDeduper",
+    "EventStream",
     "HTTPStatusError",
     "InvalidParameter",
     "NotFound",
@@ -41,5 +48,12 @@ __all__ = [
     "ServerError",
     "StartTaskFailed",
     "StartTaskTimeout",
+    "StreamEvent",
+    "StreamItem",
+    "StreamState",
+    "StreamStatus",
+    "agent_endpoint",
+    "endpoint_from_url",
+    "is_transient",
     "segment",
 ]
