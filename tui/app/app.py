@@ -7,6 +7,7 @@ results to the screens; nothing here builds URLs or touches JSON.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -45,6 +46,7 @@ class OhtuiApp(App):
         readonly: bool = False,
         clock: Callable[[], datetime] | None = None,
         on_exit: Callable[[], Any] | None = None,
+        keymap: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__()
         self.client = client
@@ -59,8 +61,20 @@ class OhtuiApp(App):
         self.theme = theme or DEFAULT_THEME
         if self.shared or readonly:
             self.sub_title = "read-only" if readonly else "shared conversation"
+        # User keymap (config [keymap]): binding id -> "key,key", as in Posting/Harlequin.
+        self.user_keymap = dict(keymap or {})
+        if self.user_keymap:
+            self.set_keymap(self.user_keymap)
 
     def on_mount(self) -> None:
+        unknown = sorted(set(self.user_keymap) - binding_ids())
+        if unknown:
+            self.notify(
+                "Unknown binding id(s) in [keymap]: " + ", ".join(unknown),
+                title="Keymap",
+                severity="warning",
+                markup=False,
+            )
         self.connect()
 
     @work(exclusive=True, group="connect")
@@ -122,3 +136,25 @@ class OhtuiApp(App):
 
     def set_theme(self, name: str) -> None:
         self.theme = name
+
+
+def binding_ids() -> set[str]:
+    """Every binding id the app's screens and widgets declare (what ``[keymap]`` can target)."""
+    import importlib
+    import pkgutil
+
+    from textual.dom import DOMNode
+
+    from . import screens, widgets
+
+    for package in (screens, widgets):  # some screens are imported only when first shown
+        for module in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+            importlib.import_module(module.name)
+    ids: set[str] = set()
+    stack: list[type] = [DOMNode]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if cls.__module__.startswith("tui."):
+            ids.update(b.id for b in cls.__dict__.get("BINDINGS", ()) if isinstance(b, Binding) and b.id)
+    return ids

@@ -154,10 +154,30 @@ class EventFeed:
         rows = self.base.head
         return PathWindow([rows[p] for p in self.tree.branch_path(position)], label)
 
-    def add_live(self, events: list[Any]) -> list[EventRow]:
-        rows = [self._remember(e) for e in events]
+    def add_live(self, events: list[Any], windows: list[PagedWindow] = ()) -> int:
+        """Fold live events into the base window (and other open windows of the same
+        query); known ids are replaced in place. Returns how many rows were new."""
+        fresh: list[EventRow] = []
+        replaced = False
+        for event in events:
+            row = self._remember(event)
+            if row.id is not None and row.id in self.base.ids:
+                replaced |= self.base.replace(row)
+            else:
+                fresh.append(row)
         before = len(self.base.head)
-        self.base.append_live(rows)
+        added = self.base.append_live(fresh)
         if self.base.complete:
             self._index_pairs(before)
-        return rows
+        for window in windows:
+            if window is not self.base and window.query.is_plain:
+                window.append_live(fresh)
+        if replaced:
+            self._tree_size = -1  # a parent changed: the tree must be rebuilt
+        return added
+
+    @property
+    def newest_timestamp(self) -> str | None:
+        """The newest timestamp loaded (string order, as the service compares them)."""
+        rows = self.base.head[-1:] if self.base.complete else self.base.tail[:1]
+        return rows[0].timestamp if rows and rows[0].timestamp else None

@@ -178,11 +178,14 @@ def _flag(event: Any) -> str:
 
 
 def make_row(event: Any) -> EventRow:
-    kind = event.kind if isinstance(event.kind, str) else "?"
+    # kind, source and timestamp are drawn as they are: a RawEvent can carry any string there
+    # (escapes, tabs, 1 MB), so they are cleaned to one short line like the summary. Ids stay
+    # exact: they are lookup keys, never drawn in a row.
+    kind = one_line(event.kind, 80) if isinstance(event.kind, str) else "?"
     return EventRow(
         id=event.id,
-        timestamp=event.timestamp or "",
-        source=event.source or "?",
+        timestamp=one_line(event.timestamp or "", 80),
+        source=one_line(event.source or "", 40) or "?",
         kind=kind,
         summary=summarize(event),
         parent_id=event.parent_id,

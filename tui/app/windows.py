@@ -124,6 +124,24 @@ class PagedWindow:
             self.total = len(self.head)
             self.head_page = self.tail_page = None
 
+    def replace(self, row: EventRow) -> bool:
+        """Swap in a newer copy of a known row (e.g. one that gained its ``parent_id``).
+
+        Replacements concern recent events, so the search starts at the newest end."""
+        if self.query.descending:
+            places = ((self.head, range(len(self.head))),)
+        else:
+            places = (
+                (self.tail, range(len(self.tail))),
+                (self.head, range(len(self.head) - 1, -1, -1)),
+            )
+        for rows, order in places:
+            for i in order:
+                if rows[i].id == row.id:
+                    rows[i] = row
+                    return True
+        return False
+
     def append_live(self, rows: list[EventRow]) -> int:
         """Rows that arrived live (newest); returns how many were new."""
         fresh = [r for r in rows if r.id is None or r.id not in self.ids]

@@ -126,6 +126,12 @@ class StreamState:
     def __len__(self) -> int:
         return len(self.events)
 
+    def take_events(self) -> list[AnyEvent]:
+        """Hand over the events folded so far and forget them (bounded memory for consumers
+        that keep their own copy); status, stats and streaming text stay."""
+        events, self.events, self._index = self.events, [], {}
+        return events
+
     # --- folding -------------------------------------------------------------------------------
 
     def extend(self, items: Iterable[StreamEvent | StreamStatus | AnyEvent]) -> set[Aspect]:

@@ -11,9 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
 
 from ..feed import EventFeed
+from ..live import LiveSession, can_follow, live_mark, streaming_text
 from ..format import conversation_cost, money, status_text, title_of, tokens
 from ..rows import EventRow
 from ..safe_text import clean
@@ -37,6 +38,9 @@ class ConversationScreen(Screen):
         Binding("o", "toggle_sort", "Sort order", id="conversation.sort"),
         Binding("slash", "focus_filter", "Filter", id="conversation.filter"),
         Binding("a", "show_all", "All events", id="conversation.all"),
+        Binding("space", "toggle_run", "Pause/run agent", id="conversation.run"),
+        Binding("m", "message", "Message agent", id="conversation.message"),
+        Binding("X", "interrupt", "Interrupt", id="conversation.interrupt"),
         Binding("t", "focus('event-tree')", "Tree", show=False, id="conversation.focus-tree"),
         Binding("l", "focus('event-list')", "List", show=False, id="conversation.focus-list"),
         Binding("d", "focus('event-detail')", "Detail", show=False, id="conversation.focus-detail"),
@@ -50,15 +54,21 @@ class ConversationScreen(Screen):
         self.query_window: PagedWindow = self.feed.base
         self._title = title
         self._conversation: Any = None
+        self.live: LiveSession | None = None
+        self._new_below = 0
+        self._tree_dirty = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="conv-header")
         yield FilterBar(id="filter-bar")
+        yield Static(id="error-banner")
         with Horizontal(id="conv-body"):
             yield EventTreeView(id="event-tree")
             with Vertical(id="conv-right"):
                 yield EventList(id="event-list")
+                yield Static(id="stream-preview")
                 yield EventDetail(id="event-detail")
+        yield Input(placeholder="message to the agent (enter sends, esc cancels)", id="message-line")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -70,6 +80,11 @@ class ConversationScreen(Screen):
         self._render_header()
         event_list.focus()
         self.load()
+        self.set_interval(TREE_REFRESH_S, self._refresh_tree)
+
+    async def on_unmount(self) -> None:
+        if self.live is not None:
+            await self.live.aclose()
 
     # --- header --------------------------------------------------------------------------
 
@@ -82,14 +97,22 @@ class ConversationScreen(Screen):
         if self.feed.shared:
             text.append("  shared link (read-only)", style="italic")
         if conv is not None:
+            live = self.live.state if self.live is not None else None
             text.append("\nagent ")
-            text.append_text(status_text(conv.execution_status))
+            status = live.execution_status if live is not None and live.execution_status else conv.execution_status
+            text.append_text(status_text(status))
             text.append("   sandbox ")
             text.append_text(status_text(conv.sandbox_status))
             cost, used = conversation_cost(conv)
+            if live is not None and (live.cost or live.total_tokens):
+                cost, used = live.cost, live.total_tokens
             text.append(f"   cost {money(cost)}   tokens {tokens(used)}")
             if conv.llm_model:
                 text.append(f"   model {clean(conv.llm_model)}", style="dim")
+            mark = live_mark(live)
+            if mark:
+                text.append("   ")
+                text.append_text(mark)
         self.query_one("#conv-header", Static).update(text)
 
     def _update_list_title(self) -> None:
@@ -100,10 +123,12 @@ class ConversationScreen(Screen):
         else:
             total = f"{len(window):,}" if window.total is not None else f"{len(window):,}+"
             event_list.border_title = f"Events · {window.query.describe()} · {total}"
-        if self.feed.base.complete:
-            event_list.border_subtitle = ""
-        else:
+        if not self.feed.base.complete:
             event_list.border_subtitle = f"indexing {len(self.feed.base.head):,}/{self.feed.base.total or '?'}"
+        elif self._new_below:
+            event_list.border_subtitle = f"↓ {self._new_below:,} new (G to follow)"
+        else:
+            event_list.border_subtitle = ""
 
     # --- loading -------------------------------------------------------------------------
 
@@ -122,6 +147,8 @@ class ConversationScreen(Screen):
         event_list.set_source(window)
         self._update_list_title()
         self.index()
+        if self._conversation is not None and can_follow(self._conversation):
+            self.follow_live()
 
     async def _load_record(self) -> None:
         if not self.feed.shared:
@@ -151,12 +178,151 @@ class ConversationScreen(Screen):
         if self.window is self.feed.base:
             self.query_one(EventList).rows_changed()
         self._update_list_title()
+        self._tree_dirty = True
+        self._refresh_tree()
+        if self.feed.base.complete and self.live is not None and self.live.held:
+            self._flush_live_rows()
+
+    def _refresh_tree(self) -> None:
+        """Rebuild the tree when rows arrived; at most once a second while live."""
+        if not self._tree_dirty:
+            return
+        self._tree_dirty = False
         tree = self.feed.build_tree()
         if tree is not None:
             view = self.query_one(EventTreeView)
-            view.load(tree, self.feed.base.head)
+            view.load(tree, self.feed.base.head, keep_state=True)
             forks = view.fork_count()
             view.border_subtitle = f"{len(tree):,} events · {forks} fork{'s' if forks != 1 else ''}"
+
+    # --- live ----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="live")
+    async def follow_live(self) -> None:
+        try:
+            self.live = LiveSession(self.app.client.base_url, self._conversation)
+            if not self.feed.base.complete:
+                await self.feed.fill(self.feed.base, "tail")  # the newest page fixes "since"
+        except Exception as exc:  # noqa: BLE001
+            self._failed("Cannot follow this conversation live", exc)
+            return
+        stream = self.live.open_stream(self.feed.newest_timestamp)
+        async with stream:
+            async for batch in stream.batches(0.05):
+                if not self.is_attached:  # the screen was closed while a batch was on its way
+                    return
+                self._apply_live(batch)
+
+    def _apply_live(self, batch: list) -> None:
+        live = self.live
+        assert live is not None
+        changed = live.fold(batch)
+        if live.held and self.feed.base.complete:
+            self._flush_live_rows()
+        if changed & {"status", "stats", "connection"}:
+            self._render_header()
+        if "streaming" in changed:
+            preview = self.query_one("#stream-preview", Static)
+            preview.set_class(live.state.is_streaming, "-visible")
+            if live.state.is_streaming:
+                preview.update(streaming_text(live.state))
+        if changed & {"error", "status"}:
+            banner = self.query_one("#error-banner", Static)
+            error = live.error_text()
+            banner.set_class(error is not None, "-visible")
+            if error is not None:
+                banner.update(error)
+        if "notice" in changed and live.state.server_notice is not None:
+            notice = live.state.server_notice
+            self.notify(f"Server: {clean(notice.code)}: {clean(notice.detail)[:200]}", severity="warning", markup=False)
+
+    def _flush_live_rows(self) -> None:
+        live = self.live
+        assert live is not None
+        events, live.held = live.held, []
+        event_list = self.query_one(EventList)
+        shows_base = self.window is self.feed.base or (
+            self.window is self.query_window and self.query_window.query.is_plain
+        )
+        follow = shows_base and event_list.at_end and not self.window.query.descending
+        added = self.feed.add_live(events, [self.query_window])
+        if not added:
+            self._tree_dirty = True
+            return
+        self._tree_dirty = True
+        if shows_base:
+            if self.window.query.descending and event_list.cursor > 0:
+                event_list.cursor += added  # keep the same event under the cursor
+            event_list.rows_appended(added, follow=follow)
+            if not follow and not self.window.query.descending:
+                self._new_below += added
+        self._update_list_title()
+
+    def _agent(self) -> LiveSession | None:
+        if self.app.readonly:
+            self.notify("Read-only mode: the agent cannot be controlled.", severity="warning")
+            return None
+        if self.live is None:
+            self.notify("This conversation is not running live (its sandbox is not RUNNING).", severity="warning")
+            return None
+        return self.live
+
+    def action_toggle_run(self) -> None:
+        if self._agent() is not None:
+            self.control("pause" if self.live.running else "run")
+
+    def action_interrupt(self) -> None:
+        if self._agent() is None:
+            return
+        from .confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.control("interrupt")
+
+        self.app.push_screen(ConfirmScreen("Interrupt the agent now?\nThe model call in flight is cancelled.", "Interrupt"), answered)
+
+    @work(group="agent")
+    async def control(self, verb: str) -> None:
+        live = self.live
+        assert live is not None
+        try:
+            await getattr(live.agent, verb)()
+        except Exception as exc:  # noqa: BLE001
+            self._failed(f"Could not {verb} the agent", exc)
+            return
+        if verb == "interrupt":  # takes effect at once: show it before the stream says so
+            from tui.models import ExecutionStatus
+
+            live.state.execution_status = ExecutionStatus.PAUSED
+            self._render_header()
+        self.notify({"pause": "Pause requested (takes effect between steps).", "run": "Agent running.", "interrupt": "Agent interrupted."}[verb])
+
+    def action_message(self) -> None:
+        if self._agent() is None:
+            return
+        box = self.query_one("#message-line", Input)
+        box.add_class("-visible")
+        box.focus()
+
+    @on(Input.Submitted, "#message-line")
+    def _send_message(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        box = event.input
+        box.value = ""
+        box.remove_class("-visible")
+        self.query_one(EventList).focus()
+        if text:
+            self.send_message(text)
+
+    @work(group="agent")
+    async def send_message(self, text: str) -> None:
+        try:
+            await self.live.agent.send_message(text)
+        except Exception as exc:  # noqa: BLE001
+            self._failed("Could not send the message", exc)
+            return
+        self.notify("Message sent.")
 
     @on(EventList.RowsWanted)
     def _rows_wanted(self, message: EventList.RowsWanted) -> None:
@@ -183,6 +349,9 @@ class ConversationScreen(Screen):
     def _highlighted(self, message: EventList.Highlighted) -> None:
         if message.row is not None:
             self.show_detail(message.row)
+        if self._new_below and message.event_list.at_end:
+            self._new_below = 0
+            self._update_list_title()
 
     @work(exclusive=True, group="detail")
     async def show_detail(self, row: EventRow) -> None:
@@ -265,6 +434,12 @@ class ConversationScreen(Screen):
             self.apply_query(bar.query)
 
     def action_back(self) -> None:
+        box = self.query_one("#message-line", Input)
+        if box.has_class("-visible"):
+            box.value = ""
+            box.remove_class("-visible")
+            self.query_one(EventList).focus()
+            return
         if isinstance(self.window, PathWindow):
             self.action_show_all()
         else:

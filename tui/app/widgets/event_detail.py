@@ -25,14 +25,22 @@ from tui.models.content import TextContent
 from tui.models.parse import event_json
 from tui.models.redact import redact
 
-from ..safe_text import abbreviate, clean
+from ..safe_text import abbreviate, clean, one_line
 
 MAX_MARKDOWN = 20_000
+#: Longest single line of the raw JSON view; a 1 MB string value is cut with a note.
+MAX_JSON_LINE = 2_000
+#: Diffs of more than this many characters are not computed (difflib is quadratic).
+MAX_DIFF_CHARS = 200_000
+#: Items listed from a list field (tasks, tools) before a "… N more" line.
+MAX_ITEMS = 500
 
 
-def _lit(text: str, style: str = "", classes: str | None = None) -> Static:
+def _lit(
+    text: str, style: str = "", classes: str | None = None, *, max_chars: int = 20_000, max_lines: int = 400
+) -> Static:
     """A Static showing ``text`` literally (never markup), abbreviated if huge."""
-    shown, hidden = abbreviate(text)
+    shown, hidden = abbreviate(text, max_chars, max_lines)
     body = Text(shown, style=style)
     if hidden:
         body.append(f"\n… {hidden:,} more lines (r: raw JSON shows everything)", style="dim italic")
@@ -43,9 +51,21 @@ def _texts(blocks: Any) -> str:
     return "\n".join(b.text for b in blocks or () if isinstance(b, TextContent))
 
 
+def _short(text: str, limit: int = 200) -> str:
+    """One cleaned line for a header or title (an id or tool name can be any size)."""
+    return one_line(text, limit)
+
+
 def diff_text(old: str, new: str, path: str = "") -> Text:
     """A unified diff as coloured, literal Text."""
     out = Text()
+    path = _short(path, 500)
+    if len(old) + len(new) > MAX_DIFF_CHARS:
+        # difflib is quadratic in the worst case: a huge edit would freeze the app
+        out.append(f"(edit of {len(old):,} → {len(new):,} characters: too large to diff; new text)\n", style="dim italic")
+        shown, hidden = abbreviate(new, max_line_chars=MAX_JSON_LINE)
+        out.append(shown + (f"\n… {hidden:,} more lines" if hidden else ""))
+        return out
     lines = difflib.unified_diff(
         old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", lineterm="", n=3
     )
@@ -60,7 +80,7 @@ def diff_text(old: str, new: str, path: str = "") -> Text:
             else "red" if line.startswith("-")
             else ""
         )
-        out.append(clean(line) + "\n", style=style)
+        out.append(abbreviate(line, max_chars=MAX_JSON_LINE)[0] + "\n", style=style)
     return out
 
 
@@ -120,7 +140,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             return
         widgets: list[Widget] = [self._header(event)]
         if isinstance(event, RawEvent):
-            widgets.append(Static(Text("This event could not be parsed:\n" + clean(event.error)), classes="detail-error"))
+            widgets.append(_lit("This event could not be parsed:\n" + event.error, classes="detail-error", max_chars=4_000, max_lines=40))
             widgets.append(self._json(event.raw))
         elif self.raw_mode:
             widgets.append(self._json(event_json(event)))
@@ -130,11 +150,12 @@ class EventDetail(VerticalScroll, can_focus=True):
 
     def _header(self, event: Any) -> Static:
         text = Text()
-        text.append(clean(event.kind or "unknown kind"), style="bold")
-        text.append(clean(f"  ·  {event.source or '?'}  ·  {event.timestamp or 'no time'}\n"))
-        text.append(clean(f"id {event.id or '—'}"))
+        # each part cut to one short line: a RawEvent's kind or id can be a 1 MB string
+        text.append(_short(event.kind or "unknown kind"), style="bold")
+        text.append(f"  ·  {_short(event.source or '?')}  ·  {_short(event.timestamp or 'no time')}\n")
+        text.append(f"id {_short(event.id or '—')}")
         if event.parent_id:
-            text.append(clean(f"  ·  parent {event.parent_id}"))
+            text.append(f"  ·  parent {_short(event.parent_id)}")
         if self.raw_mode and not isinstance(event, RawEvent):
             text.append("   raw JSON (r: back)", style="italic")
         return Static(text, classes="detail-header")
@@ -144,7 +165,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             dumped = json.dumps(redact(data), indent=2, ensure_ascii=False, default=str)
         except (TypeError, ValueError, RecursionError) as exc:
             dumped = f"<not serialisable: {exc}>"
-        shown, hidden = abbreviate(dumped, max_chars=200_000, max_lines=5_000)
+        shown, hidden = abbreviate(dumped, max_chars=200_000, max_lines=5_000, max_line_chars=MAX_JSON_LINE)
         text = Text(shown)
         JSONHighlighter().highlight(text)  # colours only: no background, no markup
         if hidden:
@@ -185,7 +206,7 @@ class EventDetail(VerticalScroll, can_focus=True):
 
     def _body_MessageEvent(self, event: Any) -> list[Widget]:
         msg = event.llm_message
-        out: list[Widget] = [Static(Text(f"{msg.role}" + (f" · {event.sender}" if event.sender else ""), style="bold"), classes="detail-title")]
+        out: list[Widget] = [Static(Text(f"{msg.role}" + (f" · {_short(event.sender)}" if event.sender else ""), style="bold"), classes="detail-title")]
         out.extend(self._thinking(event, msg))
         out.append(self._markdown(msg.text or "(no text)"))
         images = sum(len(c.image_urls) for c in msg.content if getattr(c, "type", "") == "image")
@@ -195,7 +216,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             out.append(Static(Text("extended content", style="bold"), classes="detail-section"))
             out.append(_lit(_texts(event.extended_content)))
         if event.activated_skills:
-            out.append(Static(Text("skills: " + clean(", ".join(event.activated_skills)), style="dim")))
+            out.append(Static(Text("skills: " + _short(", ".join(event.activated_skills), 1_000), style="dim")))
         return out
 
     def _body_ActionEvent(self, event: Any) -> list[Widget]:
@@ -203,7 +224,7 @@ class EventDetail(VerticalScroll, can_focus=True):
         action = event.action
         title = f"{event.tool_name}" + (f" · {action.kind}" if action else " · non-executable call")
         title += f" · risk {event.security_risk.value}"
-        out.append(Static(Text(clean(title), style="bold"), classes="detail-title"))
+        out.append(Static(Text(_short(title), style="bold"), classes="detail-title"))
         if event.summary:
             out.append(_lit(event.summary, "italic"))
         thought = _texts(event.thought)
@@ -214,9 +235,9 @@ class EventDetail(VerticalScroll, can_focus=True):
             out.append(Static(Text("arguments:", style="bold"), classes="detail-section"))
             out.append(_lit(event.tool_call.arguments))
         elif action.kind == "TerminalAction":
-            out.append(Static(Text("$ " + clean(action.command)), classes="detail-command"))
+            out.append(_lit("$ " + action.command, classes="detail-command"))
         elif action.kind in ("FileEditorAction", "PlanningFileEditorAction"):
-            out.append(Static(Text(f"{action.command} {clean(action.path)}", style="bold")))
+            out.append(Static(Text(f"{action.command} {_short(action.path, 500)}", style="bold")))
             if action.old_str is not None or action.new_str is not None:
                 out.append(Static(diff_text(action.old_str or "", action.new_str or "", action.path)))
             elif action.file_text is not None:
@@ -240,17 +261,21 @@ class EventDetail(VerticalScroll, can_focus=True):
     def _tasks(self, tasks: Any) -> Static:
         text = Text()
         marks = {"todo": "☐", "in_progress": "◐", "done": "☑"}
-        for task in tasks:
-            text.append(f"{marks.get(task.status, '·')} {clean(task.title)}\n", style="dim" if task.status == "done" else "")
+        for task in tasks[:MAX_ITEMS]:
+            text.append(f"{marks.get(task.status, '·')} {_short(task.title, 500)}\n", style="dim" if task.status == "done" else "")
             if task.notes:
-                text.append(f"    {clean(task.notes)}\n", style="italic dim")
+                text.append(f"    {_short(task.notes, 500)}\n", style="italic dim")
+        if len(tasks) > MAX_ITEMS:
+            text.append(f"… {len(tasks) - MAX_ITEMS:,} more tasks\n", style="dim italic")
         return Static(text)
 
     def _observation_widgets(self, event: Any) -> list[Widget]:
+        if isinstance(event, RawEvent):  # a duplicate id can pair an action with a raw event
+            return [self._json(event_json(event))]
         if event.kind == "UserRejectObservation":
-            return [Static(Text(f"rejected by {event.rejection_source}: {clean(event.rejection_reason)}"), classes="detail-error")]
+            return [_lit(f"rejected by {event.rejection_source}: {event.rejection_reason}", classes="detail-error")]
         if event.kind == "AgentErrorEvent":
-            return [Static(Text(clean(event.error)), classes="detail-error")]
+            return [_lit(event.error, classes="detail-error")]
         if event.kind != "ObservationEvent":
             return [self._json(event_json(event))]
         obs = event.observation
@@ -262,7 +287,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             if obs.timeout:
                 status.append("  (timed out)", style="yellow")
             if obs.metadata.working_dir:
-                status.append(f"  in {clean(obs.metadata.working_dir)}", style="dim")
+                status.append(f"  in {_short(obs.metadata.working_dir, 500)}", style="dim")
             out.append(Static(status))
             out.append(_lit(text or "(no output)", classes="detail-output"))
         elif obs.kind == "FileEditorObservation":
@@ -279,18 +304,18 @@ class EventDetail(VerticalScroll, can_focus=True):
         return out
 
     def _body_ObservationEvent(self, event: Any) -> list[Widget]:
-        out: list[Widget] = [Static(Text(f"{clean(event.tool_name)} · {event.observation.kind}", style="bold"), classes="detail-title")]
+        out: list[Widget] = [Static(Text(f"{_short(event.tool_name)} · {event.observation.kind}", style="bold"), classes="detail-title")]
         out.extend(self._observation_widgets(event))
         if self._paired is not None and getattr(self._paired, "action", None) is not None:
             action = self._paired.action
             if action.kind == "TerminalAction":
-                out.insert(1, Static(Text("$ " + clean(action.command)), classes="detail-command"))
+                out.insert(1, _lit("$ " + action.command, classes="detail-command"))
         if event.extended_content:
             out.append(_lit(_texts(event.extended_content)))
         return out
 
     def _error(self, title: str, body: str) -> list[Widget]:
-        return [Static(Text(clean(title), style="bold"), classes="detail-error"), _lit(body)]
+        return [Static(Text(_short(title), style="bold"), classes="detail-error"), _lit(body)]
 
     def _body_AgentErrorEvent(self, event: Any) -> list[Widget]:
         out = self._error(f"Agent error in {event.tool_name}", event.error)
@@ -314,9 +339,11 @@ class EventDetail(VerticalScroll, can_focus=True):
 
     def _body_SystemPromptEvent(self, event: Any) -> list[Widget]:
         tools = Text()
-        for tool in event.tools:
-            tools.append(f"• {clean(tool.title)}", style="bold")
-            tools.append(f"  ({clean(tool.kind)})\n", style="dim")
+        for tool in event.tools[:MAX_ITEMS]:
+            tools.append(f"• {_short(tool.title)}", style="bold")
+            tools.append(f"  ({_short(tool.kind)})\n", style="dim")
+        if len(event.tools) > MAX_ITEMS:
+            tools.append(f"… {len(event.tools) - MAX_ITEMS:,} more tools\n", style="dim italic")
         out: list[Widget] = [
             Static(Text(f"{len(event.tools)} tools", style="bold"), classes="detail-title"),
             Static(tools),
@@ -330,7 +357,7 @@ class EventDetail(VerticalScroll, can_focus=True):
         verdict = "BLOCKED" if event.blocked else ("ok" if event.success else "failed")
         head = Text(f"{event.hook_event_type} hook · {verdict} · exit {event.exit_code}", style="bold")
         out: list[Widget] = [Static(head, classes="detail-error" if event.blocked or not event.success else "detail-title")]
-        out.append(Static(Text("$ " + clean(event.hook_command)), classes="detail-command"))
+        out.append(_lit("$ " + event.hook_command, classes="detail-command"))
         for label, value in (("stdout", event.stdout), ("stderr", event.stderr), ("reason", event.reason), ("error", event.error)):
             if value:
                 out.append(Static(Text(label, style="bold"), classes="detail-section"))

@@ -23,6 +23,7 @@ from ..rows import KIND_LABELS, EventRow
 
 EXPAND_CHUNK = 500
 SMALL = 300
+ATTACHMENT_MAX = 8
 ATTACHMENT_KINDS = frozenset(
     {"ConversationStateUpdateEvent", "HookExecutionEvent", "LLMCompletionLogEvent", "TokenEvent", "StreamingDeltaEvent"}
 )
@@ -83,29 +84,59 @@ class EventTreeView(Tree, inherit_bindings=True):
         self.guide_depth = 2
         self._tree = EventTree()
         self._rows: Sequence[EventRow] = ()
+        self._restore: set[tuple] = set()
 
     # --- building ------------------------------------------------------------------------
 
-    def load(self, tree: EventTree, rows: Sequence[EventRow]) -> None:
-        """(Re)build from a complete index. Cheap: only the top line is materialised."""
+    @staticmethod
+    def _key(data: object) -> tuple | None:
+        if isinstance(data, Run):
+            return ("run", data.positions[0])
+        if isinstance(data, Branch):
+            return ("branch", data.start)
+        return None
+
+    def load(self, tree: EventTree, rows: Sequence[EventRow], *, keep_state: bool = False) -> None:
+        """(Re)build from the index. Cheap: only the top line is materialised.
+
+        ``keep_state`` re-opens the runs and branches that were open and keeps the cursor
+        line, so a live conversation's tree can grow while someone is reading it."""
+        self._restore: set[tuple] = set()
+        cursor_line = self.cursor_line
+        if keep_state:
+            stack = list(self.root.children)
+            while stack:
+                node = stack.pop()
+                if node.is_expanded and (key := self._key(node.data)) is not None:
+                    self._restore.add(key)
+                    stack.extend(node.children)
         self._tree, self._rows = tree, rows
         self.clear()
         self.root.label = Text(f"conversation · {len(rows):,} events")
         for root in tree.roots:
             self._add_line(self.root, root)
         self.root.expand()
-        if len(rows) <= SMALL:  # small conversations open fully: nothing to hunt for
-            for node in list(self.root.children):
-                if isinstance(node.data, Run):
-                    node.expand()
+        small = len(rows) <= SMALL and not keep_state  # small ones open fully at first
+        for node in list(self.root.children):
+            if (small and isinstance(node.data, Run)) or self._key(node.data) in self._restore:
+                node.expand()
+        if keep_state and cursor_line >= 0:
+            self.call_after_refresh(setattr, self, "cursor_line", cursor_line)
 
     def _is_attachment(self, pos: int) -> bool:
-        """A leaf side-note (state update, hook run…) hung on an event: not a branch.
+        """A side-note (state update, hook run…) hung on an event: not a branch.
 
         Real servers stamp these with the current leaf as parent, so every agent step
         would look like a fork if they counted (see the captured demo conversation).
         """
-        return pos not in self._tree.children and self._rows[pos].kind in ATTACHMENT_KINDS
+        stack, seen = [pos], 0
+        while stack:  # a small subtree made only of side-note kinds
+            node = stack.pop()
+            seen += 1
+            if seen > ATTACHMENT_MAX or self._rows[node].kind not in ATTACHMENT_KINDS:
+                return False
+            stack.extend(self._tree.child_list(node))
+        return True
 
     def real_children(self, pos: int) -> list[int]:
         return [k for k in self._tree.child_list(pos) if not self._is_attachment(k)]
@@ -198,6 +229,9 @@ class EventTreeView(Tree, inherit_bindings=True):
             self._fill_run(node, data, 0)
         elif isinstance(data, Branch):
             self._add_line(node, data.start)
+        for child in node.children:  # re-open what was open before a rebuild
+            if self._key(child.data) in self._restore:
+                child.expand()
 
     def _fill_run(self, node: TreeNode, run: Run, offset: int) -> None:
         chunk = run.positions[offset : offset + EXPAND_CHUNK]
