@@ -34,7 +34,7 @@ def make_app(base_url: str, *, transport: httpx.AsyncBaseTransport | None = None
     return OhtuiApp(client, url=base_url, clock=lambda: FIXED_NOW, **options)
 
 
-async def wait_for(predicate, timeout: float = 10.0, pilot=None) -> None:
+async def wait_for(predicate, timeout: float = 20.0, pilot=None) -> None:
     """Poll until ``predicate()`` is true; fail with a clear message on timeout."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

@@ -67,7 +67,7 @@ class OhtuiApp(App):
             self.set_keymap(self.user_keymap)
 
     def on_mount(self) -> None:
-        unknown = sorted(set(self.user_keymap) - binding_ids())
+        unknown = sorted(set(self.user_keymap) - binding_ids()) if self.user_keymap else []
         if unknown:
             self.notify(
                 "Unknown binding id(s) in [keymap]: " + ", ".join(unknown),
