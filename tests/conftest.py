@@ -61,3 +61,30 @@ def make_server() -> Iterator[Callable[..., RunningServer]]:
         server.stop()
         if owned:
             server.store.close()
+
+
+@pytest.fixture
+def live_server(make_server) -> Iterator[Callable[..., tuple[RunningServer, dict[str, str]]]]:
+    """Factory: ``live_server(**app_options) -> (server, names)``: a writable demo server plus
+    the live conversation (``names["live"]``, RUNNING sandbox, unanswered user message).
+
+    Agent runs advance only by hand unless ``agent_pace`` is passed:
+    ``server.live.step_sync(cid)`` / ``server.live.run_until_idle_sync(cid)`` (call them off
+    the test's event loop, e.g. through ``asyncio.to_thread``); ``server.ws_url`` is the
+    websocket base. Servers stop before their stores close."""
+    from tui.server import Store, add_live_demo, load_demo
+
+    started: list[tuple[RunningServer, Store]] = []
+
+    def factory(**app_options: Any) -> tuple[RunningServer, dict[str, str]]:
+        store = Store()
+        names = load_demo(store)
+        names["live"] = add_live_demo(store)
+        server = make_server(store, **app_options)
+        started.append((server, store))
+        return server, names
+
+    yield factory
+    for server, store in reversed(started):
+        server.stop()
+        store.close()

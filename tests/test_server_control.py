@@ -304,7 +304,10 @@ def test_send_message(demo_copy):
     body = {"role": "user", "content": [{"type": "text", "text": "One more thing"}], "run": True}
     response = c.post(f"{CONV}/{cid}/send-message", json=body)
     assert response.json() == {"success": True, "sandbox_status": "RUNNING", "message": None}
-    assert c.get(f"/api/v1/conversation/{cid}/events/count").json() == before + 2
+    # message, last_user_message_id and (run) execution_status=running; the agent's steps
+    # follow only when stepped (agent_pace=None, see test_server_live.py)
+    assert c.get(f"/api/v1/conversation/{cid}/events/count").json() == before + 3
+    assert c.get(CONV, params={"ids": [cid]}).json()[0]["execution_status"] == "running"
     last = c.get("/api/shared-events/search", params={
         "conversation_id": cid, "sort_order": "TIMESTAMP_DESC", "limit": 1}).json()["items"][0]
     assert last["llm_message"]["content"][0]["text"] == "One more thing"

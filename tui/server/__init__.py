@@ -5,18 +5,22 @@ It speaks the real service's paths, parameters, status codes and JSON shapes (se
 with a demo dataset when no server is named. It imports ``tui.models`` only.
 
 Entry points: :func:`create_app`, :class:`Store`, :class:`ServerThread`,
-:func:`start_server`, :func:`load_demo`, :func:`generate_conversation`.
+:func:`start_server`, :func:`load_demo`, :func:`add_live_demo`, :func:`generate_conversation`;
+live agent runs and the websocket stream: :class:`LiveHub` (``live.py``, ``routes_live.py``).
 """
 
 from .app import create_app
-from .demo import add_state_update_stretch, generate_conversation, load_demo
+from .demo import add_live_demo, add_state_update_stretch, generate_conversation, load_demo
+from .live import LiveHub
 from .runner import RunningServer, ServerThread, start_server
 from .store import Store
 
 __all__ = [
+    "LiveHub",
     "RunningServer",
     "ServerThread",
     "Store",
+    "add_live_demo",
     "add_state_update_stretch",
     "create_app",
     "generate_conversation",

@@ -7,7 +7,8 @@ auth and timing, so everything is passed in and kept on ``app.state``; nothing i
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import Depends, FastAPI
@@ -15,9 +16,10 @@ from fastapi.exceptions import RequestValidationError
 
 from tui import __version__
 
-from . import routes_agent, routes_conversations, routes_events, routes_sandboxes
+from . import routes_agent, routes_conversations, routes_events, routes_live, routes_sandboxes
 from .common import require_session_key, validation_error_handler
 from .lifecycle import Lifecycle
+from .live import MAX_SUBSCRIBERS, LiveHub
 from .store import Store
 
 
@@ -30,6 +32,10 @@ def create_app(
     resume_delay: float = 0.0,
     shared_public_only: bool = False,
     clock: Callable[[], float] = time.time,
+    agent_pace: float | None = None,
+    autoplay: Iterable[str] = (),
+    ws_auth_timeout: float = 10.0,
+    ws_max_subscribers: int = MAX_SUBSCRIBERS,
 ) -> FastAPI:
     """Build a server over ``store`` (a fresh in-memory one if omitted).
 
@@ -40,13 +46,35 @@ def create_app(
     - ``sandbox_start_delay`` / ``resume_delay``: STARTING → RUNNING after a start / resume.
     - ``shared_public_only``: shared search only serves conversations with ``public: true``
       (the real rule); off by default so every demo conversation can be browsed.
-    - ``clock``: seconds since the epoch, injectable for deterministic tests.
+    - ``clock``: seconds since the epoch, injectable for deterministic tests (also the
+      source of live event timestamps).
+    - ``agent_pace``: seconds between two steps of a live agent run (``live.py``); ``None``
+      (default) = no autonomous runs: a running conversation advances only when a test calls
+      ``app.state.live.step_sync(conversation_id)``.
+    - ``autoplay``: conversation ids kept busy forever (run at startup, a new request after
+      each run ends); needs ``agent_pace``. The demo (``start_demo_server``) uses it.
+    - ``ws_auth_timeout``: seconds a websocket has to send its ``auth`` frame (10, as real).
+    - ``ws_max_subscribers``: websocket subscribers per conversation (50, as real).
+
+    The agent-server routes (websocket ``/sockets/events/{id}``, ``/api/conversations/{id}/
+    events|run|pause|interrupt|events/respond_to_confirmation``) authenticate with the
+    conversation's sandbox key or ``session_key`` (see ``routes_live.py``).
     """
     store = store if store is not None else Store()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await app.state.live.startup()
+        try:
+            yield
+        finally:
+            await app.state.live.shutdown()
+
     app = FastAPI(
         title="ohtui reference server",
         version=__version__,
         description="An OpenHands-style app server for ohtui's tests and demo (FastAPI + SQLite).",
+        lifespan=lifespan,
     )
     app.state.store = store
     app.state.session_key = session_key or None
@@ -58,6 +86,15 @@ def create_app(
         sandbox_start_delay=sandbox_start_delay,
         resume_delay=resume_delay,
     )
+    app.state.live = LiveHub(
+        store,
+        app.state.lifecycle,
+        pace=agent_pace,
+        autoplay=autoplay,
+        auth_timeout=ws_auth_timeout,
+        max_subscribers=ws_max_subscribers,
+        session_key=app.state.session_key,
+    )
     app.add_exception_handler(RequestValidationError, validation_error_handler)  # type: ignore[arg-type]
 
     protected: list[Any] = [Depends(require_session_key)]
@@ -67,6 +104,7 @@ def create_app(
     app.include_router(routes_sandboxes.router, dependencies=protected)
     app.include_router(routes_sandboxes.specs_router, dependencies=protected)
     app.include_router(routes_agent.router, dependencies=protected)
+    app.include_router(routes_live.router)  # its own auth: sandbox key or session_key
 
     @app.get("/alive", include_in_schema=False)
     def alive() -> dict[str, str]:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,7 +26,7 @@ from typing import Any
 from tui.models import ROOT_PARENT, parse_event
 
 from .events_builder import ConversationBuilder, SeededIds, text
-from .records import conversation_info, utc_text
+from .records import conversation_info, utc_from_clock, utc_text
 from .store import Store
 
 DEMO_SEED = 20260820
@@ -596,6 +598,59 @@ def load_demo(store: Store, seed: int = DEMO_SEED) -> dict[str, str]:
     for name, profile in PROFILES.items():
         store.profiles.setdefault(name, dict(profile))
     return dict(dataset.names)
+
+
+# -- the live demo conversation ---------------------------------------------------------------
+
+#: Seconds between two steps of the demo's live runs (``start_demo_server``, ``ohtui serve``).
+DEMO_PACE = 0.7
+LIVE_TITLE = "Live: the agent at work (follow it over the websocket)"
+
+
+def add_live_demo(
+    store: Store, *, clock: Callable[[], float] = time.time, seed: int = DEMO_SEED
+) -> str:
+    """Add the demo's live conversation; returns its id.
+
+    Kept out of :func:`load_demo` so the demo dataset stays identical run to run: this one
+    is stamped with the current time (its run produces wall-clock events) and is meant to be
+    kept busy by ``create_app(..., autoplay=[id])``. It sits on the oldest RUNNING sandbox
+    (so it carries ``conversation_url`` and ``session_api_key``) and ends with an unanswered
+    user message, which the first run answers.
+    """
+    sandboxes, _ = store.search_sandboxes(limit=100)
+    running = [s for s in sandboxes if s["status"] == "RUNNING"]
+    if not running:
+        raise ValueError("add_live_demo needs a RUNNING sandbox (load_demo first)")
+    sandbox = running[-1]
+    rng = random.Random(f"{seed}:live")
+    conversation_id = SeededIds(rng).hex32()
+    now = clock()
+    builder = ConversationBuilder(
+        random.Random(rng.getrandbits(64)), datetime.fromtimestamp(now - 5), conversation_id=conversation_id
+    )
+    builder.emit("ConversationStateUpdateEvent", {"key": "hook_config", "value": HOOK_CONFIG},
+                 source="environment", parent=ROOT_PARENT, move=False)
+    builder.system_prompt()
+    builder.user("Please say hello, write hello.py and run it.", run=False)
+    builder.status("idle")
+    with store.transaction():
+        store.put_conversation(conversation_info(
+            id=conversation_id,
+            sandbox_id=sandbox["id"],
+            selected_repository="octo-org/hello-world",
+            selected_branch="main",
+            git_provider="github",
+            title=LIVE_TITLE,
+            trigger="gui",
+            llm_model=builder.model,
+            created_at=utc_from_clock(now - 5),
+            updated_at=utc_from_clock(now),
+            execution_status="idle",
+            public=True,
+        ))
+        store.append_events(conversation_id, builder.events, strict=True)
+    return conversation_id
 
 
 # -- generated logs for tests and benchmarks --------------------------------------------------

@@ -20,6 +20,9 @@ from tui.models import ROOT_PARENT
 
 _BASE62 = string.digits + string.ascii_letters
 
+#: Tokens of earlier turns a prompt carries at most (a condensed context window).
+MAX_CARRIED_CONTEXT = 5000
+
 
 class SeededIds:
     """Ids in the real formats, drawn from one RNG."""
@@ -160,6 +163,7 @@ class ConversationBuilder:
         self.completion_tokens = 0
         self.cache_read_tokens = 0
         self.cost = 0.0
+        self.context_tokens = 0
         self.execution_status = "idle"
         self.last_user_message_id: str | None = None
 
@@ -243,8 +247,13 @@ class ConversationBuilder:
 
     def llm_call(self, prompt: int | None = None, completion: int | None = None) -> str:
         """Account one model call; returns its response id."""
-        prompt = prompt if prompt is not None else self.rng.randint(900, 4000) + self.prompt_tokens // 20
+        # The prompt is a fixed base plus the context carried over from earlier turns. That
+        # context grows with each turn's output but is capped (condensation keeps it bounded),
+        # so a long session costs dollars, not millions: it must not compound with the
+        # accumulated total. (Same RNG draws as before, so seeded ids do not move.)
+        prompt = prompt if prompt is not None else self.rng.randint(900, 4000) + self.context_tokens
         completion = completion if completion is not None else self.rng.randint(20, 400)
+        self.context_tokens = min(self.context_tokens + completion + 300, MAX_CARRIED_CONTEXT)
         cached = int(prompt * 0.7)
         self.prompt_tokens += prompt
         self.completion_tokens += completion

@@ -64,6 +64,16 @@ class Lifecycle:
         self.sandbox_start_delay = max(0.0, sandbox_start_delay)
         self.resume_delay = max(0.0, resume_delay)
         self._ids = SeededIds(random.SystemRandom())
+        #: ``listener(kind, subject_id, **data)`` callbacks for changes the live agent runs
+        #: must follow: ``sandbox_paused``, ``sandbox_running``, ``sandbox_deleted``,
+        #: ``conversation_started`` (``run=``). Called on whatever thread made the change,
+        #: possibly inside a store transaction: listeners must only hand the news over
+        #: (``loop.call_soon_threadsafe``), never block or wait.
+        self.listeners: list[Callable[..., None]] = []
+
+    def _notify(self, kind: str, subject_id: str, **data: Any) -> None:
+        for listener in list(self.listeners):
+            listener(kind, subject_id, **data)
 
     # -- applying due changes ---------------------------------------------------------------
 
@@ -77,6 +87,8 @@ class Lifecycle:
                 self.store.update_sandbox(
                     sandbox["id"], status=sandbox["due_status"], due_status=None, due_at=None
                 )
+                if sandbox["due_status"] == SandboxStatus.RUNNING.value:
+                    self._notify("sandbox_running", sandbox["id"])
             for task, created in self.store.pending_tasks():
                 self._advance_task(task, created, now)
 
@@ -154,6 +166,7 @@ class Lifecycle:
             raise LifecycleError(422, f"Invalid initial message: {exc}") from None
         first_text = _first_text(message)
         stamp = utc_from_clock(at)
+        run = bool(message and message.get("run"))
         self.store.put_conversation(
             conversation_info(
                 id=conversation_id,
@@ -174,6 +187,7 @@ class Lifecycle:
                 execution_status="idle",
             )
         )
+        self._notify("conversation_started", conversation_id, run=run)
         return conversation_id
 
     # -- start tasks ------------------------------------------------------------------------
@@ -236,6 +250,7 @@ class Lifecycle:
             self.store.update_sandbox(
                 sandbox_id, status=SandboxStatus.PAUSED.value, due_status=None, due_at=None
             )
+            self._notify("sandbox_paused", sandbox_id)
 
     def resume_sandbox(self, sandbox_id: str) -> None:
         sandbox = self._require_sandbox(sandbox_id)
@@ -253,10 +268,12 @@ class Lifecycle:
                     sandbox_id, status=SandboxStatus.RUNNING.value, status_detail=None,
                     due_status=None, due_at=None,
                 )
+                self._notify("sandbox_running", sandbox_id)
 
     def delete_sandbox(self, sandbox_id: str) -> None:
         if not self.store.delete_sandbox(sandbox_id):
             raise LifecycleError(404, f"Sandbox not found: {sandbox_id}")
+        self._notify("sandbox_deleted", sandbox_id)
 
     def _require_sandbox(self, sandbox_id: str) -> dict[str, Any]:
         sandbox = self.store.get_sandbox(sandbox_id)
@@ -269,7 +286,9 @@ class Lifecycle:
     def send_message(self, conversation_id: str, content: list[dict[str, Any]]) -> str:
         """Append a user MessageEvent under the conversation's newest viewable event.
 
-        There is no agent here: the message is logged and nothing answers it.
+        There is no agent here: the message is logged and nothing answers it. The routes
+        use this only when the live hub (``live.py``) is not running in an event loop; with
+        it, messages go through the hub so websocket subscribers see them and the agent runs.
         """
         info = self.store.get_conversation(conversation_id)
         if info is None:

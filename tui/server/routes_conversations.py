@@ -11,7 +11,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Query
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from tui.models import ImageContent, TextContent
@@ -26,6 +26,7 @@ from .common import (
     too_many,
 )
 from .lifecycle import Lifecycle, LifecycleError
+from .live import LiveError, LiveHub
 from .records import (
     BadPageId,
     conversation_view,
@@ -279,9 +280,13 @@ def patch_conversation(
 
 
 @router.delete("/{conversation_id}", summary="Delete an app conversation")
-def delete_conversation(conversation_id: str, store: Store = Depends(get_store)) -> dict[str, bool]:
-    if not store.delete_conversation(strict_hex_id(conversation_id)):
+def delete_conversation(
+    conversation_id: str, request: Request, store: Store = Depends(get_store)
+) -> dict[str, bool]:
+    cid = strict_hex_id(conversation_id)
+    if not store.delete_conversation(cid):
         raise HTTPException(status_code=404, detail="unknown_app_conversation")
+    request.app.state.live.notify("conversation_deleted", cid)
     return {"success": True}
 
 
@@ -289,12 +294,23 @@ def delete_conversation(conversation_id: str, store: Store = Depends(get_store))
 def send_message(
     conversation_id: str,
     message: SendMessageRequest,
+    request: Request,
     lifecycle: Lifecycle = Depends(advanced_lifecycle),
 ) -> dict[str, Any]:
-    try:
-        lifecycle.send_message(
-            strict_hex_id(conversation_id), [c.model_dump(mode="json") for c in message.content]
-        )
-    except LifecycleError as exc:
-        raise_http(exc)
+    """Forwarded to the conversation's agent server (the live hub): the message reaches the
+    websocket subscribers and, with ``run`` (default), the agent runs. Without a running hub
+    (an app driven outside uvicorn) the message is only logged."""
+    cid = strict_hex_id(conversation_id)
+    content = [c.model_dump(mode="json") for c in message.content]
+    hub: LiveHub = request.app.state.live
+    if hub.bound:
+        try:
+            hub.call(lambda: hub.require(cid).send_message(content, run=message.run))
+        except LiveError as exc:
+            raise HTTPException(status_code=exc.status, detail=exc.detail) from None
+    else:
+        try:
+            lifecycle.send_message(cid, content)
+        except LifecycleError as exc:
+            raise_http(exc)
     return {"success": True, "sandbox_status": "RUNNING", "message": None}

@@ -15,12 +15,15 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import uvicorn
 from fastapi import FastAPI
 
 from .store import Store
+
+if TYPE_CHECKING:
+    from .live import LiveHub
 
 LOOPBACK = "127.0.0.1"
 
@@ -89,7 +92,7 @@ class ServerThread:
             log_level=self._log_level,
             log_config=None,
             access_log=False,
-            lifespan="off",
+            lifespan="on",  # starts and stops the live agent runs (live.py)
             timeout_graceful_shutdown=2,
         )
         self._server = uvicorn.Server(config)
@@ -144,6 +147,16 @@ class RunningServer:
     store: Store
     app: FastAPI
     thread: ServerThread
+
+    @property
+    def live(self) -> LiveHub:
+        """The app's live hub: ``server.live.step_sync(conversation_id)`` and friends."""
+        return self.app.state.live
+
+    @property
+    def ws_url(self) -> str:
+        """``ws://host:port`` of the server (append ``/sockets/events/<id>``)."""
+        return "ws" + self.base_url[len("http"):]
 
     def stop(self) -> None:
         self.thread.stop()

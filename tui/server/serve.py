@@ -16,11 +16,14 @@ from .runner import LOOPBACK, bind_socket, is_loopback, url_for
 def serve_main(
     host: str | None, port: int, db: str | None, demo: bool, session_key: str | None
 ) -> int:
-    """Run until interrupted; prints the URL (and the demo conversation ids). Exit status."""
+    """Run until interrupted; prints the URL (and the demo conversation ids). Exit status.
+
+    Agent runs step every ``DEMO_PACE`` seconds; with ``--demo`` the ``live`` conversation
+    is kept busy forever (``autoplay``)."""
     import uvicorn
 
     from .app import create_app
-    from .demo import load_demo
+    from .demo import DEMO_PACE, add_live_demo, load_demo
     from .store import Store
 
     host = host or LOOPBACK
@@ -42,6 +45,7 @@ def serve_main(
                   file=sys.stderr)
         else:
             names = load_demo(store)
+            names["live"] = add_live_demo(store)
     try:
         sock = bind_socket(host, port)
     except OSError as exc:
@@ -53,8 +57,9 @@ def serve_main(
     for name, conversation_id in names.items():
         print(f"  {name:<9} {conversation_id}")
     sys.stdout.flush()
-    app = create_app(store, session_key=session_key)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    app = create_app(store, session_key=session_key, agent_pace=DEMO_PACE,
+                     autoplay=[names["live"]] if "live" in names else ())
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:

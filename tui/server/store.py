@@ -219,6 +219,17 @@ class Store:
             rows.append(_event_columns(event if isinstance(event, dict) else {}, text))
         return self._insert_event_rows(conversation_id, rows)
 
+    def append_serialized(
+        self, conversation_id: str, items: Iterable[tuple[dict[str, Any], str]]
+    ) -> int:
+        """Append events already serialised by the caller: ``(event dict, JSON text)`` pairs.
+
+        The live simulator validates each event once and keeps both forms; the columns come
+        from the dict and the text is stored verbatim (no second parse)."""
+        return self._insert_event_rows(
+            conversation_id, [_event_columns(event, text) for event, text in items]
+        )
+
     def _insert_event_rows(self, conversation_id: str, rows: list[tuple]) -> int:
         if not rows:
             return 0
@@ -359,6 +370,57 @@ class Store:
             "SELECT id FROM events WHERE conversation_id = ? AND viewable = 1"
             " ORDER BY seq DESC LIMIT 1",
             (conversation_id,),
+        )
+        return row[0] if row else None
+
+    def last_seq(self, conversation_id: str) -> int:
+        """Log position of the newest event (``-1`` for an empty log); an index lookup."""
+        row = self._one("SELECT max(seq) FROM events WHERE conversation_id = ?", (conversation_id,))
+        return row[0] if row and row[0] is not None else -1
+
+    def first_seq_since(self, conversation_id: str, timestamp_gte: str) -> int | None:
+        """Smallest log position of an event with ``timestamp >= timestamp_gte`` (or None)."""
+        row = self._one(
+            "SELECT min(seq) FROM events WHERE conversation_id = ? AND timestamp >= ?",
+            (conversation_id, timestamp_gte),
+        )
+        return row[0] if row else None
+
+    def log_rows(
+        self,
+        conversation_id: str,
+        *,
+        after_seq: int = -1,
+        upto_seq: int | None = None,
+        timestamp_gte: str | None = None,
+        limit: int = 500,
+    ) -> list[EventRow]:
+        """Events in log (``seq``) order after ``after_seq`` and up to ``upto_seq`` inclusive,
+        optionally only those with ``timestamp >= timestamp_gte``: one replay batch."""
+        where = ["conversation_id = ?", "seq > ?"]
+        params: list[Any] = [conversation_id, after_seq]
+        if upto_seq is not None:
+            where.append("seq <= ?")
+            params.append(upto_seq)
+        if timestamp_gte is not None:
+            where.append("timestamp >= ?")
+            params.append(timestamp_gte)
+        rows = self._all(
+            f"SELECT timestamp, seq, json FROM events WHERE {' AND '.join(where)}"
+            " ORDER BY seq LIMIT ?",
+            (*params, limit),
+        )
+        return [EventRow(r) for r in rows]
+
+    def last_event_of(self, conversation_id: str, kind: str, source: str | None = None) -> str | None:
+        """JSON of the newest event (log order) of ``kind`` (and ``source``), or None."""
+        where, params = ["conversation_id = ?", "kind = ?"], [conversation_id, kind]
+        if source is not None:
+            where.append("source = ?")
+            params.append(source)
+        row = self._one(
+            f"SELECT json FROM events WHERE {' AND '.join(where)} ORDER BY seq DESC LIMIT 1",
+            params,
         )
         return row[0] if row else None
 
