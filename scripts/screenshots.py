@@ -65,7 +65,7 @@ async def shoot(url: str, name: str, script, theme: str | None = None) -> None:
 async def conversations(pilot) -> None:
     await until(pilot, lambda: isinstance(pilot.app.screen, ConversationsScreen))
     table = pilot.app.screen.query_one("DataTable")
-    await until(pilot, lambda: table.row_count >= 7)
+    await until(pilot, lambda: table.row_count >= 8)
 
 
 async def conversation(pilot) -> None:
@@ -81,6 +81,17 @@ async def raw(pilot) -> None:
     screen = await open_conversation(pilot, "hello", select="user:")
     screen.query_one(EventDetail).focus()
     await pilot.press("r")
+
+
+async def live(pilot) -> None:
+    app = pilot.app
+    await until(pilot, lambda: isinstance(app.screen, ConversationsScreen))
+    table = app.screen.query_one("DataTable")
+    await until(pilot, lambda: table.row_count >= 8)
+    await pilot.press("enter")  # the live demo conversation is the newest
+    await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
+    await pilot.pause(4.0)  # let the simulated agent do a few steps
+    app.screen.query_one(EventList).action_last()
 
 
 async def sandboxes(pilot) -> None:
@@ -100,6 +111,7 @@ async def main() -> None:
         await shoot(url, "conversation-branches", branches)
         await shoot(url, "conversation-raw", raw)
         await shoot(url, "sandboxes", sandboxes)
+        await shoot(url, "live", live)
         await shoot(url, "conversation-light", conversation, theme="ohtui-light")
     finally:
         stop()
