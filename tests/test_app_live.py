@@ -155,3 +155,94 @@ def test_live_view_snapshot(snap_compare, make_server):
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=SIZE)
+
+
+def _frames(name: str) -> list:
+    import json
+
+    from tests.samples import SAMPLES
+    from tui.models import parse_event
+
+    path = SAMPLES / "agent-server-capture" / "ws" / f"{name}.frames.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [parse_event(line["frame"]) for line in lines if "frame" in line]
+
+
+async def replay_into_screen(app, pilot, frames: list, cid: str) -> ConversationScreen:
+    """Feed captured real frames through the same path the stream worker uses.
+
+    ``cid`` must not be live itself (its sandbox not RUNNING), or its own stream would
+    compete with the replay."""
+    from tui.app.live import LiveSession
+    from tui.client import StreamEvent, is_transient
+
+    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    app.open_conversation(cid)
+    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+    screen = app.screen
+    await wait_for(lambda: screen.feed.base.complete and screen._conversation is not None, pilot=pilot)
+    fake = screen._conversation.model_copy(update={"conversation_url": "/api/conversations/" + cid, "session_api_key": "k"})
+    screen.live = LiveSession(app.client.base_url, fake)
+    screen.previews = []
+    for event in frames:
+        screen._apply_live([StreamEvent(event, transient=is_transient(event))])
+        preview = screen.query_one("#stream-preview")
+        if preview.has_class("-visible"):
+            screen.previews.append(screen.live.state.streaming_text)
+    return screen
+
+
+async def test_captured_stream_frames_become_one_message(make_server):
+    store = Store()
+    names = load_demo(store)
+    server = make_server(store)
+    app = make_app(server.base_url)
+    frames = _frames("stream")
+    final = [e for e in frames if e.kind == "MessageEvent" and e.source == "agent"][-1]
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await replay_into_screen(app, pilot, frames, names["branches"])  # not live itself
+        assert screen.previews and screen.previews[-1] == final.llm_message.text  # grew in place
+        assert not screen.query_one("#stream-preview").has_class("-visible")  # gone after the message
+        kinds = [r.kind for r in rows(screen)]
+        assert "StreamingDeltaEvent" not in kinds
+        assert final.id in {r.id for r in rows(screen)}
+        assert str(screen.live.state.execution_status.value) == "finished"
+
+
+async def test_captured_failure_shows_banner_and_server_notice(make_server):
+    store = Store()
+    names = load_demo(store)
+    server = make_server(store)
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await replay_into_screen(app, pilot, _frames("fail"), names["branches"])
+        await pilot.pause(0.1)
+        assert screen.query_one("#error-banner").has_class("-visible")
+        assert "LLMServiceUnavailableError" in screen_text(app)
+        app.pop_screen()
+        screen = await replay_into_screen(app, pilot, _frames("slow"), names["fail"])
+        assert any("Server:" in n.message for n in app._notifications)
+
+
+async def test_conversations_table_polls_statuses_and_keeps_cursor(make_server, monkeypatch):
+    from tui.app.screens import conversations as module
+
+    monkeypatch.setattr(module, "POLL_S", 0.2)
+    store = Store()
+    names = load_demo(store)
+    server = make_server(store)
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        screen = app.screen
+        table = screen.query_one("DataTable")
+        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        table.move_cursor(row=3)
+        target = names["hello"]
+        sandbox = store.get_conversation(target)["sandbox_id"]
+        from tui.client import OpenHandsClient
+
+        async with OpenHandsClient(server.base_url) as client:
+            assert await client.pause_sandbox(sandbox)
+        await wait_for(lambda: str(getattr(screen._rows[target].sandbox_status, "value", screen._rows[target].sandbox_status)) == "PAUSED", pilot=pilot)
+        assert table.cursor_row == 3
