@@ -221,6 +221,7 @@ async def test_captured_failure_shows_banner_and_server_notice(make_server):
         assert "LLMServiceUnavailableError" in screen_text(app)
         app.pop_screen()
         screen = await replay_into_screen(app, pilot, _frames("slow"), names["fail"])
+        await pilot.pause(0.1)  # notifications arrive as messages
         assert any("Server:" in n.message for n in app._notifications)
 
 
