@@ -247,3 +247,21 @@ async def test_conversations_table_polls_statuses_and_keeps_cursor(make_server, 
             assert await client.pause_sandbox(sandbox)
         await wait_for(lambda: str(getattr(screen._rows[target].sandbox_status, "value", screen._rows[target].sandbox_status)) == "PAUSED", pilot=pilot)
         assert table.cursor_row == 3
+
+
+async def test_sandbox_pause_shows_reconnecting_then_live_again(live_server):
+    from tui.client import OpenHandsClient
+
+    server, names = live_server()
+    cid = names["live"]
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_live(app, pilot, cid)
+        sandbox = server.store.get_conversation(cid)["sandbox_id"]
+        async with OpenHandsClient(server.base_url) as client:
+            await client.pause_sandbox(sandbox)
+            await wait_for(lambda: screen.live.state.connection.state in ("reconnecting", "offline"), pilot=pilot)
+            await wait_for(lambda: "sandbox PAUSED" in screen_text(app), pilot=pilot)
+            await client.resume_sandbox(sandbox)
+        await wait_for(lambda: screen.live.state.connection.state == "live", timeout=30, pilot=pilot)
+        await wait_for(lambda: "sandbox RUNNING" in screen_text(app), pilot=pilot)

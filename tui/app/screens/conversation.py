@@ -150,6 +150,13 @@ class ConversationScreen(Screen):
         if self._conversation is not None and can_follow(self._conversation):
             self.follow_live()
 
+    @work(exclusive=True, group="record")
+    async def refresh_record(self) -> None:
+        try:
+            await self._load_record()
+        except Exception:  # noqa: BLE001 - best effort; the stream status already says enough
+            return
+
     async def _load_record(self) -> None:
         if not self.feed.shared:
             found = await self.app.client.get_conversations([self.conversation_id])
@@ -221,6 +228,9 @@ class ConversationScreen(Screen):
             self._flush_live_rows()
         if changed & {"status", "stats", "connection"}:
             self._render_header()
+        if "connection" in changed and live.state.connection is not None:
+            if live.state.connection.state in ("live", "reconnecting", "offline"):
+                self.refresh_record()  # a drop often means the sandbox changed: show it
         if "streaming" in changed:
             preview = self.query_one("#stream-preview", Static)
             preview.set_class(live.state.is_streaming, "-visible")
