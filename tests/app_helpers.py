@@ -47,5 +47,16 @@ async def wait_for(predicate, timeout: float = 20.0, pilot=None) -> None:
             await asyncio.sleep(0.02)
 
 
+def list_ready(screen) -> bool:
+    """The event list shows the screen's current window and its first row is loaded.
+
+    ``screen.window`` can hold rows before the list is given it (the first page and the
+    conversation record load together), so tests that move the cursor wait for this."""
+    from tui.app.widgets.event_list import EventList
+
+    lists = screen.query(EventList)  # empty until the screen has composed
+    return bool(lists) and lists.first().source is screen.window and len(screen.window) > 0 and screen.window.row(0) is not None
+
+
 def screen_text(app) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, RecordingTransport, make_app, screen_text, wait_for
+from tests.app_helpers import SIZE, RecordingTransport, list_ready, make_app, screen_text, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.errors import ConnectionErrorScreen
@@ -19,7 +19,7 @@ async def open_conversation(app, pilot, conversation_id: str) -> ConversationScr
     app.open_conversation(conversation_id)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
-    await wait_for(lambda: len(screen.window) > 0 and screen.window.row(0) is not None, pilot=pilot)
+    await wait_for(lambda: list_ready(screen), pilot=pilot)
     return screen
 
 

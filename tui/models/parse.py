@@ -15,6 +15,11 @@ from .events import Event, EventBase
 
 _EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
 
+#: Deepest list/dict nesting an event may have and still be typed. pydantic stops serialising
+#: at ~255 levels and ``json`` at the recursion limit, so a deeper event (hostile ``value`` or
+#: ``raw_input``) could be validated but never dumped or shown: it is kept as a RawEvent.
+MAX_DEPTH = 200
+
 
 class RawEvent(BaseModel):
     """An event the client could not validate, kept whole with the reason."""
@@ -64,9 +69,23 @@ def raw_event(data: Any, error: str) -> RawEvent:
     )
 
 
+def _too_deep(data: Any, limit: int = MAX_DEPTH) -> bool:
+    """Does ``data`` nest lists/dicts more than ``limit`` levels? (iterative, stops early)"""
+    stack = [(data, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        values = node.values() if isinstance(node, dict) else node
+        stack.extend((v, depth + 1) for v in values if isinstance(v, (dict, list)))
+    return False
+
+
 def parse_event(data: Any) -> AnyEvent:
     """Validate one event object (already decoded JSON); a failure gives a RawEvent."""
     try:
+        if isinstance(data, (dict, list)) and _too_deep(data):
+            return raw_event(data, f"nested deeper than {MAX_DEPTH} levels: not shown as a typed event")
         return _EVENT_ADAPTER.validate_python(data)
     except ValidationError as exc:
         return raw_event(data, _error_text(exc))
@@ -78,9 +97,10 @@ def parse_event_json(text: str | bytes) -> AnyEvent:
     """Decode and validate one event; bad JSON is kept as a RawEvent holding the text."""
     try:
         data = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        # RecursionError: ``json`` gives up on ~1,000 nested brackets; that is bad input too
         raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-        return raw_event(raw, f"invalid JSON: {exc}")
+        return raw_event(raw, f"invalid JSON: {type(exc).__name__}: {exc}")
     return parse_event(data)
 
 
@@ -88,4 +108,9 @@ def event_json(event: AnyEvent) -> Any:
     """The JSON form of an event: the original object for raw events, a null-free dump otherwise."""
     if isinstance(event, RawEvent):
         return event.raw
-    return event.model_dump(mode="json", exclude_none=True)
+    try:
+        return event.model_dump(mode="json", exclude_none=True)
+    except ValueError:
+        # JSON mode can't encode a lone surrogate in a dict key (the valid JSON text "\ud800"
+        # decodes to one); the python-mode dump holds the same data and json.dumps copes.
+        return event.model_dump(mode="python", exclude_none=True)

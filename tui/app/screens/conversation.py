@@ -82,6 +82,11 @@ class ConversationScreen(Screen):
         self.load()
         self.set_interval(TREE_REFRESH_S, self._refresh_tree)
 
+    @property
+    def closing(self) -> bool:
+        """Being closed: the panes may already be gone, so late worker results are dropped."""
+        return not self.is_attached or self._closing or self._closed or self._pruning
+
     async def on_unmount(self) -> None:
         if self.live is not None:
             await self.live.aclose()
@@ -113,16 +118,18 @@ class ConversationScreen(Screen):
             if mark:
                 text.append("   ")
                 text.append_text(mark)
-        self.query_one("#conv-header", Static).update(text)
+        for header in self.query("#conv-header").results(Static):
+            header.update(text)
 
     def _update_list_title(self) -> None:
         event_list = self.query_one(EventList)
         window = self.window
         if isinstance(window, PathWindow):
-            event_list.border_title = f"Events · branch: {clean(window.label)[:40]} · {len(window):,}"
+            # Text, not str: a str title is parsed as markup, and the label is a message's words
+            event_list.border_title = Text(f"Events · branch: {clean(window.label)[:40]} · {len(window):,}")
         else:
             total = f"{len(window):,}" if window.total is not None else f"{len(window):,}+"
-            event_list.border_title = f"Events · {window.query.describe()} · {total}"
+            event_list.border_title = Text(f"Events · {window.query.describe()} · {total}")
         if not self.feed.base.complete:
             event_list.border_subtitle = f"indexing {len(self.feed.base.head):,}/{self.feed.base.total or '?'}"
         elif self._new_below:
@@ -140,6 +147,8 @@ class ConversationScreen(Screen):
             )
         except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
             self._failed("Could not load the conversation", exc)
+            return
+        if self.closing:
             return
         event_list = self.query_one(EventList)
         event_list.empty_text = "No events match." if window.total == 0 else "No events."
@@ -171,6 +180,8 @@ class ConversationScreen(Screen):
         try:
             while not feed.base.complete:
                 added = await feed.fill(feed.base, "head")
+                if self.closing:
+                    return
                 now = loop.time()
                 if now - last > TREE_REFRESH_S:
                     last = now
@@ -179,7 +190,8 @@ class ConversationScreen(Screen):
                     break
         except Exception as exc:  # noqa: BLE001
             self._failed("Indexing stopped", exc)
-        self._base_grew()
+        if not self.closing:
+            self._base_grew()
 
     def _base_grew(self) -> None:
         if self.window is self.feed.base:
@@ -216,7 +228,7 @@ class ConversationScreen(Screen):
         stream = self.live.open_stream(self.feed.newest_timestamp)
         async with stream:
             async for batch in stream.batches(0.05):
-                if not self.is_attached:  # the screen was closed while a batch was on its way
+                if self.closing:  # the screen was closed while a batch was on its way
                     return
                 self._apply_live(batch)
 
@@ -346,7 +358,7 @@ class ConversationScreen(Screen):
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not load events", exc)
             return
-        if added and window is self.window:
+        if added and window is self.window and not self.closing:
             self.query_one(EventList).rows_changed()
             self._update_list_title()
 
@@ -371,6 +383,8 @@ class ConversationScreen(Screen):
             paired = await self.feed.paired(row)
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not load the event", exc)
+            return
+        if self.closing:
             return
         detail = self.query_one(EventDetail)
         if event is None:
@@ -420,6 +434,8 @@ class ConversationScreen(Screen):
             window = await self.feed.open_window(query)
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not apply the filter", exc)
+            return
+        if self.closing:
             return
         self.window = self.query_window = window
         event_list = self.query_one(EventList)

@@ -47,6 +47,13 @@ def _lit(
     return Static(body, classes=classes)
 
 
+def _dump(model: Any) -> Any:
+    try:
+        return model.model_dump(mode="json", exclude_none=True)
+    except ValueError:  # a lone surrogate in a dict key: see event_json
+        return model.model_dump(mode="python", exclude_none=True)
+
+
 def _texts(blocks: Any) -> str:
     return "\n".join(b.text for b in blocks or () if isinstance(b, TextContent))
 
@@ -249,7 +256,7 @@ class EventDetail(VerticalScroll, can_focus=True):
         elif action.kind == "TaskTrackerAction":
             out.append(self._tasks(action.task_list))
         else:
-            out.append(self._json(action.model_dump(mode="json", exclude_none=True)))
+            out.append(self._json(_dump(action)))
         paired = self._paired
         if paired is not None:
             out.append(Static(Text("result", style="bold"), classes="detail-section"))
@@ -298,7 +305,7 @@ class EventDetail(VerticalScroll, can_focus=True):
         elif obs.kind == "TaskTrackerObservation":
             out.append(self._tasks(obs.task_list))
         else:
-            out.append(_lit(text) if text else self._json(obs.model_dump(mode="json", exclude_none=True)))
+            out.append(_lit(text) if text else self._json(_dump(obs)))
         if getattr(obs, "is_error", False):
             out.insert(0, Static(Text("the tool reported an error"), classes="detail-error"))
         return out
