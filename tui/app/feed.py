@@ -12,6 +12,7 @@ import asyncio
 from collections import OrderedDict
 from typing import Any
 
+from tui.client import PageLoopError
 from tui.models import EventTree
 
 from .rows import EventRow, make_row
@@ -30,6 +31,7 @@ class EventFeed:
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._by_tool_call: dict[str, list[int]] = {}
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
+        self._followed: dict[tuple[int, str], set[str]] = {}  # page ids walked, per window end
         self.tree: EventTree | None = None
         self._tree_size = -1
 
@@ -59,14 +61,14 @@ class EventFeed:
     async def open_window(self, query: Query) -> PagedWindow:
         """A window for ``query`` with its total and first page, fetched concurrently."""
         window = self.base if query == self.base.query else PagedWindow(query)
-        if window.total is None and not window.head:
 
-            async def count() -> None:
-                total = await self.count(query)
-                if total is not None and window.head_page is not None:
-                    window.total = max(total, len(window.head))
+        async def count() -> None:
+            total = await self.count(query)
+            if total is not None and window.head_page is not None:
+                window.total = max(total, len(window.head))
 
-            await asyncio.gather(count(), self.fill(window, "head"))
+        if window.head_page == START:  # nothing fetched yet (or the last try failed)
+            await asyncio.gather(*([count()] if window.total is None else []), self.fill(window, "head"))
         return window
 
     async def fill(self, window: PagedWindow, side: str) -> int:
@@ -78,6 +80,13 @@ class EventFeed:
                 return 0
             descending = window.query.descending != (side == "tail")
             events, next_page = await self._page(window.query, page_id if page_id != START else None, descending)
+            followed = self._followed.setdefault((id(window), side), set())
+            if next_page is not None and (next_page == page_id or next_page in followed):
+                # a server cursor that leads back: stop here rather than walk in circles
+                raise PageLoopError("The server's next page id repeats an earlier one; paging stopped.",
+                                    page_id=next_page)
+            if page_id != START:
+                followed.add(page_id)
             rows = [self._remember(e) for e in events]
             before = len(window.head) + len(window.tail)
             head_before = len(window.head)

@@ -19,6 +19,7 @@ from .errors import (
     ServerError,
     StartTaskFailed,
     StartTaskTimeout,
+    is_retryable,
 )
 from .http import MAX_RETRY_AFTER, RETRY_STATUSES
 from .stream import EventDeduper, EventStream, StreamEvent, StreamItem, StreamStatus, is_transient
@@ -54,6 +55,7 @@ __all__ = [
     "StreamStatus",
     "agent_endpoint",
     "endpoint_from_url",
+    "is_retryable",
     "is_transient",
     "segment",
 ]

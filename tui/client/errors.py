@@ -153,3 +153,12 @@ __all__ = [
     "StartTaskFailed",
     "StartTaskTimeout",
 ]
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """Worth trying again later: the server or the network failed, not the request itself.
+
+    The client has already spent its own bounded retries on these; a caller that keeps a
+    long-running walk (a UI indexing a conversation) may wait and try again."""
+    return isinstance(exc, (ServerError, RequestTimeout, ConnectionLost, BadResponse, RateLimited))
+

@@ -18,7 +18,9 @@ from tui import __version__
 
 from . import routes_agent, routes_conversations, routes_events, routes_live, routes_sandboxes
 from .common import require_session_key, validation_error_handler
+from .faults import FaultMiddleware, Faults
 from .lifecycle import Lifecycle
+from .limits import MAX_BODY, BodyLimitMiddleware
 from .live import MAX_SUBSCRIBERS, LiveHub
 from .store import Store
 
@@ -36,6 +38,8 @@ def create_app(
     autoplay: Iterable[str] = (),
     ws_auth_timeout: float = 10.0,
     ws_max_subscribers: int = MAX_SUBSCRIBERS,
+    faults: Faults | None = None,
+    max_body: int = MAX_BODY,
 ) -> FastAPI:
     """Build a server over ``store`` (a fresh in-memory one if omitted).
 
@@ -55,6 +59,9 @@ def create_app(
       each run ends); needs ``agent_pace``. The demo (``start_demo_server``) uses it.
     - ``ws_auth_timeout``: seconds a websocket has to send its ``auth`` frame (10, as real).
     - ``ws_max_subscribers``: websocket subscribers per conversation (50, as real).
+    - ``faults``: the fault queue (``faults.py``); a fresh, empty one if omitted, so tests can
+      always reach ``app.state.faults``.
+    - ``max_body``: request bodies over this many bytes get 413 (``limits.py``).
 
     The agent-server routes (websocket ``/sockets/events/{id}``, ``/api/conversations/{id}/
     events|run|pause|interrupt|events/respond_to_confirmation``) authenticate with the
@@ -95,6 +102,10 @@ def create_app(
         max_subscribers=ws_max_subscribers,
         session_key=app.state.session_key,
     )
+    app.state.faults = faults if faults is not None else Faults()
+    # outermost first: a body limit applies even to requests a fault would answer
+    app.add_middleware(FaultMiddleware, faults=app.state.faults)
+    app.add_middleware(BodyLimitMiddleware, limit=max_body)
     app.add_exception_handler(RequestValidationError, validation_error_handler)  # type: ignore[arg-type]
 
     protected: list[Any] = [Depends(require_session_key)]

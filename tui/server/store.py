@@ -485,7 +485,11 @@ class Store:
     ) -> tuple[list[str], list[Any]]:
         where: list[str] = []
         params: list[Any] = []
-        if title_contains:
+        if title_contains and "\x00" in title_contains:
+            # SQLite's LIKE stops reading its pattern at a NUL, matching everything; instr doesn't
+            where.append("instr(lower(title), lower(?)) > 0")
+            params.append(title_contains)
+        elif title_contains:
             where.append("title LIKE ? ESCAPE '\\'")
             params.append(like_pattern(title_contains))
         for column, op, value in (

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual import on, work
@@ -12,6 +13,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
+
+from tui.client import is_retryable
 
 from ..feed import EventFeed
 from ..live import LiveSession, can_follow, live_mark, streaming_text
@@ -26,6 +29,9 @@ from ..windows import PagedWindow, PathWindow, Query
 from .errors import describe_error
 
 TREE_REFRESH_S = 1.0
+RETRIES = 8  # tries of one load before it is given up (server and network failures only)
+BACKOFF, BACKOFF_MAX = 0.25, 4.0  # seconds: the first wait between tries, the longest
+T = TypeVar("T")
 
 
 class ConversationScreen(Screen):
@@ -143,7 +149,8 @@ class ConversationScreen(Screen):
     async def load(self) -> None:
         try:
             window, _ = await asyncio.gather(
-                self.feed.open_window(self.query_window.query), self._load_record()
+                self._retrying(lambda: self.feed.open_window(self.query_window.query)),
+                self._retrying(self._load_record),
             )
         except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
             self._failed("Could not load the conversation", exc)
@@ -174,22 +181,26 @@ class ConversationScreen(Screen):
 
     @work(exclusive=True, group="index")
     async def index(self) -> None:
-        """Walk the whole conversation (oldest first) so the tree and pairing are complete."""
+        """Walk the whole conversation (oldest first) so the tree and pairing are complete.
+
+        Server and network failures pause the walk and retry with backoff (the client has
+        already spent its own quick retries), so a flaky server still ends fully indexed."""
         feed, loop = self.feed, asyncio.get_running_loop()
         last = 0.0
-        try:
-            while not feed.base.complete:
-                added = await feed.fill(feed.base, "head")
-                if self.closing:
-                    return
-                now = loop.time()
-                if now - last > TREE_REFRESH_S:
-                    last = now
-                    self._base_grew()
-                if not added:
-                    break
-        except Exception as exc:  # noqa: BLE001
-            self._failed("Indexing stopped", exc)
+        while not feed.base.complete:
+            try:
+                added = await self._retrying(lambda: feed.fill(feed.base, "head"))
+            except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
+                self._failed("Indexing stopped", exc)
+                break
+            if self.closing:
+                return
+            now = loop.time()
+            if now - last > TREE_REFRESH_S:
+                last = now
+                self._base_grew()
+            if not added:
+                break
         if not self.closing:
             self._base_grew()
 
@@ -354,13 +365,31 @@ class ConversationScreen(Screen):
     @work(exclusive=True, group="fill")
     async def fill_rows(self, window: PagedWindow, start: int, end: int) -> None:
         try:
-            added = await self.feed.fill_range(window, start, end)
+            added = await self._retrying(lambda: self.feed.fill_range(window, start, end), quiet=True)
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not load events", exc)
             return
         if added and window is self.window and not self.closing:
             self.query_one(EventList).rows_changed()
             self._update_list_title()
+
+    async def _retrying(self, call: Callable[[], Awaitable[T]], *, quiet: bool = False) -> T:
+        """``call()``, tried again with backoff while the server or network fails.
+
+        The client has already spent its own quick retries; this outlasts longer outages
+        (a restarting server, a rate limit) so a flaky server still ends with every event."""
+        for attempt in range(1, RETRIES + 1):
+            try:
+                return await call()
+            except Exception as exc:
+                if not is_retryable(exc) or attempt == RETRIES or self.closing:
+                    raise
+                delay = min(BACKOFF_MAX, BACKOFF * 2 ** (attempt - 1))
+                if not quiet:
+                    self.notify(f"Loading failed ({describe_error(exc)}); retrying in {delay:.1f}s.",
+                                severity="warning", timeout=min(5.0, delay + 1), markup=False)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
 
     def _failed(self, what: str, exc: BaseException) -> None:
         self.notify(f"{what}: {describe_error(exc)}", severity="error", timeout=8, markup=False)
@@ -431,7 +460,7 @@ class ConversationScreen(Screen):
     @work(exclusive=True, group="load")
     async def apply_query(self, query: Query) -> None:
         try:
-            window = await self.feed.open_window(query)
+            window = await self._retrying(lambda: self.feed.open_window(query))
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not apply the filter", exc)
             return
