@@ -71,6 +71,8 @@ def build_serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--db", default=None, help="SQLite file (default: in memory)")
     parser.add_argument("--demo", action="store_true", help="load the demo dataset")
     parser.add_argument("--session-key", default=None, help="require this X-Session-API-Key on /api/v1")
+    parser.add_argument("--chaos", type=float, default=0.0, metavar="RATE",
+                        help="fail this share (0-1) of API GETs at random: 5xx, 429, slow or truncated answers, to watch recovery")
     return parser
 
 
@@ -277,7 +279,10 @@ def main(argv: list[str] | None = None) -> int:
         args = build_serve_parser().parse_args(argv[1:])
         from tui.server.serve import serve_main
 
-        return serve_main(args.host, args.port, args.db, args.demo, args.session_key)
+        if not 0.0 <= args.chaos <= 1.0:
+            print("ohtui serve: --chaos takes a rate between 0 and 1", file=sys.stderr)
+            return 2
+        return serve_main(args.host, args.port, args.db, args.demo, args.session_key, chaos=args.chaos)
     if command == ["info"]:
         return run_info(argv[1:])
     if command == ["config"]:

@@ -14,7 +14,8 @@ from .runner import LOOPBACK, bind_socket, is_loopback, url_for
 
 
 def serve_main(
-    host: str | None, port: int, db: str | None, demo: bool, session_key: str | None
+    host: str | None, port: int, db: str | None, demo: bool, session_key: str | None,
+    *, chaos: float = 0.0,
 ) -> int:
     """Run until interrupted; prints the URL (and the demo conversation ids). Exit status.
 
@@ -24,6 +25,7 @@ def serve_main(
 
     from .app import create_app
     from .demo import DEMO_PACE, add_live_demo, load_demo
+    from .faults import Faults
     from .store import Store
 
     host = host or LOOPBACK
@@ -57,8 +59,11 @@ def serve_main(
     for name, conversation_id in names.items():
         print(f"  {name:<9} {conversation_id}")
     sys.stdout.flush()
+    if chaos:
+        print(f"  chaos: about {chaos:.0%} of API GETs fail on purpose")
     app = create_app(store, session_key=session_key, agent_pace=DEMO_PACE,
-                     autoplay=[names["live"]] if "live" in names else ())
+                     autoplay=[names["live"]] if "live" in names else (),
+                     faults=Faults(chaos_rate=chaos))
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     try:
         uvicorn.Server(config).run(sockets=[sock])
