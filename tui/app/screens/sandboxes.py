@@ -7,6 +7,7 @@ notification.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -25,6 +26,9 @@ from .confirm import ConfirmScreen
 from .errors import describe_error
 
 POLL_S = 1.0
+PENDING_MAX_S = 30.0  # a transitional mark that polling never confirms is dropped after this
+PAUSABLE = ("RUNNING", "STARTING")
+RESUMABLE = ("PAUSED", "ERROR")
 IDLE_POLL_S = 5.0
 COLUMNS = (("ID", "id", 30), ("Status", "status", 14), ("Spec", "spec", 44), ("Created", "created", 10), ("Exposed URLs", "urls", 60))
 
@@ -80,7 +84,7 @@ class SandboxesScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self._sandboxes: dict[str, Any] = {}
-        self._pending: dict[str, tuple[str, str]] = {}  # id -> (label, status we wait for)
+        self._pending: dict[str, tuple[str, str, float]] = {}  # id -> (label, awaited status, give-up time)
 
     def compose(self) -> ComposeResult:
         yield DataTable(id="sandboxes", cursor_type="row", zebra_stripes=True)
@@ -120,8 +124,13 @@ class SandboxesScreen(Screen):
         for box in boxes:
             seen.add(box.id)
             want = self._pending.get(box.id)
-            if want and getattr(box.status, "value", box.status) == want[1]:
+            status = getattr(box.status, "value", box.status)
+            if want and status == want[1]:
                 del self._pending[box.id]
+            elif want and time.monotonic() > want[2]:
+                del self._pending[box.id]
+                self.notify(f"{one_line(box.id, 40)} is still {status} ({want[0].rstrip('…')} not confirmed).",
+                            severity="warning", markup=False)
             self._sandboxes[box.id] = box
             cells = self._cells(box)
             if box.id in table.rows:
@@ -155,7 +164,7 @@ class SandboxesScreen(Screen):
         if target is None:
             self._pending.pop(box.id, None)
         else:
-            self._pending[box.id] = (label, target)
+            self._pending[box.id] = (label, target, time.monotonic() + PENDING_MAX_S)
         table = self.query_one(DataTable)
         if box.id in table.rows:
             table.update_cell(box.id, "status", self._cells(box)[1])
@@ -166,15 +175,23 @@ class SandboxesScreen(Screen):
             return False
         return True
 
+    def _can(self, box: Any, verb: str, allowed: tuple[str, ...]) -> bool:
+        status = getattr(box.status, "value", box.status)
+        if status in allowed:
+            return True
+        self.notify(f"Cannot {verb} a sandbox that is {status} (only {' or '.join(allowed)}).",
+                    severity="warning", markup=False)
+        return False
+
     def action_pause(self) -> None:
         box = self._current()
-        if box is not None and self._guard():
+        if box is not None and self._guard() and self._can(box, "pause", PAUSABLE):
             self._mark(box, "pausing…", "PAUSED")
             self.change(box, "pause")
 
     def action_resume(self) -> None:
         box = self._current()
-        if box is not None and self._guard():
+        if box is not None and self._guard() and self._can(box, "resume", RESUMABLE):
             self._mark(box, "resuming…", "RUNNING")
             self.change(box, "resume")
 
@@ -227,7 +244,7 @@ class SandboxesScreen(Screen):
             except Exception as exc:  # noqa: BLE001
                 self.notify(f"Could not start a sandbox: {describe_error(exc)}", severity="error", markup=False)
                 return
-            self._pending[box.id] = ("starting…", "RUNNING")
+            self._pending[box.id] = ("starting…", "RUNNING", time.monotonic() + PENDING_MAX_S)
             self.notify(f"Starting sandbox {one_line(box.id, 40)}", markup=False)
             self.refresh_sandboxes()
 
