@@ -495,6 +495,10 @@ class ConversationScreen(Screen):
             box.remove_class("-visible")
             self.query_one(EventList).focus()
             return
+        focused = self.focused
+        if focused is not None and self.query_one(FilterBar) in focused.ancestors_with_self:
+            self.query_one(EventList).focus()  # esc leaves the filter bar first, not the screen
+            return
         if isinstance(self.window, PathWindow):
             self.action_show_all()
         else:
