@@ -123,6 +123,20 @@ class EventFeed:
             if call:
                 self._by_tool_call.setdefault(call, []).append(pos)
 
+    def pending_actions(self, look_back: int = 200) -> list[EventRow]:
+        """The newest actions that have no result yet (what a confirmation would run).
+
+        Only the last ``look_back`` rows are searched: a pending action is always recent."""
+        rows = self.base.head
+        pending = []
+        for pos in range(len(rows) - 1, max(-1, len(rows) - 1 - look_back), -1):
+            row = rows[pos]
+            if row.kind == "ActionEvent" and row.tool_call_id and len(self._by_tool_call.get(row.tool_call_id, ())) == 1:
+                pending.append(row)
+            elif row.kind == "MessageEvent" and row.source == "user":
+                break  # actions before the user's last message belong to an earlier turn
+        return pending[::-1]
+
     def cached(self, event_id: str | None) -> Any:
         return self._cache.get(event_id) if event_id else None
 

@@ -76,6 +76,11 @@ class LiveSession:
     def running(self) -> bool:
         return self.state.execution_status in (ExecutionStatus.RUNNING, "running")
 
+    @property
+    def waiting_for_confirmation(self) -> bool:
+        """The agent holds an action until the user approves or rejects it."""
+        return self.state.execution_status in (ExecutionStatus.WAITING_FOR_CONFIRMATION, "waiting_for_confirmation")
+
     def error_text(self) -> Text | None:
         error = self.state.last_error
         status = self.state.execution_status

@@ -29,6 +29,7 @@ from ..windows import PagedWindow, PathWindow, Query
 from .errors import describe_error
 
 TREE_REFRESH_S = 1.0
+MESSAGE_PLACEHOLDER = "message to the agent (enter sends, esc cancels)"
 RETRIES = 8  # tries of one load before it is given up (server and network failures only)
 BACKOFF, BACKOFF_MAX = 0.25, 4.0  # seconds: the first wait between tries, the longest
 T = TypeVar("T")
@@ -41,12 +42,14 @@ class ConversationScreen(Screen):
     BINDING_GROUP_TITLE = "Conversation"
     BINDINGS = [
         Binding("escape", "back", "Back", id="conversation.back"),
-        Binding("o", "toggle_sort", "Sort order", id="conversation.sort"),
+        Binding("o", "toggle_sort", "Sort", id="conversation.sort"),
         Binding("slash", "focus_filter", "Filter", id="conversation.filter"),
         Binding("a", "show_all", "All events", id="conversation.all"),
-        Binding("space", "toggle_run", "Pause/run agent", id="conversation.run"),
-        Binding("m", "message", "Message agent", id="conversation.message"),
+        Binding("space", "toggle_run", "Pause/run", id="conversation.run"),
+        Binding("m", "message", "Message", id="conversation.message"),
         Binding("X", "interrupt", "Interrupt", id="conversation.interrupt"),
+        Binding("A", "approve", "Approve", id="conversation.approve", tooltip="Run the action the agent waits to run"),
+        Binding("R", "reject", "Reject", id="conversation.reject", tooltip="Refuse the waiting action, with a reason for the agent"),
         Binding("t", "focus('event-tree')", "Tree", show=False, id="conversation.focus-tree"),
         Binding("l", "focus('event-list')", "List", show=False, id="conversation.focus-list"),
         Binding("d", "focus('event-detail')", "Detail", show=False, id="conversation.focus-detail"),
@@ -68,13 +71,14 @@ class ConversationScreen(Screen):
         yield Static(id="conv-header")
         yield FilterBar(id="filter-bar")
         yield Static(id="error-banner")
+        yield Static(id="confirm-bar")
         with Horizontal(id="conv-body"):
             yield EventTreeView(id="event-tree")
             with Vertical(id="conv-right"):
                 yield EventList(id="event-list")
                 yield Static(id="stream-preview")
                 yield EventDetail(id="event-detail")
-        yield Input(placeholder="message to the agent (enter sends, esc cancels)", id="message-line")
+        yield Input(placeholder=MESSAGE_PLACEHOLDER, id="message-line")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -212,6 +216,8 @@ class ConversationScreen(Screen):
         self._refresh_tree()
         if self.feed.base.complete and self.live is not None and self.live.held:
             self._flush_live_rows()
+        if self.live is not None and self.live.waiting_for_confirmation:
+            self._render_confirm()
 
     def _refresh_tree(self) -> None:
         """Rebuild the tree when rows arrived; at most once a second while live."""
@@ -231,6 +237,7 @@ class ConversationScreen(Screen):
     async def follow_live(self) -> None:
         try:
             self.live = LiveSession(self.app.client.base_url, self._conversation)
+            self.refresh_bindings()
             if not self.feed.base.complete:
                 await self.feed.fill(self.feed.base, "tail")  # the newest page fixes "since"
         except Exception as exc:  # noqa: BLE001
@@ -259,6 +266,8 @@ class ConversationScreen(Screen):
             preview.set_class(live.state.is_streaming, "-visible")
             if live.state.is_streaming:
                 preview.update(streaming_text(live.state))
+        if changed & {"status", "events"}:
+            self._render_confirm()
         if changed & {"error", "status"}:
             banner = self.query_one("#error-banner", Static)
             error = live.error_text()
@@ -331,6 +340,64 @@ class ConversationScreen(Screen):
             self._render_header()
         self.notify({"pause": "Pause requested (takes effect between steps).", "run": "Agent running.", "interrupt": "Agent interrupted."}[verb])
 
+    # --- confirmation ----------------------------------------------------------------------
+
+    def _render_confirm(self) -> None:
+        """Show what the agent waits to run while it waits for the user's approval."""
+        bar = self.query_one("#confirm-bar", Static)
+        waiting = self.live is not None and self.live.waiting_for_confirmation
+        if waiting != bar.has_class("-visible"):
+            bar.set_class(waiting, "-visible")
+            self.refresh_bindings()  # A/R appear in the footer only while they apply
+        if not waiting:
+            return
+        pending = self.feed.pending_actions()
+        text = Text("The agent waits for your approval", style="bold")
+        text.append(f" of {len(pending)} action{'s' if len(pending) != 1 else ''}:" if pending else ".")
+        for row in pending[-3:]:
+            text.append("\n  ")
+            text.append(clean(row.summary)[:200])
+        text.append("\nA", style="bold")
+        text.append(" approve and run   ")
+        text.append("R", style="bold")
+        text.append(" reject (with a reason for the agent)")
+        bar.update(text)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Agent keys show (and work) only where they apply, so the footer lists what can be done."""
+        if action in ("approve", "reject"):
+            return self.live is not None and self.live.waiting_for_confirmation
+        if action in ("toggle_run", "message", "interrupt"):
+            return self.live is not None  # only a live conversation has an agent to steer
+        return True
+
+    def action_approve(self) -> None:
+        if self._agent() is not None:
+            self.respond(True, "")
+
+    def action_reject(self) -> None:
+        if self._agent() is None:
+            return
+        box = self.query_one("#message-line", Input)
+        box.placeholder = "why reject? the agent is told this (enter rejects, esc cancels)"
+        box.add_class("-visible", "-reject")
+        box.focus()
+
+    @work(group="agent")
+    async def respond(self, accept: bool, reason: str) -> None:
+        try:
+            if accept:
+                await self.live.agent.respond_to_confirmation(True)
+            elif reason:
+                await self.live.agent.respond_to_confirmation(False, reason)
+            else:
+                await self.live.agent.respond_to_confirmation(False)
+        except Exception as exc:  # noqa: BLE001
+            self._failed("Could not answer the confirmation", exc)
+            return
+        self.notify("Approved: the agent runs the action." if accept else "Rejected: the agent was told why.",
+                    markup=False)
+
     def action_message(self) -> None:
         if self._agent() is None:
             return
@@ -342,11 +409,19 @@ class ConversationScreen(Screen):
     def _send_message(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         box = event.input
-        box.value = ""
-        box.remove_class("-visible")
-        self.query_one(EventList).focus()
-        if text:
+        rejecting = box.has_class("-reject")
+        self._close_message_line()
+        if rejecting:
+            self.respond(False, text)
+        elif text:
             self.send_message(text)
+
+    def _close_message_line(self) -> None:
+        box = self.query_one("#message-line", Input)
+        box.value = ""
+        box.remove_class("-visible", "-reject")
+        box.placeholder = MESSAGE_PLACEHOLDER
+        self.query_one(EventList).focus()
 
     @work(group="agent")
     async def send_message(self, text: str) -> None:
@@ -489,11 +564,8 @@ class ConversationScreen(Screen):
             self.apply_query(bar.query)
 
     def action_back(self) -> None:
-        box = self.query_one("#message-line", Input)
-        if box.has_class("-visible"):
-            box.value = ""
-            box.remove_class("-visible")
-            self.query_one(EventList).focus()
+        if self.query_one("#message-line", Input).has_class("-visible"):
+            self._close_message_line()
             return
         focused = self.focused
         if focused is not None and self.query_one(FilterBar) in focused.ancestors_with_self:
