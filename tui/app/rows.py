@@ -12,6 +12,9 @@ from tui.models import RawEvent
 from tui.models import events as ev
 from tui.models.content import TextContent
 
+from tui.client.stream_state import stats_totals
+
+from .format import money, tokens
 from .safe_text import one_line
 
 #: Short, fixed-width labels for the kind column.
@@ -117,6 +120,28 @@ def _observation_summary(event: ev.ObservationEvent) -> str:
     return f"{event.tool_name}: {one_line(text)}" if text else event.tool_name
 
 
+def _state_summary(key: str | None, value: Any) -> str:
+    """What a state update changed, in words: totals for stats, sizes for containers."""
+    key = key or "state"
+    if key == "stats":
+        totals = stats_totals(value)
+        if totals is not None:
+            cost, prompt, completion = totals
+            return f"stats: {money(cost)} · {tokens(prompt + completion)} tokens"
+    if key == "full_state" and isinstance(value, dict):
+        status = value.get("execution_status")
+        return f"full state ({len(value)} fields)" + (f" · {status}" if isinstance(status, str) else "")
+    if isinstance(value, dict):
+        names = list(value)[:4]
+        more = ", …" if len(value) > len(names) else ""
+        return f"{key} = {{{', '.join(str(n) for n in names)}{more}}}" if names else f"{key} = {{}}"
+    if isinstance(value, list):
+        return f"{key} = [{len(value)} item{'s' if len(value) != 1 else ''}]"
+    if value is None:
+        return f"{key} = null"
+    return f"{key} = {value}"
+
+
 def summarize(event: Any) -> str:
     """A one-line description of an event, cleaned of control sequences."""
     if isinstance(event, RawEvent):
@@ -137,9 +162,7 @@ def summarize(event: Any) -> str:
     if kind == "UserRejectObservation":
         return one_line(f"{event.tool_name}: {event.rejection_reason} ({event.rejection_source})")
     if kind == "ConversationStateUpdateEvent":
-        value = event.value
-        shown = value if isinstance(value, (str, int, float, bool)) else type(value).__name__
-        return one_line(f"{event.key or 'state'} = {shown}")
+        return one_line(_state_summary(event.key, event.value))
     if kind == "HookExecutionEvent":
         verdict = "blocked" if event.blocked else ("ok" if event.success else "failed")
         return one_line(f"{event.hook_event_type} {event.hook_command} → {verdict} ({event.exit_code})")
