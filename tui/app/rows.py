@@ -47,7 +47,7 @@ ERROR_KINDS = frozenset(
 class EventRow:
     """One event as the list shows it."""
 
-    __slots__ = ("id", "timestamp", "source", "kind", "summary", "parent_id", "tool_call_id", "flag")
+    __slots__ = ("id", "timestamp", "source", "kind", "summary", "parent_id", "tool_call_id", "flag", "text")
 
     def __init__(
         self,
@@ -59,6 +59,7 @@ class EventRow:
         parent_id: str | None = None,
         tool_call_id: str | None = None,
         flag: str = "",
+        text: str = "",
     ) -> None:
         self.id = id
         self.timestamp = timestamp
@@ -69,6 +70,8 @@ class EventRow:
         self.tool_call_id = tool_call_id
         #: "raw" (unparsed), "error" (an error event or failed tool), or ""
         self.flag = flag
+        #: what find searches besides the summary: the event's words, capped (see search_text)
+        self.text = text
 
     @property
     def time(self) -> str:
@@ -200,6 +203,40 @@ def _flag(event: Any) -> str:
     return ""
 
 
+#: Characters of an event's own words kept on its row for find (message text, command,
+#: output…). Enough for what people search for; a 50 MB output is not kept whole.
+SEARCH_CHARS = 2_000
+
+
+def search_text(event: Any) -> str:
+    """The words of an event that find looks through, beyond its one-line summary."""
+    if isinstance(event, RawEvent):
+        return event.error[:SEARCH_CHARS]
+    parts: list[str] = []
+    kind = event.kind
+    if kind == "MessageEvent":
+        parts.append(event.llm_message.text or "")
+        parts.append(getattr(event.llm_message, "reasoning_content", None) or "")
+    elif kind == "ActionEvent":
+        parts.append(_texts(event.thought))
+        parts.append(getattr(event, "reasoning_content", None) or "")
+        action = event.action
+        for attr in ("command", "path", "file_text", "new_str", "message", "thought", "url", "query"):
+            value = getattr(action, attr, None) if action is not None else None
+            if isinstance(value, str):
+                parts.append(value)
+    elif kind == "ObservationEvent":
+        parts.append(_texts(getattr(event.observation, "content", ())))
+    elif kind in ("AgentErrorEvent",):
+        parts.append(event.error)
+    elif kind in ("ConversationErrorEvent", "ServerErrorEvent"):
+        parts.append(event.detail or "")
+    elif kind == "CondensationSummaryEvent":
+        parts.append(event.summary or "")
+    text = "\n".join(p for p in parts if p)
+    return text[:SEARCH_CHARS]
+
+
 def make_row(event: Any) -> EventRow:
     # kind, source and timestamp are drawn as they are: a RawEvent can carry any string there
     # (escapes, tabs, 1 MB), so they are cleaned to one short line like the summary. Ids stay
@@ -214,4 +251,5 @@ def make_row(event: Any) -> EventRow:
         parent_id=event.parent_id,
         tool_call_id=getattr(event, "tool_call_id", None),
         flag=_flag(event),
+        text=search_text(event),
     )

@@ -168,9 +168,10 @@ class PagedWindow:
 class PathWindow:
     """A fixed list of rows, e.g. the events on one branch (root → leaf)."""
 
-    def __init__(self, rows: list[EventRow], label: str) -> None:
+    def __init__(self, rows: list[EventRow], label: str, what: str = "branch") -> None:
         self.rows = rows
         self.label = label
+        self.what = what  # what the rows are, for the list's title: "branch", "find"…
         self.total = len(rows)
 
     def __len__(self) -> int:

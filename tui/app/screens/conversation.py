@@ -25,6 +25,9 @@ from ..widgets.event_detail import EventDetail
 from ..widgets.event_list import EventList
 from ..widgets.event_tree import EventTreeView
 from ..widgets.filter_bar import FilterBar
+from ..widgets.find_bar import FindBar
+from ..copying import event_json_text, useful_text
+from ..search import Finder, FindError
 from ..windows import PagedWindow, PathWindow, Query
 from .errors import describe_error
 
@@ -43,7 +46,18 @@ class ConversationScreen(Screen):
     BINDINGS = [
         Binding("escape", "back", "Back", id="conversation.back"),
         Binding("o", "toggle_sort", "Sort", id="conversation.sort"),
-        Binding("slash", "focus_filter", "Filter", id="conversation.filter"),
+        Binding("slash,ctrl+f", "find", "Find", id="conversation.find"),
+        Binding("f", "focus_filter", "Filter", id="conversation.filter"),
+        Binding("n", "find_next", "Next hit", show=False, id="conversation.find-next"),
+        Binding("N", "find_previous", "Previous hit", show=False, id="conversation.find-previous"),
+        Binding("e", "jump('error', 1)", "Next error", show=False, id="conversation.next-error"),
+        Binding("E", "jump('error', -1)", "Previous error", show=False, id="conversation.previous-error"),
+        Binding("u", "jump('user', 1)", "Next user message", show=False, id="conversation.next-user"),
+        Binding("U", "jump('user', -1)", "Previous user message", show=False, id="conversation.previous-user"),
+        Binding("right_square_bracket", "jump('fork', 1)", "Next branch point", show=False, id="conversation.next-fork"),
+        Binding("left_square_bracket", "jump('fork', -1)", "Previous branch point", show=False, id="conversation.previous-fork"),
+        Binding("c", "copy('text')", "Copy", show=False, id="conversation.copy"),
+        Binding("C", "copy('json')", "Copy JSON", show=False, id="conversation.copy-json"),
         Binding("a", "show_all", "All events", id="conversation.all"),
         Binding("space", "toggle_run", "Pause/run", id="conversation.run"),
         Binding("m", "message", "Message", id="conversation.message"),
@@ -66,10 +80,12 @@ class ConversationScreen(Screen):
         self.live: LiveSession | None = None
         self._new_below = 0
         self._tree_dirty = False
+        self.finder: Finder | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="conv-header")
         yield FilterBar(id="filter-bar")
+        yield FindBar(id="find-bar")
         yield Static(id="error-banner")
         yield Static(id="confirm-bar")
         with Horizontal(id="conv-body"):
@@ -136,7 +152,7 @@ class ConversationScreen(Screen):
         window = self.window
         if isinstance(window, PathWindow):
             # Text, not str: a str title is parsed as markup, and the label is a message's words
-            event_list.border_title = Text(f"Events · branch: {clean(window.label)[:40]} · {len(window):,}")
+            event_list.border_title = Text(f"Events · {window.what}: {clean(window.label)[:40]} · {len(window):,}")
         else:
             total = f"{len(window):,}" if window.total is not None else f"{len(window):,}+"
             event_list.border_title = Text(f"Events · {window.query.describe()} · {total}")
@@ -525,6 +541,149 @@ class ConversationScreen(Screen):
             event_list.cursor = message.position
         else:
             self.show_detail(target)
+
+    # --- find, jump, copy ------------------------------------------------------------------
+
+    def action_find(self) -> None:
+        self.query_one(FindBar).open()
+
+    @on(FindBar.Submitted)
+    def _find_submitted(self, message: FindBar.Submitted) -> None:
+        bar = self.query_one(FindBar)
+        try:
+            finder = Finder(message.query)
+        except FindError as exc:
+            bar.set_status(str(exc), error=True)
+            return
+        self.finder = finder
+        self.query_one(EventList).set_finder(finder)
+        self.query_one(EventDetail).set_finder(finder)
+        if message.only:
+            self.find_only(finder)
+            return
+        if isinstance(self.window, PathWindow) and self.window.what == "find":
+            self._show_window(self.query_window)
+        self.seek(finder.matches, 1, f"no event matches {finder.query.describe()}", include_current=True)
+
+    @on(FindBar.Closed)
+    def _find_closed(self) -> None:
+        self.workers.cancel_group(self, "find")
+        bar = self.query_one(FindBar)
+        bar.remove_class("-visible")
+        bar.set_status("")
+        self.finder = None
+        self.query_one(EventList).set_finder(None)
+        self.query_one(EventDetail).set_finder(None)
+        if isinstance(self.window, PathWindow) and self.window.what == "find":
+            self._show_window(self.query_window)
+        self.query_one(EventList).focus()
+
+    def action_find_next(self) -> None:
+        if self.finder is None:
+            self.action_find()
+        else:
+            self.seek(self.finder.matches, 1, f"no event matches {self.finder.query.describe()}")
+
+    def action_find_previous(self) -> None:
+        if self.finder is None:
+            self.action_find()
+        else:
+            self.seek(self.finder.matches, -1, f"no event matches {self.finder.query.describe()}")
+
+    def action_jump(self, target: str, direction: int) -> None:
+        tree = self.feed.tree
+        if target == "error":
+            self.seek(lambda row: row.is_error, direction, "no error events")
+        elif target == "user":
+            self.seek(lambda row: row.kind == "MessageEvent" and row.source == "user", direction, "no user messages")
+        elif tree is None:
+            self.notify("The tree is still being built.", markup=False)
+        else:
+            forks = self.query_one(EventTreeView).fork_positions()
+
+            def is_fork(row: EventRow) -> bool:
+                return row.id is not None and tree.index_of(row.id) in forks
+
+            self.seek(is_fork, direction, "no branch points: this conversation never forked")
+
+    @work(exclusive=True, group="find")
+    async def seek(self, wanted: Callable[[EventRow], bool], direction: int, none_text: str,
+                   *, include_current: bool = False) -> None:
+        """Move the cursor to the next row (wrapping) that is ``wanted``, loading pages as needed.
+
+        Runs in a worker and yields every few thousand rows, so a 100,000-event search never
+        freezes the UI; esc in the find bar (or a new search) cancels it."""
+        window, event_list, bar = self.window, self.query_one(EventList), self.query_one(FindBar)
+        total = len(window)
+        if not total:
+            return
+        start = event_list.cursor
+        index = start if include_current else start + direction
+        for checked in range(total):
+            index %= len(window)
+            row = window.row(index)
+            if row is None and isinstance(window, PagedWindow):
+                bar.set_status(f"searching… {checked:,} of {total:,} checked (esc stops)")
+                await self._retrying(lambda: self.feed.fill_range(window, index, index + 1), quiet=True)
+                row = window.row(index)
+                if window is self.window:
+                    event_list.rows_changed()
+            if row is not None and wanted(row):
+                if window is self.window:
+                    event_list.cursor = index
+                    wrapped = (index < start) if direction > 0 else (index > start)
+                    bar.set_status(f"row {index + 1:,} of {len(window):,}" + (" (wrapped)" if wrapped else ""))
+                return
+            index += direction
+            if checked % 2_000 == 1_999:
+                bar.set_status(f"searching… {checked + 1:,} of {total:,} checked (esc stops)")
+                await asyncio.sleep(0)
+        bar.set_status(none_text)
+        self.notify(none_text.capitalize() + ".", markup=False)
+
+    @work(exclusive=True, group="find")
+    async def find_only(self, finder: Finder) -> None:
+        """Show only the events that match: loads the whole filtered view first (with progress)."""
+        window, bar = self.query_window, self.query_one(FindBar)
+        while not window.complete:
+            bar.set_status(f"loading {len(window.head) + len(window.tail):,} of {len(window):,} to filter… (esc stops)")
+            if not await self._retrying(lambda: self.feed.fill(window, "head"), quiet=True):
+                break
+        rows, count = [], len(window)
+        for index in range(count):
+            row = window.row(index)
+            if row is not None and finder.matches(row):
+                rows.append(row)
+            if index % 5_000 == 4_999:
+                await asyncio.sleep(0)
+        self._show_window(PathWindow(rows, finder.query.describe(), what="find"))
+        bar.set_status(f"{len(rows):,} of {count:,} events match")
+
+    def _show_window(self, window: PagedWindow | PathWindow) -> None:
+        self.window = window
+        self.query_one(EventList).set_source(window)
+        self._update_list_title()
+
+    def action_copy(self, what: str) -> None:
+        row = self.query_one(EventList).current
+        if row is None:
+            self.notify("Nothing selected to copy.", markup=False)
+        else:
+            self.copy_event(row, what)
+
+    @work(group="copy")
+    async def copy_event(self, row: EventRow, what: str) -> None:
+        try:
+            event = await self.feed.event(row)
+        except Exception as exc:  # noqa: BLE001
+            self._failed("Could not load the event to copy", exc)
+            return
+        if event is None:
+            self.notify("This event is no longer available.", severity="warning", markup=False)
+            return
+        label, text = ("event JSON", event_json_text(event)) if what == "json" else useful_text(event)
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied the {label} ({len(text):,} characters).", markup=False)
 
     # --- actions -------------------------------------------------------------------------
 

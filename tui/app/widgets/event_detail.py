@@ -47,6 +47,14 @@ def _lit(
     return Static(body, classes=classes)
 
 
+def _highlight_hits(widgets: list[Widget], pattern: Any) -> None:
+    """Mark find hits in the literal texts about to be shown (Markdown is left as rendered)."""
+    for widget in widgets:
+        content = widget.content if isinstance(widget, Static) else None
+        if isinstance(content, Text):
+            content.highlight_regex(pattern, style="bold reverse")
+
+
 def _dump(model: Any) -> Any:
     try:
         return model.model_dump(mode="json", exclude_none=True)
@@ -120,12 +128,19 @@ class EventDetail(VerticalScroll, can_focus=True):
         super().__init__(id=id)
         self._event: Any = None
         self._paired: Any = None
+        self._finder: Any = None
         self.border_title = "Detail"
 
     def show(self, event: Any, paired: Any = None) -> None:
         """Display ``event``; ``paired`` is its observation (for an action) or action."""
         self._event, self._paired = event, paired
         self._rebuild()
+
+    def set_finder(self, finder: Any) -> None:
+        """Highlight what ``finder`` matches in the plain text parts (None: no highlight)."""
+        self._finder = finder
+        if self._event is not None:
+            self._rebuild()
 
     def clear_event(self, message: str = "Select an event to see it here.") -> None:
         self._event = self._paired = None
@@ -153,6 +168,8 @@ class EventDetail(VerticalScroll, can_focus=True):
             widgets.append(self._json(event_json(event)))
         else:
             widgets.extend(self._body(event))
+        if self._finder is not None:
+            _highlight_hits(widgets, self._finder.pattern)
         self.mount_all(widgets)
 
     def _header(self, event: Any) -> Static:

@@ -21,6 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..rows import KIND_LABELS, EventRow
+from ..search import Finder
 
 TIME_W, SOURCE_W, KIND_W = 8, 5, 12
 SOURCE_LABELS = {"agent": "agent", "user": "user", "environment": "env", "hook": "hook"}
@@ -32,6 +33,19 @@ KIND_CLASS = {
     "ConversationStateUpdateEvent": "state",
     "HookExecutionEvent": "hook",
 }
+
+
+def _highlighted(text: str, spans: list[tuple[int, int]], style: Style, match: Style) -> list[Segment]:
+    """``text`` as segments with the ``spans`` in the match style (literal text, no markup)."""
+    out, at = [], 0
+    for start, end in spans:
+        if start > at:
+            out.append(Segment(text[at:start], style))
+        out.append(Segment(text[start:end], style + match))
+        at = end
+    if at < len(text):
+        out.append(Segment(text[at:], style))
+    return out
 
 
 class RowSource(Protocol):
@@ -55,7 +69,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         Binding("up,k", "cursor_up", "Up", show=False, id="list.up"),
         Binding("down,j", "cursor_down", "Down", show=False, id="list.down"),
         Binding("pageup,ctrl+b", "page_up", "Page up", show=False, id="list.page-up"),
-        Binding("pagedown,ctrl+f", "page_down", "Page down", show=False, id="list.page-down"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="list.page-down"),
         Binding("home,g", "first", "First", show=False, id="list.first"),
         Binding("end,G", "last", "Last", show=False, id="list.last"),
         Binding("enter", "select", "Details", id="list.select"),
@@ -78,6 +92,8 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         "event-list--raw",
         "event-list--loading",
         "event-list--summary",
+        "event-list--match",
+        "event-list--match-mark",
     }
     DEFAULT_CSS = """
     EventList {
@@ -105,6 +121,8 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
     EventList > .event-list--raw { color: $error; text-style: italic; }
     EventList > .event-list--loading { color: $text-disabled; text-style: italic; }
     EventList > .event-list--summary { color: $foreground; }
+    EventList > .event-list--match { background: $warning 45%; color: $foreground; text-style: bold; }
+    EventList > .event-list--match-mark { color: $warning; text-style: bold; }
     """
 
     cursor: reactive[int] = reactive(0, always_update=True)
@@ -141,6 +159,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         self._cache: OrderedDict[tuple, Strip] = OrderedDict()
         self._styles: dict[str, Style] = {}
         self.empty_text = "No events."
+        self._finder: Finder | None = None
 
     # --- data ----------------------------------------------------------------------------
 
@@ -153,6 +172,12 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         self.rows_changed()
         self.cursor = max(0, min(cursor, len(source) - 1))
         self.scroll_to(y=max(0, self.cursor - self.size.height // 2), animate=False)
+
+    def set_finder(self, finder: Finder | None) -> None:
+        """Mark rows that match ``finder`` and highlight the matched text (None: no find)."""
+        self._finder = finder
+        self._cache.clear()
+        self.refresh()
 
     def rows_changed(self) -> None:
         """The source grew or rows arrived: resize and repaint (cheap; only visible lines)."""
@@ -229,16 +254,21 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         kind_label = KIND_LABELS.get(row.kind, row.kind)[:KIND_W]
         summary_style = self._style("error") if row.flag == "error" else self._style("summary")
         base = self.rich_style
+        finder = self._finder
+        hit = finder is not None and finder.matches(row)
         segments = [
-            Segment(" ", base),
+            Segment("›", self._style("match-mark")) if hit else Segment(" ", base),
             Segment(row.time.ljust(TIME_W)[:TIME_W], self._style("time")),
             Segment(" ", base),
             Segment(SOURCE_LABELS.get(row.source, row.source)[:SOURCE_W].ljust(SOURCE_W), self._style(f"src-{source}")),
             Segment(" ", base),
             Segment(kind_label.ljust(KIND_W), self._style(kind_class)),
             Segment(" ", base),
-            Segment(row.summary, summary_style),
         ]
+        if hit:
+            segments.extend(_highlighted(row.summary, finder.spans(row.summary), summary_style, self._style("match")))
+        else:
+            segments.append(Segment(row.summary, summary_style))
         if is_cursor:  # the cursor's colours go over each part's own
             cursor = self._style("cursor")
             segments = [Segment(seg.text, seg.style + cursor) for seg in segments]

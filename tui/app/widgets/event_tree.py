@@ -154,8 +154,13 @@ class EventTreeView(Tree, inherit_bindings=True):
                 return positions, real
             node = real[0]
 
+    def fork_positions(self) -> set[int]:
+        """Where the conversation forks as the tree shows it (state updates and other
+        attachments don't count as branches)."""
+        return {pos for pos in self._tree.children if len(self.real_children(pos)) > 1}
+
     def fork_count(self) -> int:
-        return sum(1 for pos in self._tree.children if len(self.real_children(pos)) > 1)
+        return len(self.fork_positions())
 
     def _add_line(self, parent: TreeNode, start: int) -> None:
         """Add the line from ``start``: runs at this indent, side branches nested."""
