@@ -149,6 +149,7 @@ def run_app(args: argparse.Namespace) -> int:
     from textual.app import InvalidThemeError
 
     from tui.app.app import OhtuiApp
+    from tui.app.notices import Notifier
 
     stop = None
     url = resolved.url
@@ -165,6 +166,8 @@ def run_app(args: argparse.Namespace) -> int:
             theme=resolved.theme,
             readonly=resolved.readonly,
             keymap=resolved.keymap,
+            notifier=Notifier(frozenset(resolved.settings.notify), bell=resolved.settings.notify_bell,
+                              desktop=resolved.settings.notify_desktop),
             on_exit=stop,
         )
     except InvalidThemeError:

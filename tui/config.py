@@ -45,7 +45,7 @@ from .paths import CONFIG_ENV, ConfigLocation, all_paths, config_location
 
 ENV_PREFIX = "OHTUI_"
 #: Top-level keys the config file may hold.
-FILE_KEYS = ("default_profile", "theme", "readonly", "keymap", "profiles")
+FILE_KEYS = ("default_profile", "theme", "readonly", "keymap", "profiles", "notify", "notify_bell", "notify_desktop")
 #: Settings that are secrets: accepted from flags and the environment only.
 SECRET_FIELDS = ("api_key", "session_key")
 #: Flag spelling of each setting, for messages and ``ohtui info``.
@@ -126,6 +126,12 @@ class Settings(BaseSettings):
     """Self-hosted session key (``--session-key``, ``OHTUI_SESSION_KEY``); never from the file."""
     keymap: dict[str, str] = {}
     """Binding id → comma-separated keys, applied with ``App.set_keymap``."""
+    notify: list[str] = ["finished", "error", "stuck", "waiting_for_confirmation"]
+    """Agent statuses that raise a notification when a watched conversation reaches them."""
+    notify_bell: bool = True
+    """Ring the terminal bell with those notifications."""
+    notify_desktop: bool = False
+    """Also send a desktop notification (``notify-send``) where one is available."""
     profiles: dict[str, Profile] = {}
     """Named services."""
 
@@ -498,6 +504,9 @@ TEMPLATE = """\
 # default_profile = "local"
 # theme = "ohtui-dark"              # ohtui-dark, ohtui-light or any Textual theme
 # readonly = false                  # true disables pause, resume, start, delete, new conversation
+# notify = ["finished", "error", "stuck", "waiting_for_confirmation"]  # agent statuses that notify
+# notify_bell = true                # ring the terminal bell with them
+# notify_desktop = false            # also notify-send, where there is one
 
 # [profiles.local]                  # a self-hosted server: `ohtui --profile local`
 # url = "http://127.0.0.1:8000"

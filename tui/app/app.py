@@ -16,6 +16,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from .commands import OhtuiCommands
+from .notices import Notifier, desktop_notify
 from .screens.conversation import ConversationScreen
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen
@@ -47,6 +48,7 @@ class OhtuiApp(App):
         clock: Callable[[], datetime] | None = None,
         on_exit: Callable[[], Any] | None = None,
         keymap: Mapping[str, str] | None = None,
+        notifier: Notifier | None = None,
     ) -> None:
         super().__init__()
         self.client = client
@@ -54,6 +56,7 @@ class OhtuiApp(App):
         self.start_conversation = conversation_id
         self.shared = shared
         self.readonly = readonly
+        self.notifier = notifier or Notifier()
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         self._on_exit = on_exit
         for loaded in load_themes():
@@ -105,6 +108,18 @@ class OhtuiApp(App):
             self._on_exit()
 
     # --- navigation ---------------------------------------------------------------------
+
+    def status_changed(self, conversation_id: str, title: str, old: Any, new: Any) -> None:
+        """A watched conversation's agent status changed: tell the user if it needs them."""
+        found = self.notifier.notice(conversation_id, title, old, new)
+        if found is None:
+            return
+        message, severity = found
+        self.notify(message, title="Agent", severity=severity, timeout=10, markup=False)  # type: ignore[arg-type]
+        if self.notifier.bell:
+            self.bell()
+        if self.notifier.desktop:
+            self.run_worker(desktop_notify("ohtui", message), group="desktop-notify", exit_on_error=False)
 
     def open_conversation(self, conversation_id: str, *, title: str | None = None, shared: bool = False) -> None:
         self.push_screen(ConversationScreen(conversation_id, shared=shared or self.shared, title=title))

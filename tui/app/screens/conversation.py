@@ -269,7 +269,12 @@ class ConversationScreen(Screen):
     def _apply_live(self, batch: list) -> None:
         live = self.live
         assert live is not None
+        before = live.state.execution_status
         changed = live.fold(batch)
+        if "status" in changed and self._conversation is not None:
+            # the first status of a stream is where things stand, not news
+            self.app.status_changed(self.conversation_id, title_of(self._conversation),
+                                    before, live.state.execution_status)
         if live.held and self.feed.base.complete:
             self._flush_live_rows()
         if changed & {"status", "stats", "connection"}:

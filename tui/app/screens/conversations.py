@@ -159,7 +159,9 @@ class ConversationsScreen(Screen):
         for conv in found:
             if conv is None or conv.id not in self._rows:
                 continue
+            before = self._rows[conv.id]
             self._rows[conv.id] = conv
+            self.app.status_changed(conv.id, title_of(conv), before.execution_status, conv.execution_status)
             for key, cell in zip(
                 ("title", "agent", "sandbox", "model", "cost", "tokens", "created", "updated", "trigger"),
                 self._cells(conv),
