@@ -179,3 +179,15 @@ def test_find_snapshot(snap_compare, demo_server):
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=SIZE)
+
+
+async def test_find_key_can_be_remapped(demo_server):
+    app = make_app(demo_server.base_url, keymap={"conversation.find": "ctrl+k", "conversation.next-error": "x"})
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot, IDS["fail"])
+        screen.query_one(EventList).focus()
+        await pilot.press("x")  # next error, remapped
+        errors = [i for i in range(len(screen.window)) if screen.window.row(i).is_error]
+        await wait_for(lambda: screen.query_one(EventList).cursor == errors[0], pilot=pilot)
+        await pilot.press("ctrl+k")
+        await wait_for(lambda: screen.query_one(FindBar).has_class("-visible"), pilot=pilot)

@@ -29,6 +29,13 @@ class OhtuiCommands(Provider):
         if isinstance(screen, ConversationScreen):
             out.append(("Toggle sort order", screen.action_toggle_sort, "Oldest first / newest first"))
             out.append(("Show all events", screen.action_show_all, "Clear branch selection and filters"))
+            view = screen.view_name()
+            for fmt, label in (("md", "Markdown"), ("jsonl", "JSONL")):
+                out.append((f"Export conversation to {label}", partial(screen.action_export, fmt, "all"),
+                            "Write every event to a file in the working directory"))
+                if view != "conversation":
+                    out.append((f"Export this {view} view to {label}", partial(screen.action_export, fmt, "view"),
+                                "Write the events the list shows to a file in the working directory"))
             for kind in EVENT_KINDS:
                 out.append((f"Filter: {kind}", partial(screen.filter_kind, kind), "Show only this kind"))
         return out

@@ -151,6 +151,23 @@ class EventFeed:
             self._remember(event)
         return event
 
+    async def events_for(self, rows: list[EventRow]) -> list[Any]:
+        """The full events of ``rows``, in order: cached ones as they are, the rest fetched
+        by id a hundred at a time (rows whose event is gone are left out)."""
+        missing = [r.id for r in rows if r.id is not None and self.cached(r.id) is None]
+        fetch = self.client.get_shared_events if self.shared else self.client.get_events
+        found: dict[str, Any] = {}
+        for start in range(0, len(missing), PAGE):
+            for event in await fetch(self.conversation_id, missing[start : start + PAGE]):
+                if event is not None and event.id is not None:
+                    found[event.id] = event
+        out = []
+        for row in rows:
+            event = self.cached(row.id) or found.get(row.id) if row.id is not None else None
+            if event is not None:
+                out.append(event)
+        return out
+
     async def paired(self, row: EventRow) -> Any:
         """The action's observation (or the observation's action), matched by tool_call_id."""
         if not row.tool_call_id:

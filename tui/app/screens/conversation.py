@@ -58,6 +58,7 @@ class ConversationScreen(Screen):
         Binding("left_square_bracket", "jump('fork', -1)", "Previous branch point", show=False, id="conversation.previous-fork"),
         Binding("c", "copy('text')", "Copy", show=False, id="conversation.copy"),
         Binding("C", "copy('json')", "Copy JSON", show=False, id="conversation.copy-json"),
+        Binding("ctrl+s", "export('md', 'view')", "Export", show=False, id="conversation.export"),
         Binding("a", "show_all", "All events", id="conversation.all"),
         Binding("space", "toggle_run", "Pause/run", id="conversation.run"),
         Binding("m", "message", "Message", id="conversation.message"),
@@ -690,6 +691,46 @@ class ConversationScreen(Screen):
         self.app.copy_to_clipboard(text)
         self.notify(f"Copied the {label} ({len(text):,} characters).", markup=False)
 
+    def action_export(self, fmt: str, scope: str) -> None:
+        self.export_events(fmt, scope)
+
+    def view_name(self) -> str:
+        """What the list shows, in a word: the whole conversation, a branch, a filter, a find."""
+        if isinstance(self.window, PathWindow):
+            return self.window.what
+        return "conversation" if self.window.query.is_plain else "filtered"
+
+    @work(exclusive=True, group="export")
+    async def export_events(self, fmt: str, scope: str) -> None:
+        """Write the conversation (``scope="all"``) or what the list shows (``"view"``) to a
+        file in the working directory, as Markdown or JSONL."""
+        from tui.export import to_jsonl, to_markdown
+
+        window = self.window if scope == "view" else self.feed.base
+        name = self.view_name() if scope == "view" else "conversation"
+        try:
+            while isinstance(window, PagedWindow) and not window.complete:
+                self.notify(f"Loading {len(window):,} events to export…", timeout=2, markup=False)
+                if not await self._retrying(lambda: self.feed.fill(window, "head"), quiet=True):
+                    break
+            rows = [row for row in (window.row(i) for i in range(len(window))) if row is not None]
+            events = await self._retrying(lambda: self.feed.events_for(rows))
+        except Exception as exc:  # noqa: BLE001
+            self._failed("Could not export", exc)
+            return
+        title = self._conversation.title if self._conversation is not None else None
+        if fmt == "jsonl":
+            text = to_jsonl(events)
+        else:
+            text = to_markdown(events, conversation_id=self.conversation_id,
+                               title=title if name == "conversation" else f"{title or 'Conversation'} ({name})")
+        try:
+            path = await asyncio.to_thread(_write_new, f"ohtui-{self.conversation_id[:8]}-{name}", fmt, text)
+        except OSError as exc:
+            self._failed("Could not write the export", exc)
+            return
+        self.notify(f"Exported {len(events):,} events ({name}) to {path}", timeout=8, markup=False)
+
     # --- actions -------------------------------------------------------------------------
 
     @on(FilterBar.Changed)
@@ -748,3 +789,19 @@ class ConversationScreen(Screen):
         bar = self.query_one(FilterBar)
         bar.set_query(Query(**{**bar.query.__dict__, "kind": kind}))
         self.apply_query(bar.query)
+
+
+def _write_new(stem: str, suffix: str, text: str) -> str:
+    """Write ``text`` to ``stem.suffix`` in the working directory, never over an existing file."""
+    from pathlib import Path
+
+    for n in range(1, 1000):
+        path = Path.cwd() / (f"{stem}.{suffix}" if n == 1 else f"{stem}-{n}.{suffix}")
+        try:
+            with path.open("x", encoding="utf-8") as out:
+                out.write(text)
+            return str(path)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{stem}.{suffix}: too many exports with this name")
+
