@@ -19,7 +19,7 @@ from .rows import EventRow, make_row
 from .windows import START, PagedWindow, PathWindow, Query
 
 PAGE = 100
-CACHE_EVENTS = 5_000
+CACHE_EVENTS = 1_000  # full events kept (the screen's neighbourhood); rows hold the rest
 
 
 class EventFeed:

@@ -6,6 +6,7 @@ A row is a few short strings made once when a page arrives, so the list can hold
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from tui.models import RawEvent
@@ -241,11 +242,12 @@ def make_row(event: Any) -> EventRow:
     # kind, source and timestamp are drawn as they are: a RawEvent can carry any string there
     # (escapes, tabs, 1 MB), so they are cleaned to one short line like the summary. Ids stay
     # exact: they are lookup keys, never drawn in a row.
-    kind = one_line(event.kind, 80) if isinstance(event.kind, str) else "?"
+    # interned: 100,000 rows share a handful of kind and source strings
+    kind = sys.intern(one_line(event.kind, 80)) if isinstance(event.kind, str) else "?"
     return EventRow(
         id=event.id,
         timestamp=one_line(event.timestamp or "", 80),
-        source=one_line(event.source or "", 40) or "?",
+        source=sys.intern(one_line(event.source or "", 40) or "?"),
         kind=kind,
         summary=summarize(event),
         parent_id=event.parent_id,

@@ -23,7 +23,7 @@ class EventTree:
     events arrive. Children lists are in log order.
     """
 
-    __slots__ = ("ids", "parent", "children", "roots", "_index", "_waiting", "broken")
+    __slots__ = ("ids", "parent", "children", "roots", "_index", "_waiting", "broken", "_top")
 
     def __init__(self, pairs: Iterable[tuple[str | None, str | None]] = ()) -> None:
         self.ids: list[str | None] = []
@@ -35,6 +35,9 @@ class EventTree:
         self._waiting: dict[str, list[int]] = {}
         #: positions whose parent link was cut to break a cycle
         self.broken: list[int] = []
+        # union-find over "the root of my tree": linking X under Y closes a cycle exactly when
+        # Y's root is X (X is always a root when it gets its parent), found in near O(1)
+        self._top: list[int] = []
         self.extend(pairs)
 
     def __len__(self) -> int:
@@ -50,6 +53,7 @@ class EventTree:
         for offset, (event_id, _) in enumerate(pairs):
             self.ids.append(event_id)
             self.parent.append(NO_PARENT)
+            self._top.append(start + offset)
             if event_id is not None and event_id != ROOT_PARENT and event_id not in self._index:
                 self._index[event_id] = start + offset
         for offset, (event_id, parent_id) in enumerate(pairs):
@@ -75,33 +79,36 @@ class EventTree:
         if wanted == NO_PARENT:
             self.roots.append(pos)
             return
-        # Only a node that already has children (named by a forward reference) can close a
-        # cycle, so the common case costs O(1) instead of a walk up the chain.
-        if wanted == pos or (pos in self.children and self._is_ancestor(pos, wanted)):
+        top = self._root_of(wanted)
+        if top == pos:  # ``wanted`` hangs below ``pos`` already: the link would close a cycle
             self.broken.append(pos)
             self.roots.append(pos)
             return
         self.parent[pos] = wanted
+        self._top[pos] = top
         self.children.setdefault(wanted, []).append(pos)
 
     def _relink(self, orphan: int, parent: int) -> None:
-        if orphan == parent or self._is_ancestor(orphan, parent):
+        top = self._root_of(parent)
+        if top == orphan:
             self.broken.append(orphan)
             return
         self.roots.remove(orphan)
         self.parent[orphan] = parent
+        self._top[orphan] = top
         kids = self.children.setdefault(parent, [])
         kids.append(orphan)
         kids.sort()
 
-    def _is_ancestor(self, candidate: int, node: int) -> bool:
-        """Is ``candidate`` on the parent chain of ``node``? (walks up; chains are acyclic)"""
-        parent = self.parent
-        while node != NO_PARENT:
-            if node == candidate:
-                return True
-            node = parent[node]
-        return False
+    def _root_of(self, node: int) -> int:
+        """The root of ``node``'s tree (union-find with path compression)."""
+        top = self._top
+        root = node
+        while top[root] != root:
+            root = top[root]
+        while top[node] != root:
+            top[node], node = root, top[node]
+        return root
 
     # --- queries -------------------------------------------------------------------------
 

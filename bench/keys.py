@@ -1,0 +1,104 @@
+"""keys: keypress → repainted screen with 100,000 events known to the list, vs 100 events.
+
+Keys are injected as the terminal driver would (no Pilot waits) and timed to the first
+paint after the list's state changed: down, page down (then page up to come back), End and
+Home, and a filter change (kind = ActionEvent and back, which fetches a new first page).
+Median and p95 of --presses per key.
+
+    python -m bench.keys [--presses 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+
+from bench.common import DB, SIZE, PaintProbe, dataset, make_app, median, percentile, report, server_process, until
+
+
+HANDLED: list[float] = []  # key sent → the list's state changed (the app's own work)
+
+
+async def press(app, probe, key: str, changed) -> float:
+    from bench.common import send_key
+
+    began = time.perf_counter()
+    send_key(app, key)
+    await until(changed, timeout=30, step=0)
+    HANDLED.append(time.perf_counter() - began)
+    return await probe.paint_after(began) - began
+
+
+async def measure(url: str, cid: str, presses: int) -> dict[str, list[float]]:
+    from tui.app.screens.conversation import ConversationScreen
+    from tui.app.widgets.event_list import EventList
+    from tui.app.windows import Query
+
+    app = make_app(url, conversation_id=cid)
+    probe = PaintProbe(app)
+    out: dict[str, list[float]] = {"down": [], "pagedown": [], "end/home": [], "filter": []}
+    async with app.run_test(size=SIZE):
+        await until(lambda: isinstance(app.screen, ConversationScreen))
+        screen = app.screen
+        probe.watch(screen)
+        await until(lambda: screen.query(EventList) and screen.query_one(EventList).source is screen.window and screen.window.row(0) is not None)
+        await until(lambda: screen.feed.base.complete, timeout=600)  # everything known: the worst case for the list
+        await asyncio.sleep(0.3)
+        event_list = screen.query_one(EventList)
+        event_list.focus()
+        for i in range(presses):
+            before = event_list.cursor
+            if before >= len(screen.window) - 2:
+                event_list.cursor = 0
+                await asyncio.sleep(0.02)
+                before = 0
+            out["down"].append(await press(app, probe, "down", lambda: event_list.cursor != before))
+        for i in range(presses):
+            before = event_list.cursor
+            key = "pagedown" if i % 2 == 0 else "pageup"
+            out["pagedown"].append(await press(app, probe, key, lambda: event_list.cursor != before))
+        for i in range(presses):
+            before = event_list.cursor
+            key = "end" if i % 2 == 0 else "home"
+            out["end/home"].append(await press(app, probe, key, lambda: event_list.cursor != before))
+        for i in range(max(10, presses // 10)):
+            kind = "ActionEvent" if i % 2 == 0 else None
+            window = screen.window
+            began = time.perf_counter()
+            screen.apply_query(Query(kind=kind))
+            await until(lambda: screen.window is not window and event_list.source is screen.window
+                        and screen.window.row(0) is not None, timeout=30, step=0)
+            out["filter"].append(await probe.paint_after(time.perf_counter()) - began)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presses", type=int, default=200)
+    parser.add_argument("--sizes", default="100,100000")
+    args = parser.parse_args()
+    sizes = tuple(int(s) for s in args.sizes.split(","))
+    ids = dataset(sizes)
+    figures: dict[str, float] = {}
+    with server_process("--db", str(DB)) as url:
+        for n in sizes:
+            HANDLED.clear()
+            times = asyncio.run(measure(url, ids[n], args.presses))
+            figures[f"handled_{n}_median_ms"] = median(HANDLED) * 1000
+            print(f"{n:>7,} events  key handled (state changed, before the paint) median {median(HANDLED) * 1000:.2f} ms")
+            for key, values in times.items():
+                figures[f"{key}_{n}_median_ms"] = median(values) * 1000
+                figures[f"{key}_{n}_p95_ms"] = percentile(values, 95) * 1000
+                print(f"{n:>7,} events  {key:<9} median {median(values) * 1000:6.1f} ms  p95 {percentile(values, 95) * 1000:6.1f} ms"
+                      f"  ({len(values)} presses)", flush=True)
+    small, big = sizes[0], sizes[-1]
+    for key in ("down", "pagedown", "end/home", "filter"):
+        figures[f"{key}_ratio"] = figures[f"{key}_{big}_median_ms"] / figures[f"{key}_{small}_median_ms"]
+        print(f"{key:<9} {big:,} vs {small:,}: {figures[f'{key}_ratio']:.2f}×")
+    report("keys", figures)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,123 @@
+"""live: the server pushes events to an open, visible conversation at 1,000 / 5,000 / 20,000 per s.
+
+The server (its own process) publishes agent messages into the demo's live conversation for
+--seconds at each rate; each message carries its send time. The app follows the tail.
+Reported: events sent, received, shown as rows, lost (sent − shown), send→screen latency
+p50/p99 (the paint after the batch that added the row), and keypress→paint latency while
+the stream runs.
+
+    python -m bench.live [--rates 1000,5000,20000] [--seconds 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import time
+
+from bench.common import ROOT, SIZE, PaintProbe, make_app, median, percentile, report, send_key, until
+
+SENT_AT = re.compile(r"t=(\d+\.\d+) n=(\d+)")
+
+
+async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
+    from tui.app.screens.conversation import ConversationScreen
+    from tui.app.widgets.event_list import EventList
+
+    app = make_app(url, conversation_id=cid)
+    probe = PaintProbe(app)
+    flushes: list[tuple[float, float, list[float]]] = []  # (perf time, epoch, send epochs)
+    keys: list[float] = []
+    async with app.run_test(size=SIZE):
+        await until(lambda: isinstance(app.screen, ConversationScreen))
+        screen = app.screen
+        probe.watch(screen)
+        await until(lambda: screen.live is not None and screen.live.state.connection is not None
+                    and screen.live.state.connection.state == "live" and screen.feed.base.complete, timeout=60)
+        event_list = screen.query_one(EventList)
+        event_list.focus()
+        event_list.action_last()
+        original = screen._flush_live_rows
+
+        def flush() -> None:
+            held = list(screen.live.held)
+            original()
+            sent = [float(m.group(1)) for e in held
+                    if (m := SENT_AT.search(getattr(getattr(e, "llm_message", None), "text", "") or ""))]
+            if sent:
+                flushes.append((time.perf_counter(), time.time(), sent))
+
+        screen._flush_live_rows = flush
+        began = time.perf_counter()
+        quiet_since, last_count = time.perf_counter(), -1
+        while True:  # keys while the stream runs; stop 2 s after the last new row
+            count = sum(len(s) for _, _, s in flushes)
+            if count != last_count:
+                last_count, quiet_since = count, time.perf_counter()
+            elif count and time.perf_counter() - quiet_since > 2.0:
+                break
+            if time.perf_counter() - began > seconds + 60:
+                break
+            if count and time.perf_counter() - quiet_since < 0.5:  # the stream is flowing
+                before = event_list.cursor
+                moment = time.perf_counter()
+                send_key(app, "up")
+                try:
+                    await until(lambda: event_list.cursor != before, timeout=5, step=0)
+                    keys.append(await probe.paint_after(moment) - moment)
+                except TimeoutError:
+                    pass
+                send_key(app, "end")
+            await asyncio.sleep(0.2)
+        latencies = []
+        for at, epoch, sent in flushes:
+            later = [p for p in probe.paints if p >= at]
+            paint_delay = (min(later) - at) if later else 0.0
+            latencies.extend(epoch - s + paint_delay for s in sent)
+        rows = [screen.feed.base.head[i] for i in range(len(screen.feed.base.head))]
+        shown = sum(1 for r in rows if r.summary.startswith("assistant: t="))
+        ids = [r.id for r in rows]
+    return {"received": sum(len(s) for _, _, s in flushes), "shown": shown, "duplicates": len(ids) - len(set(ids)),
+            "latency_p50_ms": percentile(latencies, 50) * 1000, "latency_p99_ms": percentile(latencies, 99) * 1000,
+            "key_median_ms": median(keys) * 1000, "key_p95_ms": percentile(keys, 95) * 1000, "keys": len(keys)}
+
+
+def run(rate: int, seconds: float) -> dict[str, float]:
+    process = subprocess.Popen([sys.executable, "-m", "bench.serve", "--live", "--rate", str(rate), "--seconds", str(seconds)],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        url, cid = process.stdout.readline().split()
+        figures = asyncio.run(follow(url, cid, seconds))
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=20)
+    sent = int(m.group(1)) if (m := re.search(r"SENT (\d+)", err)) else -1
+    return {"rate": rate, "sent": sent, **figures, "lost": sent - figures["shown"] if sent >= 0 else -1,
+            "achieved_per_s": sent / seconds if sent >= 0 else 0}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rates", default="1000,5000,20000")
+    parser.add_argument("--seconds", type=float, default=10.0)
+    args = parser.parse_args()
+    figures: dict[str, float] = {}
+    for rate in (int(r) for r in args.rates.split(",")):
+        got = run(rate, args.seconds)
+        for key, value in got.items():
+            figures[f"{key}_{rate}"] = value
+        print(f"{rate:>6,}/s asked: sent {got['sent']:,} ({got['achieved_per_s']:,.0f}/s), received {got['received']:,}, "
+              f"shown {got['shown']:,}, lost {got['lost']:,}, duplicated {got['duplicates']}; send→screen p50 "
+              f"{got['latency_p50_ms']:.0f} ms p99 {got['latency_p99_ms']:.0f} ms; key→paint median "
+              f"{got['key_median_ms']:.1f} ms p95 {got['key_p95_ms']:.1f} ms ({got['keys']} keys)", flush=True)
+    report("live", figures)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

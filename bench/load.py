@@ -1,0 +1,101 @@
+"""walk + memory: load all 100,000 events through the UI, vs raw paging, vs their JSON bytes.
+
+walk: from opening the conversation until its index holds every event (the UI pages through
+the whole log, oldest first, parsing each event into a row), against fetching the same pages
+with ``httpx`` and no parsing. memory: RSS growth of the app process with all rows loaded
+(rows are what stay resident; full events live in a bounded cache) against the JSON bytes of
+the events; also RSS right after opening, with 100,000 known but one page loaded.
+
+    python -m bench.load [--size 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import time
+
+import httpx
+
+from bench.common import DB, SIZE, dataset, make_app, report, rss_mb, server_process, until
+
+
+def raw_walk(url: str, cid: str) -> tuple[float, int, int]:
+    """Seconds to page through every event with no parsing; pages; bytes of the events' JSON."""
+    began = time.perf_counter()
+    pages, page_id, size = 0, None, 0
+    with httpx.Client(base_url=url, timeout=60) as client:
+        while True:
+            params = {"limit": 100, "sort_order": "TIMESTAMP"}
+            if page_id:
+                params["page_id"] = page_id
+            response = client.get(f"/api/v1/conversation/{cid}/events/search", params=params)
+            pages += 1
+            body = response.content
+            page_id = response.json()["next_page_id"] if b'"next_page_id":null' not in body else None
+            if page_id is None:
+                break
+    elapsed = time.perf_counter() - began
+    with httpx.Client(base_url=url, timeout=60) as client:  # untimed: the events' JSON bytes
+        page_id = None
+        while True:
+            params = {"limit": 100, **({"page_id": page_id} if page_id else {})}
+            data = client.get(f"/api/v1/conversation/{cid}/events/search", params=params).json()
+            size += sum(len(json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode()) for item in data["items"])
+            page_id = data["next_page_id"]
+            if page_id is None:
+                break
+    return elapsed, pages, size
+
+
+async def ui_walk(url: str, cid: str) -> dict[str, float]:
+    from tui.app.screens.conversation import ConversationScreen
+    from tui.app.widgets.event_list import EventList
+
+    gc.collect()
+    before = rss_mb()
+    app = make_app(url, conversation_id=cid)
+    async with app.run_test(size=SIZE):
+        await until(lambda: isinstance(app.screen, ConversationScreen))
+        screen = app.screen
+        began = time.perf_counter()
+        await until(lambda: screen.query(EventList) and screen.query_one(EventList).source is screen.window and screen.window.row(0) is not None)
+        first_page_rss = rss_mb()
+        await until(lambda: screen.feed.base.complete, timeout=900, step=0.005)
+        walked = time.perf_counter() - began
+        gc.collect()
+        loaded_rss = rss_mb()
+        rows = len(screen.feed.base.head)
+    return {"walk_s": walked, "rss_before_mb": before, "rss_first_page_mb": first_page_rss,
+            "rss_loaded_mb": loaded_rss, "rows": rows}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=100_000)
+    args = parser.parse_args()
+    ids = dataset((args.size,))
+    cid = ids[args.size]
+    with server_process("--db", str(DB)) as url:
+        raw_s, pages, json_bytes = raw_walk(url, cid)
+        ui = asyncio.run(ui_walk(url, cid))
+    growth = ui["rss_loaded_mb"] - ui["rss_before_mb"]
+    figures = {
+        "events": ui["rows"], "pages": pages, "raw_walk_s": raw_s, "ui_walk_s": ui["walk_s"],
+        "walk_ratio": ui["walk_s"] / raw_s, "json_mb": json_bytes / 1e6, "rss_growth_mb": growth,
+        "memory_ratio": growth / (json_bytes / 1e6), "rss_before_mb": ui["rss_before_mb"],
+        "rss_first_page_mb": ui["rss_first_page_mb"], "rss_loaded_mb": ui["rss_loaded_mb"],
+    }
+    print(f"walk   {ui['rows']:,} events in {pages:,} pages: UI {ui['walk_s']:.1f} s vs raw paging {raw_s:.1f} s "
+          f"({figures['walk_ratio']:.2f}×)")
+    print(f"memory JSON of the events {figures['json_mb']:.1f} MB; app RSS {ui['rss_before_mb']:.0f} MB before, "
+          f"{ui['rss_first_page_mb']:.0f} MB with one page, {ui['rss_loaded_mb']:.0f} MB with all rows "
+          f"(+{growth:.0f} MB, {figures['memory_ratio']:.2f}× the JSON)")
+    report("load", figures)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

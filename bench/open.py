@@ -1,0 +1,93 @@
+"""open: a conversation's first rows on screen, 100,000 events vs 100, vs one raw page fetch.
+
+From the moment the conversation is opened in a running app (the view is pushed) to the
+first paint that shows its rows; the baseline is one raw ``httpx`` GET of the first page of
+100 events from the same server (a fresh connection, no parsing). Also: from the app's
+construction (``--conversation ID`` start-up) to the same first rows. Median of --repeat.
+
+    python -m bench.open [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+
+import httpx
+
+from bench.common import DB, SIZE, PaintProbe, dataset, make_app, median, report, server_process, until
+
+
+def raw_first_page(url: str, cid: str) -> float:
+    began = time.perf_counter()
+    with httpx.Client(base_url=url) as client:
+        response = client.get(f"/api/v1/conversation/{cid}/events/search", params={"limit": 100})
+        response.raise_for_status()
+    return time.perf_counter() - began
+
+
+async def open_view(url: str, cid: str) -> tuple[float, float]:
+    """(view pushed → first rows painted, app constructed → first rows painted)."""
+    from tui.app.screens.conversation import ConversationScreen
+    from tui.app.screens.conversations import ConversationsScreen
+    from tui.app.widgets.event_list import EventList
+
+    constructed = time.perf_counter()
+    app = make_app(url, conversation_id=cid)
+    probe = PaintProbe(app)
+    async with app.run_test(size=SIZE):
+        await until(lambda: isinstance(app.screen, ConversationScreen))
+        screen = app.screen
+        probe.watch(screen)
+        shown = lambda: screen.query(EventList) and screen.query_one(EventList).source is screen.window and screen.window.row(0) is not None  # noqa: E731
+        await until(shown)
+        launch = await probe.paint_after(time.perf_counter() - 0.0) - constructed
+    # the view alone: the app already on its conversations list, then the conversation opened
+    app = make_app(url)
+    probe = PaintProbe(app)
+    async with app.run_test(size=SIZE):
+        await until(lambda: isinstance(app.screen, ConversationsScreen))
+        began = time.perf_counter()
+        app.open_conversation(cid)
+        await until(lambda: isinstance(app.screen, ConversationScreen))
+        screen = app.screen
+        probe.watch(screen)
+        await until(lambda: screen.query(EventList) and screen.query_one(EventList).source is screen.window and screen.window.row(0) is not None)
+        view = await probe.paint_after(time.perf_counter()) - began
+    return view, launch
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--sizes", default="100,100000")
+    args = parser.parse_args()
+    sizes = tuple(int(s) for s in args.sizes.split(","))
+    ids = dataset(sizes)
+    figures: dict[str, float] = {}
+    with server_process("--db", str(DB)) as url:
+        raw_first_page(url, ids[sizes[0]])  # warm the server
+        for n in sizes:
+            raws, views, launches = [], [], []
+            for _ in range(args.repeat):
+                raws.append(raw_first_page(url, ids[n]))
+                view, launch = asyncio.run(open_view(url, ids[n]))
+                views.append(view)
+                launches.append(launch)
+            figures[f"raw_{n}_ms"] = median(raws) * 1000
+            figures[f"view_{n}_ms"] = median(views) * 1000
+            figures[f"launch_{n}_ms"] = median(launches) * 1000
+            print(f"{n:>7,} events: raw first page {figures[f'raw_{n}_ms']:7.1f} ms · view opened → rows painted "
+                  f"{figures[f'view_{n}_ms']:7.1f} ms ({figures[f'view_{n}_ms'] / figures[f'raw_{n}_ms']:.2f}×) · "
+                  f"app start → rows {figures[f'launch_{n}_ms']:7.1f} ms", flush=True)
+    small, big = sizes[0], sizes[-1]
+    figures["view_ratio_raw"] = figures[f"view_{big}_ms"] / figures[f"raw_{big}_ms"]
+    figures["view_ratio_sizes"] = figures[f"view_{big}_ms"] / figures[f"view_{small}_ms"]
+    print(f"{big:,} vs {small:,} events: view open ratio {figures['view_ratio_sizes']:.2f}×")
+    report("open", figures)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,117 @@
+"""startup: ``ohtui --version``, launch → first paint of the demo in a real pty, import offenders.
+
+``--version`` is timed as a whole process against a bare ``python -c pass`` (the interpreter's
+own start, the baseline). First paint: ``ohtui`` runs in a pseudo-terminal (140×42, TERM
+xterm-256color) and the time is taken when the conversations table's title first appears in
+its output. ``python -X importtime`` of ``ohtui --version`` and of the app's imports gives the
+top offenders by cumulative time.
+
+    python -m bench.startup [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import re
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+from bench.common import ROOT, median, report
+
+ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[()][A-Z0-9]|\x1b[=>]")
+
+
+def ohtui() -> list[str]:
+    found = shutil.which("ohtui", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    return [found] if found else [sys.executable, "-m", "tui"]
+
+
+def timed_run(argv: list[str]) -> float:
+    began = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    return time.perf_counter() - began
+
+
+def first_paint(marker: bytes = b"Conversations", timeout: float = 30.0) -> float:
+    """Seconds from spawning ``ohtui`` in a pty until ``marker`` is on its screen."""
+    began = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the app, as a user starts it
+        os.environ.update({"TERM": "xterm-256color", "COLORTERM": "truecolor"})
+        os.chdir(ROOT)
+        argv = ohtui()
+        os.execv(argv[0], argv)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 42, 140, 0, 0))
+    seen = b""
+    try:
+        while time.perf_counter() - began < timeout:
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if ready:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                seen += chunk
+                if marker in ANSI.sub(b"", seen[-200_000:]):
+                    return time.perf_counter() - began
+        raise TimeoutError("no first paint")
+    finally:
+        os.write(fd, b"\x11")  # ctrl+q
+        deadline = time.perf_counter() + 5
+        while time.perf_counter() < deadline:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        os.close(fd)
+
+
+def import_offenders(code: str, top: int = 8) -> list[tuple[str, float]]:
+    result = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, cwd=ROOT)
+    rows = []
+    for line in result.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[1].strip().isdigit():
+            rows.append((parts[2].rstrip(), int(parts[1]) / 1e6))
+    # modules up to two levels down, heaviest first (a package's time includes its children)
+    shallow = [(name.strip(), s) for name, s in rows if len(name) - len(name.lstrip()) <= 5]
+    shallow = [(n, s) for n, s in shallow if n not in ("site", "encodings", "io", "zipimport")]
+    return sorted(shallow, key=lambda r: -r[1])[:top]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    bare = median([timed_run([sys.executable, "-c", "pass"]) for _ in range(args.repeat)])
+    version = median([timed_run([*ohtui(), "--version"]) for _ in range(args.repeat)])
+    paints = [first_paint() for _ in range(max(3, args.repeat // 2))]
+    paint = median(paints)
+    figures = {"python_ms": bare * 1000, "version_ms": version * 1000, "first_paint_ms": paint * 1000}
+    print(f"python -c pass        {bare * 1000:6.0f} ms (baseline)")
+    print(f"ohtui --version       {version * 1000:6.0f} ms ({version / bare:.1f}× a bare interpreter)")
+    print(f"ohtui → first paint   {paint * 1000:6.0f} ms (demo server started in-process; runs: "
+          + ", ".join(f"{p * 1000:.0f}" for p in paints) + ")")
+    for label, code in (("--version", "import tui.cli"), ("the app", "import tui.app.app, tui.server.embedded")):
+        offenders = import_offenders(code)
+        print(f"import offenders of {label} (cumulative):")
+        for name, seconds in offenders:
+            print(f"  {seconds * 1000:6.0f} ms  {name}")
+        figures[f"imports_{'version' if label == '--version' else 'app'}"] = [[n, round(s * 1000)] for n, s in offenders]
+    report("startup", figures)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
