@@ -138,6 +138,23 @@ def _client(resolved: Any, url: str) -> Any:
     return OpenHandsClient(url, api_key=resolved.key("api_key"), session_api_key=resolved.key("session_key"))
 
 
+def _profile_factory(args: argparse.Namespace, name: str) -> Any:
+    """For the palette's profile switch: that profile's client and URL (flags for another
+    server are not carried over; its keys come from its own references)."""
+
+    def connect() -> tuple[Any, str]:
+        from tui.config import load
+
+        resolved = load({"profile": name}, config=args.config)
+        if resolved.errors:
+            raise RuntimeError(resolved.scrub("; ".join(resolved.errors)))
+        if not resolved.url:
+            raise RuntimeError(f"profile {name!r} has no url")
+        return _client(resolved, resolved.url), resolved.url
+
+    return connect
+
+
 def run_app(args: argparse.Namespace) -> int:
     if args.shared and not args.conversation:
         print("ohtui: --shared needs --conversation ID", file=sys.stderr)
@@ -168,6 +185,8 @@ def run_app(args: argparse.Namespace) -> int:
             keymap=resolved.keymap,
             notifier=Notifier(frozenset(resolved.settings.notify), bell=resolved.settings.notify_bell,
                               desktop=resolved.settings.notify_desktop),
+            profiles={name: _profile_factory(args, name) for name in resolved.settings.profiles},
+            profile=resolved.profile,
             on_exit=stop,
         )
     except InvalidThemeError:

@@ -49,6 +49,8 @@ class OhtuiApp(App):
         on_exit: Callable[[], Any] | None = None,
         keymap: Mapping[str, str] | None = None,
         notifier: Notifier | None = None,
+        profiles: Mapping[str, Callable[[], tuple[Any, str]]] | None = None,
+        profile: str | None = None,
     ) -> None:
         super().__init__()
         self.client = client
@@ -57,6 +59,9 @@ class OhtuiApp(App):
         self.shared = shared
         self.readonly = readonly
         self.notifier = notifier or Notifier()
+        #: configured server profiles: name → a factory giving (client, url); the palette switches
+        self.profiles = dict(profiles or {})
+        self.profile = profile
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         self._on_exit = on_exit
         for loaded in load_themes():
@@ -108,6 +113,26 @@ class OhtuiApp(App):
             self._on_exit()
 
     # --- navigation ---------------------------------------------------------------------
+
+    def switch_profile(self, name: str) -> None:
+        """Connect to another configured server: a new client, back to its conversations."""
+        factory = self.profiles.get(name)
+        if factory is None:
+            self.notify(f"No profile {name!r}.", severity="error", markup=False)
+            return
+        try:
+            client, url = factory()
+        except Exception as exc:  # noqa: BLE001 - a config problem: said, never raised
+            self.notify(f"Cannot use profile {name!r}: {exc}", severity="error", timeout=8, markup=False)
+            return
+        old, self.client, self.url, self.profile = self.client, client, url, name
+        self.start_conversation, self.shared = None, False
+        self.run_worker(old.aclose(), group="close-client", exit_on_error=False)
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.sub_title = f"profile {name}"
+        self.notify(f"Profile {name}: {url}", markup=False)
+        self.connect()
 
     def status_changed(self, conversation_id: str, title: str, old: Any, new: Any) -> None:
         """A watched conversation's agent status changed: tell the user if it needs them."""

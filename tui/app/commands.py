@@ -20,6 +20,10 @@ class OhtuiCommands(Provider):
             ("Go to sandboxes", app.action_show_sandboxes, "Pause, resume, start and delete sandboxes"),
             ("Show keys and help", app.action_toggle_help, "The focused pane's keys"),
         ]
+        for name in sorted(getattr(app, "profiles", {})):
+            current = " (current)" if name == getattr(app, "profile", None) else ""
+            out.append((f"Profile: {name}{current}", partial(app.switch_profile, name),
+                        "Connect to this server profile of the config file"))
         for name in sorted(app.available_themes):
             if name.startswith("ohtui") or name in ("textual-dark", "textual-light"):
                 out.append((f"Theme: {name}", partial(app.set_theme, name), "Switch the colour theme"))
