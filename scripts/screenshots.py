@@ -94,6 +94,20 @@ async def live(pilot) -> None:
     app.screen.query_one(EventList).action_last()
 
 
+async def find(pilot) -> None:
+    screen = await open_conversation(pilot, "hello")
+    await pilot.press("slash", *"hello", "enter")
+    await until(pilot, lambda: "row" in str(screen.query_one("#find-status").content))
+    await pilot.pause(0.3)
+
+
+async def confirmation(pilot) -> None:
+    screen = await open_conversation(pilot, "confirm")
+    await until(pilot, lambda: screen.live is not None and screen.live.waiting_for_confirmation)
+    screen.query_one(EventList).action_last()
+    await pilot.pause(0.5)
+
+
 async def sandboxes(pilot) -> None:
     await conversations(pilot)
     await pilot.press("2")
@@ -112,6 +126,8 @@ async def main() -> None:
         await shoot(url, "conversation-raw", raw)
         await shoot(url, "sandboxes", sandboxes)
         await shoot(url, "live", live)
+        await shoot(url, "find", find)
+        await shoot(url, "confirmation", confirmation)
         await shoot(url, "conversation-light", conversation, theme="ohtui-light")
     finally:
         stop()
