@@ -50,6 +50,9 @@ class ConversationScreen(Screen):
         Binding("slash,ctrl+f", "find", "Find", id="conversation.find"),
         Binding("f", "focus_filter", "Filter", id="conversation.filter"),
         Binding("n", "find_next", "Next hit", show=False, id="conversation.find-next"),
+        Binding("ctrl+o", "find_toggle('only')", "Only matches", show=False, id="conversation.find-only"),
+        Binding("ctrl+r", "find_toggle('regex')", "Regex", show=False, id="conversation.find-regex"),
+        Binding("ctrl+t", "find_toggle('case')", "Match case", show=False, id="conversation.find-case"),
         Binding("N", "find_previous", "Previous hit", show=False, id="conversation.find-previous"),
         Binding("e", "jump('error', 1)", "Next error", show=False, id="conversation.next-error"),
         Binding("E", "jump('error', -1)", "Previous error", show=False, id="conversation.previous-error"),
@@ -396,6 +399,8 @@ class ConversationScreen(Screen):
         """Agent keys show (and work) only where they apply, so the footer lists what can be done."""
         if action in ("approve", "reject"):
             return self.live is not None and self.live.waiting_for_confirmation
+        if action == "find_toggle":  # the find bar's toggles, from the list, while it is open
+            return self.query_one(FindBar).has_class("-visible")
         if action in ("toggle_run", "message", "interrupt"):
             return self.live is not None  # only a live conversation has an agent to steer
         return True
@@ -571,6 +576,7 @@ class ConversationScreen(Screen):
         self.finder = finder
         self.query_one(EventList).set_finder(finder)
         self.query_one(EventDetail).set_finder(finder)
+        self.query_one(EventList).focus()  # so n / N walk the hits; / returns to the query
         if message.only:
             self.find_only(finder)
             return
@@ -590,6 +596,9 @@ class ConversationScreen(Screen):
         if isinstance(self.window, PathWindow) and self.window.what == "find":
             self._show_window(self.query_window)
         self.query_one(EventList).focus()
+
+    def action_find_toggle(self, name: str) -> None:
+        self.query_one(FindBar).action_toggle(name)
 
     def action_find_next(self) -> None:
         if self.finder is None:
@@ -778,6 +787,9 @@ class ConversationScreen(Screen):
     def action_back(self) -> None:
         if self.query_one("#message-line", Input).has_class("-visible"):
             self._close_message_line()
+            return
+        if self.query_one(FindBar).has_class("-visible"):
+            self._find_closed()  # esc closes find (its marks, its only-matches view) first
             return
         focused = self.focused
         if focused is not None and self.query_one(FilterBar) in focused.ancestors_with_self:
