@@ -185,7 +185,11 @@ class EventFeed:
         rows = self.base.head
         if len(rows) == self._tree_size:
             return None
-        self.tree = EventTree((r.id, r.parent_id) for r in rows)
+        if self.tree is not None and 0 <= self._tree_size < len(rows) and len(self.tree) == self._tree_size:
+            # rows were only appended (index pages, live events): extend, O(new rows)
+            self.tree.extend((r.id, r.parent_id) for r in rows[self._tree_size:])
+        else:  # first build, or a row was replaced (it gained its parent): start over
+            self.tree = EventTree((r.id, r.parent_id) for r in rows)
         self._tree_size = len(rows)
         return self.tree
 
