@@ -188,7 +188,8 @@ class ConversationScreen(Screen):
         self.window = self.query_window = window
         event_list.set_source(window)
         self._update_list_title()
-        self.index()
+        # the first rows are painted before the background walk starts taking turns
+        self.call_after_refresh(self.index)
         if self._conversation is not None and can_follow(self._conversation):
             self.follow_live()
 
