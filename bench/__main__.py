@@ -105,6 +105,18 @@ def main() -> int:
         "process, against the reference server in another process; each ratio is against a baseline measured in the "
         "same run. Absolute times on this shared 2-core machine vary by up to 2× between runs; the ratios are what count.", "",
         "| what | figure | baseline | ratio | target | |", "|---|---|---|---|---|---|", *table(results), "",
+        "## Where targets are missed, and why (from profiles)", "",
+        "- **keys**: the app handles a key in about 1.5 ms at 100,000 events as at 100 (row \"key handled\"); the",
+        "  rest of the ~16.5 ms is Textual's 60 fps paint tick, so the median sits on one frame. Size makes no difference.",
+        "- **open vs one raw GET**: building the conversation screen (compose, CSS, layout of ~40 widgets, footer keys)",
+        "  costs ~250–350 ms in Textual on this machine whatever the size; the three requests and parsing one page are",
+        "  ~30 ms. Next: lighter first compose (lazy find/filter bars, detail built on first selection).",
+        "- **walk**: every event is validated through the closed models and turned into a row; raw paging parses",
+        "  nothing. Fixed on the way: a quadratic cycle check in the tree made this walk take 279 s; now ~13 s.",
+        "- **live p99**: at 5,000 events/s the app's one core is near saturation (frame parsing, rows, full repaints of",
+        "  the list per 50 ms batch, tree refreshes); nothing is lost and keys stay responsive, but p99 latency grows.",
+        "- **first paint of the demo**: ~0.5 s of imports (Textual, httpx, pydantic) plus starting the bundled",
+        "  FastAPI server and its demo data in-process before the app's first frame.", "",
         "## Output of each benchmark", "",
     ]
     for name in names:
