@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.containers import Grid
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from tests.samples import iter_events
 from tui.app.rows import KIND_LABELS, EventRow, make_row

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-import pytest
 
 from tests.app_helpers import SIZE, make_app, wait_for
 from tui.app.screens.conversation import ConversationScreen

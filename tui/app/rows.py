@@ -9,11 +9,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from tui.client.stream_state import stats_totals
 from tui.models import RawEvent
 from tui.models import events as ev
 from tui.models.content import TextContent
-
-from tui.client.stream_state import stats_totals
 
 from .format import money, tokens
 from .safe_text import one_line

@@ -17,18 +17,18 @@ from textual.widgets import Footer, Input, Static
 
 from tui.client import is_retryable
 
+from ..copying import event_json_text, useful_text
 from ..feed import EventFeed
-from ..live import LiveSession, can_follow, live_mark, streaming_text
 from ..format import conversation_cost, money, status_text, title_of, tokens
+from ..live import LiveSession, can_follow, live_mark, streaming_text
 from ..rows import EventRow
 from ..safe_text import clean
+from ..search import Finder, FindError
 from ..widgets.event_detail import EventDetail
 from ..widgets.event_list import EventList
 from ..widgets.event_tree import EventTreeView
 from ..widgets.filter_bar import FilterBar
 from ..widgets.find_bar import FindBar
-from ..copying import event_json_text, useful_text
-from ..search import Finder, FindError
 from ..windows import PagedWindow, PathWindow, Query
 from .errors import describe_error
 
