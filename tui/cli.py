@@ -61,6 +61,8 @@ def build_parser(*, env_defaults: bool = True) -> argparse.ArgumentParser:
     parser.add_argument("--shared", action="store_true", help="browse --conversation as a public shared conversation")
     parser.add_argument("--theme", default=_env("OHTUI_THEME", env_defaults), help="colour theme (ohtui-dark, ohtui-light, or any Textual theme; also OHTUI_THEME)")
     parser.add_argument("--readonly", action=argparse.BooleanOptionalAction, default=None, help="disable every mutating action (also OHTUI_READONLY, readonly = true)")
+    parser.add_argument("path", nargs="?", metavar="PATH", help="browse local OpenHands conversation folders (a folder of conversations, or one)")
+    parser.add_argument("--local", metavar="PATH", help="same as PATH")
     return parser
 
 
@@ -138,6 +140,28 @@ def _client(resolved: Any, url: str) -> Any:
     return OpenHandsClient(url, api_key=resolved.key("api_key"), session_api_key=resolved.key("session_key"))
 
 
+def _serve_folders(path: str) -> tuple[str, Any] | None:
+    """The reference server over local conversation folders, on loopback; (url, stop)."""
+    from pathlib import Path
+
+    from tui.server import start_server
+    from tui.server.folders import FolderStore, conversation_folders
+
+    root = Path(path).expanduser()
+    if not conversation_folders(root):
+        print(f"ohtui: no OpenHands conversation folders in {root} (expected <id>/events/event-NNNNN-<id>.json)",
+              file=sys.stderr)
+        return None
+    store = FolderStore(root)
+    server = start_server(store)
+
+    def stop() -> None:
+        server.stop()
+        store.close()
+
+    return server.base_url, stop
+
+
 def _profile_factory(args: argparse.Namespace, name: str) -> Any:
     """For the palette's profile switch: that profile's client and URL (flags for another
     server are not carried over; its keys come from its own references)."""
@@ -170,7 +194,15 @@ def run_app(args: argparse.Namespace) -> int:
 
     stop = None
     url = resolved.url
-    if not url:
+    local = args.local or args.path
+    readonly = resolved.readonly
+    if local:
+        started = _serve_folders(local)
+        if started is None:
+            return 2
+        url, stop = started
+        readonly = True  # the folders are never written to, and there are no sandboxes
+    elif not url:
         from tui.server.embedded import start_demo_server
 
         url, stop = start_demo_server()
@@ -181,7 +213,7 @@ def run_app(args: argparse.Namespace) -> int:
             conversation_id=args.conversation,
             shared=args.shared,
             theme=resolved.theme,
-            readonly=resolved.readonly,
+            readonly=readonly,
             keymap=resolved.keymap,
             notifier=Notifier(frozenset(resolved.settings.notify), bell=resolved.settings.notify_bell,
                               desktop=resolved.settings.notify_desktop),

@@ -1,0 +1,127 @@
+"""Local conversation folders through the reference server's routes: real samples, paging
+equal to the SQLite store, lazy reading, bad and half-written files, and the app on top."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.app_helpers import SIZE, list_ready, make_app, wait_for
+from tests.samples import SAMPLES
+from tui.app.screens.conversation import ConversationScreen
+from tui.app.screens.conversations import ConversationsScreen
+from tui.client import OpenHandsClient
+from tui.models import RawEvent
+from tui.server import Store
+from tui.server.demo import generate_conversation
+from tui.server.folders import FolderStore, conversation_folders
+
+PERSISTED = SAMPLES / "agent-server-capture" / "persisted"
+CLI = SAMPLES / "cli-trajectories"
+
+
+def write_folder(root: Path, cid: str, events: list[dict]) -> Path:
+    folder = root / cid
+    (folder / "events").mkdir(parents=True)
+    (folder / "meta.json").write_text(json.dumps({"id": cid, "title": f"local {cid[:6]}"}))
+    for index, event in enumerate(events):
+        (folder / "events" / f"event-{index:05d}-{event['id']}.json").write_text(json.dumps(event, separators=(",", ":")))
+    return folder
+
+
+@pytest.mark.parametrize("root", [PERSISTED, CLI], ids=["agent-server", "cli"])
+async def test_real_sample_folders_are_served_in_file_order(root, make_server):
+    store = FolderStore(root)
+    assert len(store.logs) == len(conversation_folders(root)) >= 5
+    server = make_server(store)
+    async with OpenHandsClient(server.base_url) as client:
+        page = await client.search_conversations(limit=100)
+        assert {c.id for c in page.items} == set(store.logs)
+        for conv in page.items:
+            log = store.logs[conv.id]
+            assert conv.title
+            assert await client.count_events(conv.id) == len(log)
+            events = [e async for e in client.iter_events(conv.id)]
+            assert [e.id for e in events] == log.ids  # the index in the file name is the order
+            assert not [e for e in events if isinstance(e, RawEvent)]
+
+
+async def test_paging_and_filters_equal_the_sqlite_store(make_server, tmp_path):
+    sqlite = Store()
+    cid = generate_conversation(sqlite, 2_000, seed=9)
+    rows = sorted(sqlite.iter_events(cid), key=lambda r: (r.timestamp, r.seq))  # write files in that order
+    write_folder(tmp_path, cid, [json.loads(r.json) for r in rows])
+    folder_server, sqlite_server = make_server(FolderStore(tmp_path)), make_server(sqlite)
+    some = json.loads(rows[700].json)["timestamp"]
+    queries = [dict(), dict(sort_order="TIMESTAMP_DESC"), dict(kind="ActionEvent"),
+               dict(kind="ObservationEvent", sort_order="TIMESTAMP_DESC"), dict(timestamp_gte=some),
+               dict(timestamp_lt=some, kind="MessageEvent")]
+    async with OpenHandsClient(folder_server.base_url) as local, OpenHandsClient(sqlite_server.base_url) as db:
+        for query in queries:
+            got = [e.id async for e in local.iter_events(cid, **query)]
+            want = [e.id async for e in db.iter_events(cid, **query)]
+            assert got == want and got, query
+            filters = {k: v for k, v in query.items() if k != "sort_order"}
+            assert await local.count_events(cid, **filters) == await db.count_events(cid, **filters)
+
+
+async def test_a_large_folder_is_read_lazily(make_server, tmp_path):
+    events = [{"id": f"00000000-0000-4000-8000-{n:012d}", "timestamp": f"2026-01-01T00:{n // 6000:02d}:{n // 100 % 60:02d}.{n:06d}",
+               "source": "agent", "parent_id": None, "kind": "MessageEvent",
+               "llm_message": {"role": "assistant", "content": [{"type": "text", "text": f"step {n}"}]}} for n in range(5_000)]
+    cid = "ab" * 16
+    write_folder(tmp_path, cid, events)
+    store = FolderStore(tmp_path)
+    server = make_server(store)
+    async with OpenHandsClient(server.base_url) as client:
+        assert await client.count_events(cid) == 5_000
+        page = await client.search_events(cid, limit=100)
+        assert [e.id for e in page.items] == [e["id"] for e in events[:100]]
+    assert len(store._bodies) <= 150  # a page, the newest file and a title: not the 5,000 files
+
+
+async def test_bad_files_are_raw_and_a_half_written_newest_file_waits(make_server, tmp_path):
+    sqlite = Store()
+    cid = generate_conversation(sqlite, 10, seed=2)
+    events = [json.loads(r.json) for r in sqlite.iter_events(cid)]
+    folder = write_folder(tmp_path, cid, events[:9])
+    (folder / "events" / f"event-00004-{events[4]['id']}.json").write_text('{"id": "broken", ')  # corrupt, mid-log
+    half = folder / "events" / f"event-00009-{events[9]['id']}.json"
+    half.write_text(json.dumps(events[9])[:40])  # the agent is still writing it
+    server = make_server(FolderStore(tmp_path))
+    async with OpenHandsClient(server.base_url) as client:
+        got = [e async for e in client.iter_events(cid)]
+        assert len(got) == 9 and events[9]["id"] not in [e.id for e in got]
+        raw = [e for e in got if isinstance(e, RawEvent)]
+        assert len(raw) == 1 and raw[0].id == events[4]["id"] and "UnreadableEventFile" in raw[0].error + json.dumps(raw[0].raw)
+        half.write_text(json.dumps(events[9], separators=(",", ":")))  # now complete
+        got = [e async for e in client.iter_events(cid)]
+        assert len(got) == 10 and got[-1].id == events[9]["id"]
+        new_id = "11111111-2222-4333-8444-555555555555"
+        (folder / "events" / f"event-00010-{new_id}.json").write_text(json.dumps({**events[9], "id": new_id}))
+        assert await client.count_events(cid) == 11  # new files are picked up
+
+
+async def test_the_app_browses_real_folders(make_server):
+    store = FolderStore(PERSISTED)
+    server = make_server(store)
+    app = make_app(server.base_url, readonly=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        table = app.screen.query_one("DataTable")
+        await wait_for(lambda: table.row_count == len(store.logs), pilot=pilot)
+        cid = max(store.logs, key=lambda c: len(store.logs[c]))
+        app.open_conversation(cid)
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: list_ready(screen) and screen.feed.base.complete and screen.feed.tree is not None, pilot=pilot)
+        assert [screen.window.row(i).id for i in range(len(screen.window))] == store.logs[cid].ids
+
+
+def test_ohtui_path_refuses_a_folder_without_conversations(tmp_path, capsys):
+    from tui.cli import main
+
+    assert main([str(tmp_path)]) == 2
+    assert "no OpenHands conversation folders" in capsys.readouterr().err

@@ -1,0 +1,265 @@
+"""Local OpenHands conversation folders served through the reference server's own routes.
+
+The agent, the CLI and the SDK keep each conversation on disk: ``<id hex>/base_state.json``,
+``meta.json`` and ``events/event-NNNNN-<event id>.json``, one compact event per file (facts §8;
+CLI trajectories keep the event files in the folder itself). :class:`FolderStore` is a
+:class:`~tui.server.store.Store` whose conversation records come from those folders and whose
+events are read from the files — lazily: file names give the order and the ids, so opening a
+100,000-file conversation reads one page of files, not all of them. Bodies are cached (bounded),
+and the little that filters need (kind, timestamp) is kept per event once read.
+
+Read-only: nothing is ever written into the folders. Order is the index in the file name (the
+SDK's log order); a file that is not valid JSON is served as an event that names the problem,
+so the client keeps it as a raw event with the reason — except the newest file of a folder,
+which may still be being written and is left out until it parses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from tui.models import NON_VIEWABLE_KINDS
+
+from .records import conversation_info
+from .store import EventRow, Store
+
+EVENT_FILE = re.compile(r"^event-(\d{5,})-([0-9a-fA-F-]{8,})\.json$")
+_HEX = re.compile(r"[0-9a-fA-F]{32}")
+BODY_CACHE = 4_000  # event bodies kept per store
+
+
+def conversation_folders(path: Path) -> list[Path]:
+    """``path`` itself when it is one conversation folder, else its conversation subfolders."""
+    if _events_dir(path) is not None:
+        return [path]
+    return sorted(p for p in path.iterdir() if p.is_dir() and _events_dir(p) is not None) if path.is_dir() else []
+
+
+def _events_dir(folder: Path) -> Path | None:
+    events = folder / "events"
+    for candidate in (events, folder):
+        if candidate.is_dir() and any(EVENT_FILE.match(p.name) for p in _scan(candidate)):
+            return candidate
+    return None
+
+
+def _scan(directory: Path) -> Iterator[Path]:
+    try:
+        yield from directory.iterdir()
+    except OSError:
+        return
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _file_time(path: Path) -> str:
+    try:
+        stamp = path.stat().st_mtime
+    except OSError:
+        stamp = 0.0
+    return datetime.fromtimestamp(stamp, timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds")
+
+
+class FolderLog:
+    """One conversation's event files: ids and order from the names, bodies on demand."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.directory = _events_dir(folder) or folder
+        self.files: list[Path] = []
+        self.ids: list[str] = []
+        self.index: dict[str, int] = {}
+        #: (timestamp, kind) of each event once its body was read
+        self.info: list[tuple[str, str] | None] = []
+        self.refresh()
+
+    def refresh(self) -> int:
+        """Pick up files written since the last look; returns how many are new."""
+        found = []
+        for path in _scan(self.directory):
+            match = EVENT_FILE.match(path.name)
+            if match:
+                found.append((int(match.group(1)), match.group(2), path))
+        found.sort()
+        new = found[len(self.files):]
+        for _, event_id, path in new:
+            self.index.setdefault(event_id, len(self.files))
+            self.files.append(path)
+            self.ids.append(event_id)
+            self.info.append(None)
+        return len(new)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+
+class FolderStore(Store):
+    """A Store over conversation folders (see the module doc); everything else stays SQLite."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(":memory:")
+        self.root = Path(path)
+        self.logs: dict[str, FolderLog] = {}
+        self._bodies: OrderedDict[tuple[str, int], str] = OrderedDict()
+        for folder in conversation_folders(self.root):
+            self._add_folder(folder)
+
+    # --- conversations ---------------------------------------------------------------------
+
+    def _add_folder(self, folder: Path) -> str:
+        meta = _read_json(folder / "meta.json") or {}
+        state = _read_json(folder / "base_state.json") or {}
+        match = _HEX.search(str(meta.get("id") or "")) or _HEX.search(str(state.get("id") or "").replace("-", "")) \
+            or _HEX.search(folder.name)
+        cid = match.group(0).lower() if match else folder.name
+        log = FolderLog(folder)
+        self.logs[cid] = log
+        title = meta.get("title") if isinstance(meta.get("title"), str) else None
+        agent = state.get("agent") if isinstance(state.get("agent"), dict) else {}
+        llm = agent.get("llm") if isinstance(agent.get("llm"), dict) else {}
+        created = meta.get("created_at") or (_file_time(log.files[0]) + "Z" if log.files else None)
+        updated = meta.get("updated_at") or (_file_time(log.files[-1]) + "Z" if log.files else created)
+        status = state.get("execution_status")
+        self.put_conversation(conversation_info(
+            id=cid, sandbox_id="local", title=title or self._first_user_text(cid) or folder.name,
+            created_at=created, updated_at=updated,
+            llm_model=llm.get("model") if isinstance(llm.get("model"), str) else None, trigger="local",
+            execution_status=status if isinstance(status, str) else None,
+        ))
+        return cid
+
+    def _first_user_text(self, cid: str, look: int = 20) -> str | None:
+        for seq in range(min(look, len(self.logs[cid]))):
+            event = json.loads(self._body(cid, seq) or "{}")
+            if event.get("kind") == "MessageEvent" and event.get("source") == "user":
+                content = (event.get("llm_message") or {}).get("content") or []
+                texts = [c.get("text", "") for c in content if isinstance(c, dict) and c.get("type") == "text"]
+                text = " ".join(t for t in texts if t).strip()
+                if text:
+                    return text.splitlines()[0][:120]
+        return None
+
+    # --- event bodies ----------------------------------------------------------------------
+
+    def _body(self, cid: str, seq: int) -> str | None:
+        """The event's JSON text (compact), or None for a newest file still being written."""
+        key = (cid, seq)
+        text = self._bodies.get(key)
+        if text is not None:
+            self._bodies.move_to_end(key)
+            return text
+        log = self.logs[cid]
+        path = log.files[seq]
+        try:
+            raw = path.read_text(encoding="utf-8")
+            event = json.loads(raw)
+            if not isinstance(event, dict):
+                raise ValueError("not a JSON object")
+        except (OSError, ValueError) as exc:
+            if seq == len(log) - 1:
+                return None  # the agent may still be writing it: not corrupt yet
+            event = {"id": log.ids[seq], "timestamp": _file_time(path), "kind": "UnreadableEventFile",
+                     "file": path.name, "error": f"{type(exc).__name__}: {exc}"[:500]}
+        text = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+        timestamp = event.get("timestamp") if isinstance(event.get("timestamp"), str) else ""
+        log.info[seq] = (timestamp, event.get("kind") if isinstance(event.get("kind"), str) else "")
+        self._bodies[key] = text
+        if len(self._bodies) > BODY_CACHE:
+            self._bodies.popitem(last=False)
+        return text
+
+    def _info(self, cid: str, seq: int) -> tuple[str, str] | None:
+        info = self.logs[cid].info[seq]
+        if info is None and self._body(cid, seq) is not None:
+            info = self.logs[cid].info[seq]
+        return info
+
+    def _matches(self, cid: str, seq: int, kind, gte, lt, viewable_only) -> bool:
+        if kind is None and gte is None and lt is None and not viewable_only:
+            return self._body(cid, seq) is not None
+        info = self._info(cid, seq)
+        if info is None:
+            return False
+        timestamp, event_kind = info
+        if kind is not None and event_kind != kind:
+            return False
+        if kind is None and viewable_only and event_kind in NON_VIEWABLE_KINDS:
+            return False
+        if gte is not None and timestamp < gte:
+            return False
+        return not (lt is not None and timestamp >= lt)
+
+    # --- the event queries the routes use ----------------------------------------------------
+
+    def search_events(self, conversation_id: str, *, kind: str | None = None, timestamp_gte: str | None = None,
+                      timestamp_lt: str | None = None, descending: bool = False, after: tuple[str, int] | None = None,
+                      limit: int = 100, viewable_only: bool = False) -> tuple[list[EventRow], bool]:
+        """A page in log order (the file index); ``after`` is the keyset of the last row sent."""
+        log = self.logs.get(conversation_id)
+        if log is None:
+            return super().search_events(conversation_id, kind=kind, timestamp_gte=timestamp_gte,
+                                         timestamp_lt=timestamp_lt, descending=descending, after=after,
+                                         limit=limit, viewable_only=viewable_only)
+        log.refresh()
+        count = len(log)
+        if after is not None:
+            start = after[1] - 1 if descending else after[1] + 1
+        else:
+            start = count - 1 if descending else 0
+        step = -1 if descending else 1
+        rows: list[EventRow] = []
+        seq = start
+        while 0 <= seq < count and len(rows) <= limit:
+            if self._matches(conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only):
+                text = self._body(conversation_id, seq)
+                if text is not None:
+                    rows.append(EventRow((log.info[seq][0], seq, text)))
+            seq += step
+        return rows[:limit], len(rows) > limit
+
+    def count_events(self, conversation_id: str, *, kind: str | None = None, timestamp_gte: str | None = None,
+                     timestamp_lt: str | None = None, viewable_only: bool = False) -> int:
+        log = self.logs.get(conversation_id)
+        if log is None:
+            return super().count_events(conversation_id, kind=kind, timestamp_gte=timestamp_gte,
+                                        timestamp_lt=timestamp_lt, viewable_only=viewable_only)
+        log.refresh()
+        if kind is None and timestamp_gte is None and timestamp_lt is None and not viewable_only:
+            # every file but a newest one still being written
+            return len(log) - (1 if len(log) and self._body(conversation_id, len(log) - 1) is None else 0)
+        return sum(1 for seq in range(len(log))
+                   if self._matches(conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only))
+
+    def get_events(self, conversation_id: str, ids: Sequence[str], *, viewable_only: bool = False) -> list[str | None]:
+        log = self.logs.get(conversation_id)
+        if log is None:
+            return super().get_events(conversation_id, ids, viewable_only=viewable_only)
+        out: list[str | None] = []
+        for event_id in ids:
+            seq = log.index.get(event_id)
+            text = self._body(conversation_id, seq) if seq is not None else None
+            if text is not None and viewable_only and (log.info[seq] or ("", ""))[1] in NON_VIEWABLE_KINDS:
+                text = None
+            out.append(text)
+        return out
+
+    def iter_events(self, conversation_id: str, *, batch: int = 1000) -> Iterator[EventRow]:
+        log = self.logs.get(conversation_id)
+        if log is None:
+            yield from super().iter_events(conversation_id, batch=batch)
+            return
+        for seq in range(len(log)):
+            text = self._body(conversation_id, seq)
+            if text is not None:
+                yield EventRow((log.info[seq][0], seq, text))
