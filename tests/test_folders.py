@@ -125,3 +125,56 @@ def test_ohtui_path_refuses_a_folder_without_conversations(tmp_path, capsys):
 
     assert main([str(tmp_path)]) == 2
     assert "no OpenHands conversation folders" in capsys.readouterr().err
+
+
+async def test_a_folder_being_written_shows_up_live_once_and_in_order(make_server, tmp_path):
+    import asyncio
+
+    from tui.server.folders import start_following
+
+    sqlite = Store()
+    cid = generate_conversation(sqlite, 60, seed=5)
+    events = [json.loads(r.json) for r in sqlite.iter_events(cid)]
+    folder = write_folder(tmp_path, cid, events[:20])
+    store = FolderStore(tmp_path)
+    server = make_server(store)
+    start_following(server, store)
+    app = make_app(server.base_url, readonly=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        app.open_conversation(cid)
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: list_ready(screen) and screen.feed.base.complete and screen.live is not None
+                       and screen.live.state.connection is not None and screen.live.state.connection.state == "live",
+                       pilot=pilot)
+        directory = folder / "events"
+        for index in range(20, 60):  # the agent writes one file every 20 ms
+            path = directory / f"event-{index:05d}-{events[index]['id']}.json"
+            text = json.dumps(events[index], separators=(",", ":"))
+            if index == 45:  # half written now, completed later
+                path.write_text(text[: len(text) // 2])
+                await asyncio.sleep(0.6)
+            path.write_text(text)
+            await asyncio.sleep(0.02)
+        want = [e["id"] for e in events]
+        await wait_for(lambda: [r.id for r in screen.feed.base.head] == want, timeout=20, pilot=pilot)
+
+
+def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):
+    store = FolderStore(PERSISTED)
+    server = make_server(store)
+    cid = max(store.logs, key=lambda c: len(store.logs[c]))
+
+    async def run_before(pilot):
+        app = pilot.app
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        app.open_conversation(cid)
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: list_ready(screen) and screen.feed.base.complete and screen.feed.tree is not None
+                       and screen.query_one("#event-detail")._event is not None, pilot=pilot)
+        screen.query_one("#event-tree").focus()
+        await pilot.pause(0.3)
+
+    assert snap_compare(make_app(server.base_url, readonly=True), run_before=run_before, terminal_size=SIZE)

@@ -145,7 +145,7 @@ def _serve_folders(path: str) -> tuple[str, Any] | None:
     from pathlib import Path
 
     from tui.server import start_server
-    from tui.server.folders import FolderStore, conversation_folders
+    from tui.server.folders import FolderStore, conversation_folders, start_following
 
     root = Path(path).expanduser()
     if not conversation_folders(root):
@@ -154,6 +154,7 @@ def _serve_folders(path: str) -> tuple[str, Any] | None:
         return None
     store = FolderStore(root)
     server = start_server(store)
+    start_following(server, store)
 
     def stop() -> None:
         server.stop()

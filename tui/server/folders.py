@@ -16,8 +16,10 @@ which may still be being written and is left out until it parses.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import secrets
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
@@ -32,6 +34,8 @@ from .store import EventRow, Store
 EVENT_FILE = re.compile(r"^event-(\d{5,})-([0-9a-fA-F-]{8,})\.json$")
 _HEX = re.compile(r"[0-9a-fA-F]{32}")
 BODY_CACHE = 4_000  # event bodies kept per store
+FOLLOW_S = 0.5  # how often followed folders are looked at for new event files
+LOCAL_SANDBOX = "local"
 
 
 def conversation_folders(path: Path) -> list[Path]:
@@ -112,6 +116,12 @@ class FolderStore(Store):
         self.root = Path(path)
         self.logs: dict[str, FolderLog] = {}
         self._bodies: OrderedDict[tuple[str, int], str] = OrderedDict()
+        #: per conversation, the last log position sent to websocket followers
+        self.announced: dict[str, int] = {}
+        # One always-running pseudo sandbox makes every folder followable over the same
+        # websocket route as a real agent server (its key only guards that route).
+        self.put_sandbox({"id": LOCAL_SANDBOX, "created_at": _file_time(self.root) + "Z", "sandbox_spec_id": "local",
+                          "status": "RUNNING", "session_api_key": secrets.token_hex(16), "port": 0})
         for folder in conversation_folders(self.root):
             self._add_folder(folder)
 
@@ -132,12 +142,24 @@ class FolderStore(Store):
         updated = meta.get("updated_at") or (_file_time(log.files[-1]) + "Z" if log.files else created)
         status = state.get("execution_status")
         self.put_conversation(conversation_info(
-            id=cid, sandbox_id="local", title=title or self._first_user_text(cid) or folder.name,
+            id=cid, sandbox_id=LOCAL_SANDBOX, title=title or self._first_user_text(cid) or folder.name,
             created_at=created, updated_at=updated,
             llm_model=llm.get("model") if isinstance(llm.get("model"), str) else None, trigger="local",
             execution_status=status if isinstance(status, str) else None,
         ))
+        self.announced[cid] = self._complete_len(cid) - 1
         return cid
+
+    def _complete_len(self, cid: str) -> int:
+        """Events that can be served: all files but a newest one still being written."""
+        log = self.logs[cid]
+        return len(log) - (1 if len(log) and self._body(cid, len(log) - 1) is None else 0)
+
+    # --- no sandboxes to control: the pseudo sandbox is not listed --------------------------
+
+    def search_sandboxes(self, *, after=None, limit: int = 100):
+        boxes, more = super().search_sandboxes(after=after, limit=limit)
+        return [b for b in boxes if b["id"] != LOCAL_SANDBOX], more
 
     def _first_user_text(self, cid: str, look: int = 20) -> str | None:
         for seq in range(min(look, len(self.logs[cid]))):
@@ -263,3 +285,89 @@ class FolderStore(Store):
             text = self._body(conversation_id, seq)
             if text is not None:
                 yield EventRow((log.info[seq][0], seq, text))
+
+    # --- what the live route asks of the log -------------------------------------------------
+
+    def _row(self, cid: str, seq: int) -> EventRow | None:
+        text = self._body(cid, seq)
+        return EventRow((self.logs[cid].info[seq][0], seq, text)) if text is not None else None
+
+    def last_seq(self, conversation_id: str) -> int:
+        if conversation_id not in self.logs:
+            return super().last_seq(conversation_id)
+        return self.announced[conversation_id]  # what followers have (the subscription point)
+
+    def head_event_id(self, conversation_id: str) -> str | None:
+        log = self.logs.get(conversation_id)
+        if log is None:
+            return super().head_event_id(conversation_id)
+        last = self.announced[conversation_id]
+        return log.ids[last] if last >= 0 else None
+
+    def last_event_of(self, conversation_id: str, kind: str, source: str | None = None) -> str | None:
+        if conversation_id not in self.logs:
+            return super().last_event_of(conversation_id, kind, source)
+        for seq in range(self.announced[conversation_id], max(-1, self.announced[conversation_id] - 500), -1):
+            text = self._body(conversation_id, seq)
+            if text is not None and self.logs[conversation_id].info[seq][1] == kind:
+                if source is None or json.loads(text).get("source") == source:
+                    return text
+        return None
+
+    def first_seq_since(self, conversation_id: str, timestamp_gte: str) -> int | None:
+        if conversation_id not in self.logs:
+            return super().first_seq_since(conversation_id, timestamp_gte)
+        found = None
+        for seq in range(self.announced[conversation_id], -1, -1):  # recent ones first: "since" is recent
+            info = self._info(conversation_id, seq)
+            if info is not None and info[0] >= timestamp_gte:
+                found = seq
+            elif info is not None:
+                break
+        return found
+
+    def log_rows(self, conversation_id: str, *, after_seq: int = -1, upto_seq: int | None = None,
+                 timestamp_gte: str | None = None, limit: int = 500) -> list[EventRow]:
+        if conversation_id not in self.logs:
+            return super().log_rows(conversation_id, after_seq=after_seq, upto_seq=upto_seq,
+                                    timestamp_gte=timestamp_gte, limit=limit)
+        last = self.announced[conversation_id] if upto_seq is None else min(upto_seq, self.announced[conversation_id])
+        rows = []
+        for seq in range(after_seq + 1, last + 1):
+            row = self._row(conversation_id, seq)
+            if row is not None and (timestamp_gte is None or row.timestamp >= timestamp_gte):
+                rows.append(row)
+                if len(rows) >= limit:
+                    break
+        return rows
+
+    def take_new(self, conversation_id: str) -> list[str]:
+        """JSON texts of events written since the last call, in order; moves the announced point."""
+        log = self.logs[conversation_id]
+        log.refresh()
+        end = self._complete_len(conversation_id)
+        start = self.announced[conversation_id] + 1
+        texts = [t for t in (self._body(conversation_id, seq) for seq in range(start, end)) if t is not None]
+        self.announced[conversation_id] = end - 1
+        return texts
+
+
+async def follow_folders(hub, store: FolderStore, interval: float = FOLLOW_S) -> None:
+    """Send new event files of every followed folder to its websocket subscribers (runs in the
+    server's loop; reading the files happens in a thread, the sending in the loop)."""
+    while True:
+        await asyncio.sleep(interval)
+        for cid, conv in list(hub.conversations.items()):
+            if cid not in store.logs or not conv.subscribers:
+                continue
+            texts = await asyncio.to_thread(store.take_new, cid)
+            if texts:
+                conv.broadcast(texts)
+                conv.known_seq = store.announced[cid]
+
+
+
+def start_following(server, store: FolderStore) -> None:
+    """Run :func:`follow_folders` in a running server's loop (``server``: a RunningServer)."""
+    hub = server.app.state.live
+    asyncio.run_coroutine_threadsafe(follow_folders(hub, store), hub.loop)

@@ -398,6 +398,8 @@ class ConversationScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Agent keys show (and work) only where they apply, so the footer lists what can be done."""
+        if action in ("approve", "reject", "toggle_run", "message", "interrupt") and self.app.readonly:
+            return False  # read-only (or local folders): nothing to steer, so no keys for it
         if action in ("approve", "reject"):
             return self.live is not None and self.live.waiting_for_confirmation
         if action == "find_toggle":  # the find bar's toggles, from the list, while it is open
