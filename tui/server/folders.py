@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import secrets
 from collections import OrderedDict
@@ -81,28 +82,49 @@ class FolderLog:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.directory = _events_dir(folder) or folder
-        self.files: list[Path] = []
+        self.files: list[str] = []  # file names (paths are made only when a file is read)
         self.ids: list[str] = []
         self.index: dict[str, int] = {}
         #: (timestamp, kind) of each event once its body was read
         self.info: list[tuple[str, str] | None] = []
+        self._stamp: int | None = None
         self.refresh()
 
     def refresh(self) -> int:
-        """Pick up files written since the last look; returns how many are new."""
+        """Pick up files written since the last look; returns how many are new.
+
+        Cheap when nothing was added: a new file changes the directory's mtime, so an
+        unchanged one means no scan (a 100,000-file folder is listed once, not per page)."""
+        try:
+            stamp = os.stat(self.directory).st_mtime_ns
+        except OSError:
+            return 0
+        if stamp == self._stamp:
+            return 0
+        self._stamp = stamp
         found = []
-        for path in _scan(self.directory):
-            match = EVENT_FILE.match(path.name)
-            if match:
-                found.append((int(match.group(1)), match.group(2), path))
+        try:
+            with os.scandir(self.directory) as entries:
+                for entry in entries:
+                    match = EVENT_FILE.match(entry.name)
+                    if match:
+                        found.append((int(match.group(1)), match.group(2), entry.name))
+        except OSError:
+            return 0
+        if len(found) == len(self.files):
+            return 0
         found.sort()
         new = found[len(self.files):]
-        for _, event_id, path in new:
-            self.index.setdefault(event_id, len(self.files))
-            self.files.append(path)
-            self.ids.append(event_id)
-            self.info.append(None)
+        start = len(self.files)
+        self.files.extend(name for _, _, name in new)
+        self.ids.extend(event_id for _, event_id, _ in new)
+        self.info.extend([None] * len(new))
+        for offset, (_, event_id, _) in enumerate(new):
+            self.index.setdefault(event_id, start + offset)
         return len(new)
+
+    def path(self, seq: int) -> Path:
+        return self.directory / self.files[seq]
 
     def __len__(self) -> int:
         return len(self.files)
@@ -138,8 +160,8 @@ class FolderStore(Store):
         title = meta.get("title") if isinstance(meta.get("title"), str) else None
         agent = state.get("agent") if isinstance(state.get("agent"), dict) else {}
         llm = agent.get("llm") if isinstance(agent.get("llm"), dict) else {}
-        created = meta.get("created_at") or (_file_time(log.files[0]) + "Z" if log.files else None)
-        updated = meta.get("updated_at") or (_file_time(log.files[-1]) + "Z" if log.files else created)
+        created = meta.get("created_at") or (_file_time(log.path(0)) + "Z" if log.files else None)
+        updated = meta.get("updated_at") or (_file_time(log.path(len(log) - 1)) + "Z" if log.files else created)
         status = state.get("execution_status")
         self.put_conversation(conversation_info(
             id=cid, sandbox_id=LOCAL_SANDBOX, title=title or self._first_user_text(cid) or folder.name,
@@ -182,7 +204,7 @@ class FolderStore(Store):
             self._bodies.move_to_end(key)
             return text
         log = self.logs[cid]
-        path = log.files[seq]
+        path = log.path(seq)
         try:
             raw = path.read_text(encoding="utf-8")
             event = json.loads(raw)
