@@ -10,6 +10,7 @@ import pytest
 
 from tests.app_helpers import SIZE, list_ready, make_app, wait_for
 from tests.samples import SAMPLES
+from tui.app.notices import status_value
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversations import ConversationsScreen
 from tui.client import OpenHandsClient
@@ -178,3 +179,35 @@ def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(server.base_url, readonly=True), run_before=run_before, terminal_size=SIZE)
+
+
+async def test_new_folders_and_status_changes_are_picked_up(make_server, tmp_path):
+    from tui.server.folders import start_following
+
+    sqlite = Store()
+    first = generate_conversation(sqlite, 5, seed=1)
+    folder = write_folder(tmp_path, first, [json.loads(r.json) for r in sqlite.iter_events(first)])
+    (folder / "base_state.json").write_text(json.dumps({"id": first, "execution_status": "running"}))
+    store = FolderStore(tmp_path)
+    server = make_server(store)
+    start_following(server, store)
+    async with OpenHandsClient(server.base_url) as client:
+        page = await client.search_conversations(limit=10)
+        assert [c.id for c in page.items] == [first]
+        assert status_value(page.items[0].execution_status) == "running"
+        second = generate_conversation(sqlite, 3, seed=2)
+        write_folder(tmp_path, second, [json.loads(r.json) for r in sqlite.iter_events(second)])
+        page = await client.search_conversations(limit=10)
+        assert {c.id for c in page.items} == {first, second}  # a new conversation appears
+        (folder / "base_state.json").write_text(json.dumps({"id": first, "execution_status": "finished"}))
+        (found,) = await client.get_conversations([first])
+        assert status_value(found.execution_status) == "finished"
+    app = make_app(server.base_url, readonly=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        app.open_conversation(first)
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: screen.live is not None and screen.live.state.execution_status is not None, pilot=pilot)
+        (folder / "base_state.json").write_text(json.dumps({"id": first, "execution_status": "error"}))
+        await wait_for(lambda: status_value(screen.live.state.execution_status) == "error", pilot=pilot)

@@ -140,6 +140,39 @@ def _client(resolved: Any, url: str) -> Any:
     return OpenHandsClient(url, api_key=resolved.key("api_key"), session_api_key=resolved.key("session_key"))
 
 
+LOCAL_PROFILE = "local folders"
+
+
+def _local_default() -> Any:
+    """Where the OpenHands CLI keeps conversations, if there are any there."""
+    from pathlib import Path
+
+    from tui.server.folders import conversation_folders
+
+    env = os.environ.get("OPENHANDS_CONVERSATIONS_DIR")
+    path = Path(env) if env else Path.home() / ".openhands" / "conversations"
+    try:
+        return path if conversation_folders(path) else None
+    except OSError:
+        return None
+
+
+def _folder_factory(path: Any, stops: list) -> Any:
+    """A palette profile that serves local folders (started on first use, read-only)."""
+
+    def connect() -> tuple[Any, str, bool]:
+        from tui.client import OpenHandsClient
+
+        started = _serve_folders(str(path))
+        if started is None:
+            raise RuntimeError(f"no conversation folders in {path}")
+        url, stop = started
+        stops.append(stop)
+        return OpenHandsClient(url), url, True
+
+    return connect
+
+
 def _serve_folders(path: str) -> tuple[str, Any] | None:
     """The reference server over local conversation folders, on loopback; (url, stop)."""
     from pathlib import Path
@@ -207,6 +240,18 @@ def run_app(args: argparse.Namespace) -> int:
         from tui.server.embedded import start_demo_server
 
         url, stop = start_demo_server()
+    profiles = {name: _profile_factory(args, name) for name in resolved.settings.profiles}
+    notice, stops = None, [stop] if stop else []
+    found = None if (local or resolved.url) else _local_default()
+    if found is not None:  # offered beside the demo, one palette command away
+        profiles[LOCAL_PROFILE] = _folder_factory(found, stops)
+        notice = f"Local OpenHands conversations in {found}: ctrl+p → 'Profile: {LOCAL_PROFILE}' browses them."
+
+    def stop_all() -> None:
+        for each in stops:
+            each()
+
+    stop = stop_all if stops else None
     try:
         app = OhtuiApp(
             _client(resolved, url),
@@ -218,7 +263,8 @@ def run_app(args: argparse.Namespace) -> int:
             keymap=resolved.keymap,
             notifier=Notifier(frozenset(resolved.settings.notify), bell=resolved.settings.notify_bell,
                               desktop=resolved.settings.notify_desktop),
-            profiles={name: _profile_factory(args, name) for name in resolved.settings.profiles},
+            profiles=profiles,
+            notice=notice,
             profile=resolved.profile,
             on_exit=stop,
         )

@@ -51,6 +51,7 @@ class OhtuiApp(App):
         notifier: Notifier | None = None,
         profiles: Mapping[str, Callable[[], tuple[Any, str]]] | None = None,
         profile: str | None = None,
+        notice: str | None = None,
     ) -> None:
         super().__init__()
         self.client = client
@@ -62,6 +63,7 @@ class OhtuiApp(App):
         #: configured server profiles: name → a factory giving (client, url); the palette switches
         self.profiles = dict(profiles or {})
         self.profile = profile
+        self._notice = notice
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         self._on_exit = on_exit
         for loaded in load_themes():
@@ -83,6 +85,8 @@ class OhtuiApp(App):
                 severity="warning",
                 markup=False,
             )
+        if self._notice:
+            self.notify(self._notice, timeout=10, markup=False)
         self.connect()
 
     @work(exclusive=True, group="connect")
@@ -121,10 +125,12 @@ class OhtuiApp(App):
             self.notify(f"No profile {name!r}.", severity="error", markup=False)
             return
         try:
-            client, url = factory()
+            client, url, *rest = factory()
         except Exception as exc:  # noqa: BLE001 - a config problem: said, never raised
             self.notify(f"Cannot use profile {name!r}: {exc}", severity="error", timeout=8, markup=False)
             return
+        if rest and rest[0]:  # the profile serves something that must not be changed (local folders)
+            self.readonly = True
         old, self.client, self.url, self.profile = self.client, client, url, name
         self.start_conversation, self.shared = None, False
         self.run_worker(old.aclose(), group="close-client", exit_on_error=False)

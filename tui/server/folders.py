@@ -144,10 +144,61 @@ class FolderStore(Store):
         # websocket route as a real agent server (its key only guards that route).
         self.put_sandbox({"id": LOCAL_SANDBOX, "created_at": _file_time(self.root) + "Z", "sandbox_spec_id": "local",
                           "status": "RUNNING", "session_api_key": secrets.token_hex(16), "port": 0})
-        for folder in conversation_folders(self.root):
-            self._add_folder(folder)
+        self._folders: dict[Path, str] = {}
+        self._root_stamp: int | None = None
+        self._state_stamps: dict[str, int | None] = {}
+        self.rescan()
 
     # --- conversations ---------------------------------------------------------------------
+
+    def rescan(self) -> list[str]:
+        """Add conversation folders created since the last look (cheap when none were)."""
+        try:
+            stamp = os.stat(self.root).st_mtime_ns
+        except OSError:
+            return []
+        if stamp == self._root_stamp:
+            return []
+        self._root_stamp = stamp
+        added = []
+        for folder in conversation_folders(self.root):
+            if folder not in self._folders:
+                self._folders[folder] = cid = self._add_folder(folder)
+                added.append(cid)
+        return added
+
+    def state_changed(self, cid: str) -> bool:
+        """Re-read ``base_state.json`` if it changed; True when the status did."""
+        folder = self.logs[cid].folder
+        try:
+            stamp = os.stat(folder / "base_state.json").st_mtime_ns
+        except OSError:
+            stamp = None
+        if stamp == self._state_stamps.get(cid):
+            return False
+        self._state_stamps[cid] = stamp
+        state = _read_json(folder / "base_state.json") or {}
+        status = state.get("execution_status")
+        info = super().get_conversation(cid)
+        if info is None or not isinstance(status, str) or info.get("execution_status") == status:
+            return False
+        info["execution_status"] = status
+        self.put_conversation(info)
+        return True
+
+    def search_conversations(self, *args: Any, **kwargs: Any):
+        self.rescan()
+        return super().search_conversations(*args, **kwargs)
+
+    def count_conversations(self, **filters: Any) -> int:
+        self.rescan()
+        return super().count_conversations(**filters)
+
+    def get_conversations(self, ids: Sequence[str]) -> list[dict[str, Any] | None]:
+        for cid in ids:
+            if cid in self.logs:
+                self.state_changed(cid)
+        return super().get_conversations(ids)
 
     def _add_folder(self, folder: Path) -> str:
         meta = _read_json(folder / "meta.json") or {}
@@ -170,6 +221,10 @@ class FolderStore(Store):
             execution_status=status if isinstance(status, str) else None,
         ))
         self.announced[cid] = self._complete_len(cid) - 1
+        try:
+            self._state_stamps[cid] = os.stat(folder / "base_state.json").st_mtime_ns
+        except OSError:
+            self._state_stamps[cid] = None
         return cid
 
     def _complete_len(self, cid: str) -> int:
@@ -386,6 +441,11 @@ async def follow_folders(hub, store: FolderStore, interval: float = FOLLOW_S) ->
             if texts:
                 conv.broadcast(texts)
                 conv.known_seq = store.announced[cid]
+            await asyncio.to_thread(store.state_changed, cid)
+            status = (store.get_conversation(cid) or {}).get("execution_status")
+            if status and status != conv.status:  # base_state.json moved on: tell the followers
+                conv.status = status
+                conv.broadcast_full_state()
 
 
 

@@ -157,7 +157,8 @@ class ConversationsScreen(Screen):
             return
         table = self.query_one(DataTable)
         for conv in found:
-            if conv is None or conv.id not in self._rows:
+            # the list may have been reloaded (a filter) while this poll was out: skip gone rows
+            if conv is None or conv.id not in self._rows or conv.id not in table.rows:
                 continue
             before = self._rows[conv.id]
             self._rows[conv.id] = conv
