@@ -84,3 +84,12 @@ def conversation_cost(conv: AppConversation) -> tuple[float | None, int | None]:
 
 def title_of(conv: AppConversation) -> str:
     return one_line(conv.title or f"untitled {conv.id[:8]}", 200)
+
+
+def sandbox_text(conv: AppConversation) -> Text:
+    """The sandbox column: its status, or "local folder" for a conversation served from disk
+    (``ohtui PATH``), whose always-running pseudo sandbox is not a sandbox anyone controls."""
+    if getattr(conv, "trigger", None) == "local":
+        return Text("local folder", style="dim")
+    return status_text(conv.sandbox_status)
+

@@ -19,7 +19,7 @@ from tui.client import is_retryable
 
 from ..copying import event_json_text, useful_text
 from ..feed import EventFeed
-from ..format import conversation_cost, money, status_text, title_of, tokens
+from ..format import conversation_cost, money, sandbox_text, status_text, title_of, tokens
 from ..live import LiveSession, can_follow, live_mark, streaming_text
 from ..rows import EventRow
 from ..safe_text import clean
@@ -139,7 +139,7 @@ class ConversationScreen(Screen):
             status = live.execution_status if live is not None and live.execution_status else conv.execution_status
             text.append_text(status_text(status))
             text.append("   sandbox ")
-            text.append_text(status_text(conv.sandbox_status))
+            text.append_text(sandbox_text(conv))
             cost, used = conversation_cost(conv)
             if live is not None and (live.cost or live.total_tokens):
                 cost, used = live.cost, live.total_tokens

@@ -13,7 +13,15 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from ..format import conversation_cost, money, relative_time, status_text, title_of, tokens
+from ..format import (
+    conversation_cost,
+    money,
+    relative_time,
+    sandbox_text,
+    status_text,
+    title_of,
+    tokens,
+)
 from ..safe_text import one_line
 from .errors import describe_error
 
@@ -85,7 +93,7 @@ class ConversationsScreen(Screen):
         return [
             Text(title_of(conv), overflow="ellipsis", no_wrap=True),
             status_text(conv.execution_status),
-            status_text(conv.sandbox_status),
+            sandbox_text(conv),
             Text(one_line(conv.llm_model or "—", 40), style="dim"),
             Text(money(cost), justify="right"),
             Text(tokens(used), justify="right"),
