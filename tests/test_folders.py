@@ -4,11 +4,11 @@ equal to the SQLite store, lazy reading, bad and half-written files, and the app
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from tests.app_helpers import SIZE, list_ready, make_app, wait_for
+from tests.folder_helpers import write_folder
 from tests.samples import SAMPLES
 from tui.app.notices import status_value
 from tui.app.screens.conversation import ConversationScreen
@@ -21,15 +21,6 @@ from tui.server.folders import FolderStore, conversation_folders
 
 PERSISTED = SAMPLES / "agent-server-capture" / "persisted"
 CLI = SAMPLES / "cli-trajectories"
-
-
-def write_folder(root: Path, cid: str, events: list[dict]) -> Path:
-    folder = root / cid
-    (folder / "events").mkdir(parents=True)
-    (folder / "meta.json").write_text(json.dumps({"id": cid, "title": f"local {cid[:6]}"}))
-    for index, event in enumerate(events):
-        (folder / "events" / f"event-{index:05d}-{event['id']}.json").write_text(json.dumps(event, separators=(",", ":")))
-    return folder
 
 
 @pytest.mark.parametrize("root", [PERSISTED, CLI], ids=["agent-server", "cli"])
@@ -131,7 +122,7 @@ def test_ohtui_path_refuses_a_folder_without_conversations(tmp_path, capsys):
 async def test_a_folder_being_written_shows_up_live_once_and_in_order(make_server, tmp_path):
     import asyncio
 
-    from tui.server.folders import start_following
+    from tui.server.folder_watch import start_following
 
     sqlite = Store()
     cid = generate_conversation(sqlite, 60, seed=5)
@@ -182,7 +173,7 @@ def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):
 
 
 async def test_new_folders_and_status_changes_are_picked_up(make_server, tmp_path):
-    from tui.server.folders import start_following
+    from tui.server.folder_watch import start_following
 
     sqlite = Store()
     first = generate_conversation(sqlite, 5, seed=1)

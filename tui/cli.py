@@ -178,7 +178,8 @@ def _serve_folders(path: str) -> tuple[str, Any] | None:
     from pathlib import Path
 
     from tui.server import start_server
-    from tui.server.folders import FolderStore, conversation_folders, start_following
+    from tui.server.folder_watch import start_following
+    from tui.server.folders import FolderStore, conversation_folders
 
     root = Path(path).expanduser()
     if not conversation_folders(root):

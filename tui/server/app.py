@@ -22,6 +22,7 @@ from .faults import FaultMiddleware, Faults
 from .lifecycle import Lifecycle
 from .limits import MAX_BODY, BodyLimitMiddleware
 from .live import MAX_SUBSCRIBERS, LiveHub
+from .read_only import ReadOnlyMiddleware
 from .store import Store
 
 
@@ -40,6 +41,7 @@ def create_app(
     ws_max_subscribers: int = MAX_SUBSCRIBERS,
     faults: Faults | None = None,
     max_body: int = MAX_BODY,
+    read_only: bool | None = None,
 ) -> FastAPI:
     """Build a server over ``store`` (a fresh in-memory one if omitted).
 
@@ -62,6 +64,8 @@ def create_app(
     - ``faults``: the fault queue (``faults.py``); a fresh, empty one if omitted, so tests can
       always reach ``app.state.faults``.
     - ``max_body``: request bodies over this many bytes get 413 (``limits.py``).
+    - ``read_only``: refuse every request that is not a read (405, ``read_only.py``); by
+      default on when the store says so (``FolderStore``: local folders are never written to).
 
     The agent-server routes (websocket ``/sockets/events/{id}``, ``/api/conversations/{id}/
     events|run|pause|interrupt|events/respond_to_confirmation``) authenticate with the
@@ -106,6 +110,9 @@ def create_app(
     # outermost first: a body limit applies even to requests a fault would answer
     app.add_middleware(FaultMiddleware, faults=app.state.faults)
     app.add_middleware(BodyLimitMiddleware, limit=max_body)
+    app.state.read_only = getattr(store, "read_only", False) if read_only is None else read_only
+    if app.state.read_only:
+        app.add_middleware(ReadOnlyMiddleware)
     app.add_exception_handler(RequestValidationError, validation_error_handler)  # type: ignore[arg-type]
 
     protected: list[Any] = [Depends(require_session_key)]

@@ -11,21 +11,23 @@ and the little that filters need (kind, timestamp) is kept per event once read.
 Read-only: nothing is ever written into the folders. Order is the index in the file name (the
 SDK's log order); a file that is not valid JSON is served as an event that names the problem,
 so the client keeps it as a raw event with the reason — except the newest file of a folder,
-which may still be being written and is left out until it parses.
+which may still be being written and is left out until it parses. Following folders while an
+agent writes them (new files to websocket followers) is ``folder_watch.py``.
 """
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import json
 import os
 import re
 import secrets
+import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tui.models import NON_VIEWABLE_KINDS
 
@@ -35,8 +37,20 @@ from .store import EventRow, Store
 EVENT_FILE = re.compile(r"^event-(\d{5,})-([0-9a-fA-F-]{8,})\.json$")
 _HEX = re.compile(r"[0-9a-fA-F]{32}")
 BODY_CACHE = 4_000  # event bodies kept per store
-FOLLOW_S = 0.5  # how often followed folders are looked at for new event files
 LOCAL_SANDBOX = "local"
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _locked(method: F) -> F:
+    """One thread at a time in the folder state: routes run in a thread pool and the follower
+    (``folder_watch.py``) reads new files from another thread."""
+
+    @functools.wraps(method)
+    def run(self: FolderStore, *args: Any, **kwargs: Any) -> Any:
+        with self._folder_lock:
+            return method(self, *args, **kwargs)
+
+    return run  # type: ignore[return-value]
 
 
 def conversation_folders(path: Path) -> list[Path]:
@@ -133,8 +147,11 @@ class FolderLog:
 class FolderStore(Store):
     """A Store over conversation folders (see the module doc); everything else stays SQLite."""
 
+    read_only = True  # create_app refuses every request that is not a read (read_only.py)
+
     def __init__(self, path: str | Path) -> None:
         super().__init__(":memory:")
+        self._folder_lock = threading.RLock()
         self.root = Path(path)
         self.logs: dict[str, FolderLog] = {}
         self._bodies: OrderedDict[tuple[str, int], str] = OrderedDict()
@@ -151,6 +168,7 @@ class FolderStore(Store):
 
     # --- conversations ---------------------------------------------------------------------
 
+    @_locked
     def rescan(self) -> list[str]:
         """Add conversation folders created since the last look (cheap when none were)."""
         try:
@@ -167,6 +185,7 @@ class FolderStore(Store):
                 added.append(cid)
         return added
 
+    @_locked
     def state_changed(self, cid: str) -> bool:
         """Re-read ``base_state.json`` if it changed; True when the status did."""
         folder = self.logs[cid].folder
@@ -200,6 +219,7 @@ class FolderStore(Store):
                 self.state_changed(cid)
         return super().get_conversations(ids)
 
+    @_locked
     def _add_folder(self, folder: Path) -> str:
         meta = _read_json(folder / "meta.json") or {}
         state = _read_json(folder / "base_state.json") or {}
@@ -301,6 +321,7 @@ class FolderStore(Store):
 
     # --- the event queries the routes use ----------------------------------------------------
 
+    @_locked
     def search_events(self, conversation_id: str, *, kind: str | None = None, timestamp_gte: str | None = None,
                       timestamp_lt: str | None = None, descending: bool = False, after: tuple[str, int] | None = None,
                       limit: int = 100, viewable_only: bool = False) -> tuple[list[EventRow], bool]:
@@ -327,6 +348,7 @@ class FolderStore(Store):
             seq += step
         return rows[:limit], len(rows) > limit
 
+    @_locked
     def count_events(self, conversation_id: str, *, kind: str | None = None, timestamp_gte: str | None = None,
                      timestamp_lt: str | None = None, viewable_only: bool = False) -> int:
         log = self.logs.get(conversation_id)
@@ -340,6 +362,7 @@ class FolderStore(Store):
         return sum(1 for seq in range(len(log))
                    if self._matches(conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only))
 
+    @_locked
     def get_events(self, conversation_id: str, ids: Sequence[str], *, viewable_only: bool = False) -> list[str | None]:
         log = self.logs.get(conversation_id)
         if log is None:
@@ -359,9 +382,10 @@ class FolderStore(Store):
             yield from super().iter_events(conversation_id, batch=batch)
             return
         for seq in range(len(log)):
-            text = self._body(conversation_id, seq)
-            if text is not None:
-                yield EventRow((log.info[seq][0], seq, text))
+            with self._folder_lock:
+                row = self._row(conversation_id, seq)
+            if row is not None:
+                yield row
 
     # --- what the live route asks of the log -------------------------------------------------
 
@@ -369,11 +393,13 @@ class FolderStore(Store):
         text = self._body(cid, seq)
         return EventRow((self.logs[cid].info[seq][0], seq, text)) if text is not None else None
 
+    @_locked
     def last_seq(self, conversation_id: str) -> int:
         if conversation_id not in self.logs:
             return super().last_seq(conversation_id)
         return self.announced[conversation_id]  # what followers have (the subscription point)
 
+    @_locked
     def head_event_id(self, conversation_id: str) -> str | None:
         log = self.logs.get(conversation_id)
         if log is None:
@@ -381,6 +407,7 @@ class FolderStore(Store):
         last = self.announced[conversation_id]
         return log.ids[last] if last >= 0 else None
 
+    @_locked
     def last_event_of(self, conversation_id: str, kind: str, source: str | None = None) -> str | None:
         if conversation_id not in self.logs:
             return super().last_event_of(conversation_id, kind, source)
@@ -391,6 +418,7 @@ class FolderStore(Store):
                     return text
         return None
 
+    @_locked
     def first_seq_since(self, conversation_id: str, timestamp_gte: str) -> int | None:
         if conversation_id not in self.logs:
             return super().first_seq_since(conversation_id, timestamp_gte)
@@ -403,6 +431,7 @@ class FolderStore(Store):
                 break
         return found
 
+    @_locked
     def log_rows(self, conversation_id: str, *, after_seq: int = -1, upto_seq: int | None = None,
                  timestamp_gte: str | None = None, limit: int = 500) -> list[EventRow]:
         if conversation_id not in self.logs:
@@ -418,6 +447,7 @@ class FolderStore(Store):
                     break
         return rows
 
+    @_locked
     def take_new(self, conversation_id: str) -> list[str]:
         """JSON texts of events written since the last call, in order; moves the announced point."""
         log = self.logs[conversation_id]
@@ -427,29 +457,3 @@ class FolderStore(Store):
         texts = [t for t in (self._body(conversation_id, seq) for seq in range(start, end)) if t is not None]
         self.announced[conversation_id] = end - 1
         return texts
-
-
-async def follow_folders(hub, store: FolderStore, interval: float = FOLLOW_S) -> None:
-    """Send new event files of every followed folder to its websocket subscribers (runs in the
-    server's loop; reading the files happens in a thread, the sending in the loop)."""
-    while True:
-        await asyncio.sleep(interval)
-        for cid, conv in list(hub.conversations.items()):
-            if cid not in store.logs or not conv.subscribers:
-                continue
-            texts = await asyncio.to_thread(store.take_new, cid)
-            if texts:
-                conv.broadcast(texts)
-                conv.known_seq = store.announced[cid]
-            await asyncio.to_thread(store.state_changed, cid)
-            status = (store.get_conversation(cid) or {}).get("execution_status")
-            if status and status != conv.status:  # base_state.json moved on: tell the followers
-                conv.status = status
-                conv.broadcast_full_state()
-
-
-
-def start_following(server, store: FolderStore) -> None:
-    """Run :func:`follow_folders` in a running server's loop (``server``: a RunningServer)."""
-    hub = server.app.state.live
-    asyncio.run_coroutine_threadsafe(follow_folders(hub, store), hub.loop)

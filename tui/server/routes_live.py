@@ -48,6 +48,7 @@ from .live import (
     Subscriber,
     replay_frames,
 )
+from .read_only import REFUSAL
 from .records import event_time_from_clock
 
 router = APIRouter(tags=["Agent server (live)"])
@@ -326,6 +327,9 @@ async def _handle_frame(raw: str, hub: LiveHub, conv: LiveConversation, sub: Sub
         return
     if message.role != "user":
         sub.put(_server_error(hub, "ValueError", "Only user messages can be sent to the agent."))
+        return
+    if getattr(hub.store, "read_only", False):  # local folders: there is no agent to tell
+        sub.put(_server_error(hub, "ReadOnly", REFUSAL))
         return
     try:
         await conv.send_message([c.model_dump(mode="json") for c in message.content], run=True)
