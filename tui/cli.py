@@ -266,6 +266,7 @@ def run_app(args: argparse.Namespace) -> int:
                               desktop=resolved.settings.notify_desktop),
             profiles=profiles,
             notice=notice,
+            local=bool(local),
             profile=resolved.profile,
             on_exit=stop,
         )

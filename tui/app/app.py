@@ -52,6 +52,7 @@ class OhtuiApp(App):
         profiles: Mapping[str, Callable[[], tuple[Any, str]]] | None = None,
         profile: str | None = None,
         notice: str | None = None,
+        local: bool = False,
     ) -> None:
         super().__init__()
         self.client = client
@@ -59,6 +60,8 @@ class OhtuiApp(App):
         self.start_conversation = conversation_id
         self.shared = shared
         self.readonly = readonly
+        #: serving local conversation folders (``ohtui PATH``): no sandboxes, nothing to start
+        self.local = local
         self.notifier = notifier or Notifier()
         #: configured server profiles: name → a factory giving (client, url); the palette switches
         self.profiles = dict(profiles or {})
@@ -129,8 +132,10 @@ class OhtuiApp(App):
         except Exception as exc:  # noqa: BLE001 - a config problem: said, never raised
             self.notify(f"Cannot use profile {name!r}: {exc}", severity="error", timeout=8, markup=False)
             return
-        if rest and rest[0]:  # the profile serves something that must not be changed (local folders)
+        self.local = bool(rest and rest[0])  # the profile serves local folders: never changed
+        if self.local:
             self.readonly = True
+        self.refresh_bindings()
         old, self.client, self.url, self.profile = self.client, client, url, name
         self.start_conversation, self.shared = None, False
         self.run_worker(old.aclose(), group="close-client", exit_on_error=False)
@@ -169,8 +174,13 @@ class OhtuiApp(App):
         if not isinstance(self.screen, ConversationsScreen):
             self.push_screen(ConversationsScreen())
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "show_sandboxes" and self.local:
+            return False  # local folders have no sandboxes: no key, no screen
+        return True
+
     def action_show_sandboxes(self) -> None:
-        if self.shared or isinstance(self.screen, SandboxesScreen):
+        if self.shared or self.local or isinstance(self.screen, SandboxesScreen):
             return
         self.push_screen(SandboxesScreen())
 

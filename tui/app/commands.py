@@ -20,6 +20,8 @@ class OhtuiCommands(Provider):
             ("Go to sandboxes", app.action_show_sandboxes, "Pause, resume, start and delete sandboxes"),
             ("Show keys and help", app.action_toggle_help, "The focused pane's keys"),
         ]
+        if getattr(app, "local", False):  # local folders: no sandboxes
+            del out[1]
         for name in sorted(getattr(app, "profiles", {})):
             current = " (current)" if name == getattr(app, "profile", None) else ""
             out.append((f"Profile: {name}{current}", partial(app.switch_profile, name),

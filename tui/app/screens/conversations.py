@@ -57,6 +57,8 @@ class ConversationsScreen(Screen):
         self._loading = False
         self._rows: dict[str, Any] = {}
         self._filter = ""
+        #: local folders (``app.local``): events per conversation, shown where the sandbox would be
+        self._counts: dict[str, int] = {}
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="conv-filter-row"):
@@ -72,7 +74,7 @@ class ConversationsScreen(Screen):
         for label, key, width in (
             ("Title", "title", 40),
             ("Agent", "agent", 12),
-            ("Sandbox", "sandbox", 9),
+            ("Events" if self.app.local else "Sandbox", "sandbox", 9),
             ("Model", "model", 18),
             ("Cost", "cost", 8),
             ("Tokens", "tokens", 7),
@@ -93,7 +95,7 @@ class ConversationsScreen(Screen):
         return [
             Text(title_of(conv), overflow="ellipsis", no_wrap=True),
             status_text(conv.execution_status),
-            sandbox_text(conv),
+            self._events_cell(conv.id) if self.app.local else sandbox_text(conv),
             Text(one_line(conv.llm_model or "—", 40), style="dim"),
             Text(money(cost), justify="right"),
             Text(tokens(used), justify="right"),
@@ -101,6 +103,41 @@ class ConversationsScreen(Screen):
             Text(relative_time(conv.updated_at, now), style="dim"),
             Text(one_line(str(getattr(conv.trigger, "value", conv.trigger) or "—"), 20), style="dim"),
         ]
+
+    def _events_cell(self, conversation_id: str) -> Text:
+        count = self._counts.get(conversation_id)
+        return Text("…" if count is None else f"{count:,}", justify="right", style="dim")
+
+    async def _count_events(self, ids: list[str]) -> None:
+        """Local folders: how many events each row has (one cheap request per folder)."""
+        counts = await asyncio.gather(*(self.app.client.count_events(cid) for cid in ids), return_exceptions=True)
+        table = self.query_one(DataTable)
+        for cid, count in zip(ids, counts):
+            if isinstance(count, int) and cid in table.rows:
+                self._counts[cid] = count
+                table.update_cell(cid, "sandbox", self._events_cell(cid))
+
+    async def _add_new(self) -> None:
+        """Local folders: conversations that appeared since the list was loaded go on top."""
+        page = await self.app.client.search_conversations(title_contains=self._filter or None, limit=PAGE)
+        fresh = [conv for conv in page.items if conv.id not in self._rows]
+        if not fresh:
+            return
+        table = self.query_one(DataTable)
+        current = self._current_key()
+        self._rows = {conv.id: conv for conv in [*fresh, *self._rows.values()]}
+        table.clear()
+        for conv in self._rows.values():
+            table.add_row(*self._cells(conv), key=conv.id)
+        if current in table.rows:
+            table.move_cursor(row=table.get_row_index(current))
+        self._status()
+
+    def _current_key(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
 
     @work(exclusive=True, group="conversations")
     async def reload(self) -> None:
@@ -132,13 +169,16 @@ class ConversationsScreen(Screen):
         self._next_page = page.next_page_id
         self._loading = False
         self._status()
+        if self.app.local:
+            await self._count_events([conv.id for conv in page.items])
 
     def _status(self) -> None:
         shown = len(self._rows)
         more = " · more below" if self._next_page else ""
         flt = f" · title contains “{one_line(self._filter, 40)}”" if self._filter else ""
+        keys = " · enter open · / filter" + ("" if self.app.local else " · n new")
         self.query_one("#conversations-status", Static).update(
-            Text(f"{shown:,} conversation{'s' if shown != 1 else ''}{flt}{more} · enter open · / filter · n new")
+            Text(f"{shown:,} conversation{'s' if shown != 1 else ''}{flt}{more}{keys}")
         )
 
     @on(DataTable.RowHighlighted)
@@ -161,6 +201,9 @@ class ConversationsScreen(Screen):
     async def refresh_rows(self, ids: list[str]) -> None:
         try:
             found = await self.app.client.get_conversations(ids)
+            if self.app.local:  # folders being written: new conversations, growing counts
+                await self._add_new()
+                await self._count_events(list(self._rows)[:99])
         except Exception:  # noqa: BLE001 - polling is best-effort; the next tick retries
             return
         table = self.query_one(DataTable)
@@ -178,6 +221,11 @@ class ConversationsScreen(Screen):
                 table.update_cell(conv.id, key, cell)
 
     # --- actions -------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "new" and self.app.local:
+            return False  # local folders: conversations are started by the agent, not here
+        return True
 
     def action_open(self) -> None:
         table = self.query_one(DataTable)

@@ -1,0 +1,66 @@
+"""The app in local mode (``ohtui PATH``): no sandbox or new-conversation keys, an event count
+per conversation, and conversations that appear while it runs join the list."""
+
+from __future__ import annotations
+
+import json
+
+from tests.app_helpers import SIZE, make_app, wait_for
+from tests.folder_helpers import write_folder
+from tests.samples import SAMPLES
+from tui.app.commands import OhtuiCommands
+from tui.app.screens.conversations import ConversationsScreen
+from tui.server import Store
+from tui.server.demo import generate_conversation
+from tui.server.folders import FolderStore
+
+PERSISTED = SAMPLES / "agent-server-capture" / "persisted"
+
+
+def counts_shown(screen) -> dict[str, str]:
+    table = screen.query_one("DataTable")
+    return {key.value: str(table.get_cell(key.value, "sandbox")) for key in table.rows}
+
+
+async def test_local_mode_has_no_sandbox_keys_and_counts_events(make_server, tmp_path):
+    sqlite = Store()
+    first = generate_conversation(sqlite, 12, seed=1)
+    write_folder(tmp_path, first, [json.loads(r.json) for r in sqlite.iter_events(first)])
+    store = FolderStore(tmp_path)
+    server = make_server(store)
+    app = make_app(server.base_url, readonly=True, local=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: counts_shown(screen) == {first: "12"}, pilot=pilot)
+        assert str(screen.query_one("DataTable").columns["sandbox"].label) == "Events"
+        assert app.check_action("show_sandboxes", ()) is False and screen.check_action("new", ()) is False
+        await pilot.press("2", "n")
+        await pilot.pause(0.2)
+        assert app.screen is screen  # neither the sandboxes screen nor a new-conversation form
+        names = [name for name, _, _ in OhtuiCommands(screen)._commands()]
+        assert "Go to conversations" in names and "Go to sandboxes" not in names
+
+        second = generate_conversation(sqlite, 5, seed=2)  # the agent starts another conversation
+        events = [json.loads(r.json) for r in sqlite.iter_events(second)]
+        folder = write_folder(tmp_path, second, events[:3])
+        await screen.poll_statuses()  # what the 5-second poll does
+        await wait_for(lambda: counts_shown(screen) == {first: "12", second: "3"}, pilot=pilot)
+        assert next(iter(screen.query_one("DataTable").rows)).value == second  # the newest on top
+        for index in (3, 4):
+            (folder / "events" / f"event-{index:05d}-{events[index]['id']}.json").write_text(json.dumps(events[index]))
+        await screen.poll_statuses()
+        await wait_for(lambda: counts_shown(screen)[second] == "5", pilot=pilot)
+    sqlite.close()
+
+
+def test_snapshot_of_the_local_conversations_list(snap_compare, make_server):
+    server = make_server(FolderStore(PERSISTED))
+
+    async def run_before(pilot):
+        app = pilot.app
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: "…" not in "".join(counts_shown(app.screen).values())
+                       and len(counts_shown(app.screen)) == 5, pilot=pilot)
+
+    assert snap_compare(make_app(server.base_url, readonly=True, local=True), run_before=run_before, terminal_size=SIZE)
