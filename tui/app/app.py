@@ -175,9 +175,7 @@ class OhtuiApp(App):
             self.push_screen(ConversationsScreen())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "show_sandboxes" and self.local:
-            return False  # local folders have no sandboxes: no key, no screen
-        return True
+        return not (action == "show_sandboxes" and self.local)  # local folders have no sandboxes
 
     def action_show_sandboxes(self) -> None:
         if self.shared or self.local or isinstance(self.screen, SandboxesScreen):

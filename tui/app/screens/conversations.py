@@ -223,9 +223,7 @@ class ConversationsScreen(Screen):
     # --- actions -------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "new" and self.app.local:
-            return False  # local folders: conversations are started by the agent, not here
-        return True
+        return not (action == "new" and self.app.local)  # local: the agent starts conversations
 
     def action_open(self) -> None:
         table = self.query_one(DataTable)
