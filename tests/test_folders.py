@@ -74,12 +74,14 @@ async def test_a_large_folder_is_read_lazily(make_server, tmp_path):
     assert len(store._bodies) <= 150  # a page, the newest file and a title: not the 5,000 files
 
 
-async def test_bad_files_are_raw_and_a_half_written_newest_file_waits(make_server, tmp_path):
+async def test_bad_files_and_unknown_kinds_are_raw_and_a_half_written_newest_file_waits(make_server, tmp_path):
     sqlite = Store()
     cid = generate_conversation(sqlite, 10, seed=2)
     events = [json.loads(r.json) for r in sqlite.iter_events(cid)]
     folder = write_folder(tmp_path, cid, events[:9])
     (folder / "events" / f"event-00004-{events[4]['id']}.json").write_text('{"id": "broken", ')  # corrupt, mid-log
+    future = {**events[6], "kind": "EventFromTheFuture"}  # a kind this version does not know
+    (folder / "events" / f"event-00006-{events[6]['id']}.json").write_text(json.dumps(future))
     half = folder / "events" / f"event-00009-{events[9]['id']}.json"
     half.write_text(json.dumps(events[9])[:40])  # the agent is still writing it
     server = make_server(FolderStore(tmp_path))
@@ -87,7 +89,9 @@ async def test_bad_files_are_raw_and_a_half_written_newest_file_waits(make_serve
         got = [e async for e in client.iter_events(cid)]
         assert len(got) == 9 and events[9]["id"] not in [e.id for e in got]
         raw = [e for e in got if isinstance(e, RawEvent)]
-        assert len(raw) == 1 and raw[0].id == events[4]["id"] and "UnreadableEventFile" in raw[0].error + json.dumps(raw[0].raw)
+        assert [e.id for e in raw] == [events[4]["id"], events[6]["id"]]
+        assert "UnreadableEventFile" in raw[0].error + json.dumps(raw[0].raw)
+        assert raw[1].raw == future  # kept as it was written
         half.write_text(json.dumps(events[9], separators=(",", ":")))  # now complete
         got = [e async for e in client.iter_events(cid)]
         assert len(got) == 10 and got[-1].id == events[9]["id"]

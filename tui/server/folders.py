@@ -313,7 +313,7 @@ class FolderStore(Store):
         timestamp, event_kind = info
         if kind is not None and event_kind != kind:
             return False
-        if kind is None and viewable_only and event_kind in NON_VIEWABLE_KINDS:
+        if viewable_only and event_kind in NON_VIEWABLE_KINDS:
             return False
         if gte is not None and timestamp < gte:
             return False
