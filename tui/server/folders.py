@@ -23,6 +23,7 @@ import os
 import re
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
@@ -35,6 +36,8 @@ from .records import conversation_info
 from .store import EventRow, Store
 
 EVENT_FILE = re.compile(r"^event-(\d{5,})-([0-9a-fA-F-]{8,})\.json$")
+EVENT_FILES = re.compile(r"^(event-(\d{5,})-([0-9a-fA-F-]{8,})\.json)$", re.MULTILINE)  # over joined names
+RACY_NS = 2_000_000_000  # a directory mtime this recent may hide a file created in the same tick
 _HEX = re.compile(r"[0-9a-fA-F]{32}")
 BODY_CACHE = 4_000  # event bodies kept per store
 LOCAL_SANDBOX = "local"
@@ -63,14 +66,18 @@ def conversation_folders(path: Path) -> list[Path]:
 def _events_dir(folder: Path) -> Path | None:
     events = folder / "events"
     for candidate in (events, folder):
-        if candidate.is_dir() and any(EVENT_FILE.match(p.name) for p in _scan(candidate)):
+        if candidate.is_dir() and any(EVENT_FILE.match(name) for name in _names(candidate)):
             return candidate
     return None
 
 
-def _scan(directory: Path) -> Iterator[Path]:
+def _names(directory: Path) -> Iterator[str]:
+    """Names in a directory, read as they are asked for (finding one event file in a
+    100,000-file folder does not list it all)."""
     try:
-        yield from directory.iterdir()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                yield entry.name
     except OSError:
         return
 
@@ -96,46 +103,64 @@ class FolderLog:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.directory = _events_dir(folder) or folder
-        self.files: list[str] = []  # file names (paths are made only when a file is read)
+        self.files: list[str] = []  # file names in log order (paths are made only to read one)
         self.ids: list[str] = []
-        self.index: dict[str, int] = {}
         #: (timestamp, kind) of each event once its body was read
         self.info: list[tuple[str, str] | None] = []
+        self._listed: set[str] = set()  # every name seen in the directory, event file or not
+        self._index: dict[str, int] | None = None
         self._stamp: int | None = None
         self.refresh()
+
+    @property
+    def index(self) -> dict[str, int]:
+        """Event id → log position, built on first use (opening a folder does not need it)."""
+        if self._index is None:
+            index: dict[str, int] = {}
+            for seq, event_id in enumerate(self.ids):
+                index.setdefault(event_id, seq)
+            self._index = index
+        return self._index
 
     def refresh(self) -> int:
         """Pick up files written since the last look; returns how many are new.
 
-        Cheap when nothing was added: a new file changes the directory's mtime, so an
-        unchanged one means no scan (a 100,000-file folder is listed once, not per page)."""
+        Cheap when nothing was added: a new file changes the directory's mtime, so an unchanged
+        one means no listing (unless the mtime is too recent to trust: a file created in the
+        same clock tick as the last listing leaves it unchanged). After a change only names not
+        seen before are parsed, in one regular-expression pass over the joined names, so a
+        100,000-file folder costs one listing per change, not a parse of every name.
+
+        Log order is the index in the file name. A file that appears later with an index below
+        the newest one (never done by the SDK, which numbers under a lock) goes at the end, so
+        positions already served never move."""
         try:
             stamp = os.stat(self.directory).st_mtime_ns
+            if stamp == self._stamp:
+                return 0
+            names = os.listdir(self.directory)
         except OSError:
             return 0
-        if stamp == self._stamp:
+        self._stamp = stamp if time.time_ns() - stamp > RACY_NS else None
+        unseen = [name for name in names if name not in self._listed] if self._listed else names
+        if not unseen:
             return 0
-        self._stamp = stamp
-        found = []
-        try:
-            with os.scandir(self.directory) as entries:
-                for entry in entries:
-                    match = EVENT_FILE.match(entry.name)
-                    if match:
-                        found.append((int(match.group(1)), match.group(2), entry.name))
-        except OSError:
+        self._listed.update(unseen)
+        unseen.sort()  # for indexes of one width (the usual case) name order is index order
+        found = EVENT_FILES.findall("\n".join(unseen))  # (name, index digits, event id)
+        if not found:
             return 0
-        if len(found) == len(self.files):
-            return 0
-        found.sort()
-        new = found[len(self.files):]
+        files, digits, ids = zip(*found)
+        if min(map(len, digits)) != max(map(len, digits)):  # 99999 → 100000: order by number
+            files, digits, ids = zip(*sorted(found, key=lambda f: int(f[1])))
         start = len(self.files)
-        self.files.extend(name for _, _, name in new)
-        self.ids.extend(event_id for _, event_id, _ in new)
-        self.info.extend([None] * len(new))
-        for offset, (_, event_id, _) in enumerate(new):
-            self.index.setdefault(event_id, start + offset)
-        return len(new)
+        self.files.extend(files)
+        self.ids.extend(ids)
+        self.info.extend([None] * len(files))
+        if self._index is not None:
+            for offset, event_id in enumerate(ids):
+                self._index.setdefault(event_id, start + offset)
+        return len(files)
 
     def path(self, seq: int) -> Path:
         return self.directory / self.files[seq]
