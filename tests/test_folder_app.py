@@ -64,3 +64,28 @@ def test_snapshot_of_the_local_conversations_list(snap_compare, make_server):
                        and len(counts_shown(app.screen)) == 5, pilot=pilot)
 
     assert snap_compare(make_app(server.base_url, readonly=True, local=True), run_before=run_before, terminal_size=SIZE)
+
+
+async def test_local_conversations_are_offered_beside_the_demo(demo_server, tmp_path, monkeypatch):
+    from tui import cli
+
+    monkeypatch.setenv("OPENHANDS_CONVERSATIONS_DIR", str(tmp_path))
+    assert cli._local_default() is None  # nothing there yet: nothing offered
+    sqlite = Store()
+    cid = generate_conversation(sqlite, 7, seed=3)
+    write_folder(tmp_path, cid, [json.loads(r.json) for r in sqlite.iter_events(cid)])
+    sqlite.close()
+    assert cli._local_default() == tmp_path
+    stops: list = []
+    app = make_app(demo_server.base_url, profiles={cli.LOCAL_PROFILE: cli._folder_factory(tmp_path, stops)})
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+            assert app.check_action("show_sandboxes", ()) is True and not app.local
+            app.switch_profile(cli.LOCAL_PROFILE)
+            await wait_for(lambda: isinstance(app.screen, ConversationsScreen) and counts_shown(app.screen) == {cid: "7"},
+                           pilot=pilot)
+            assert app.local and app.readonly and app.check_action("show_sandboxes", ()) is False
+    finally:
+        for stop in stops:
+            stop()
