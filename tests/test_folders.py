@@ -206,3 +206,28 @@ async def test_new_folders_and_status_changes_are_picked_up(make_server, tmp_pat
         await wait_for(lambda: screen.live is not None and screen.live.state.execution_status is not None, pilot=pilot)
         (folder / "base_state.json").write_text(json.dumps({"id": first, "execution_status": "error"}))
         await wait_for(lambda: status_value(screen.live.state.execution_status) == "error", pilot=pilot)
+
+
+def test_a_folder_made_before_its_first_event_file_is_found_and_titled_later(tmp_path):
+    """The agent makes ``<id>/events/`` first and writes into it after; the CLI keeps no
+    meta.json, so the title waits for the first user message."""
+    sqlite = Store()
+    first = generate_conversation(sqlite, 3, seed=1)
+    write_folder(tmp_path, first, [json.loads(r.json) for r in sqlite.iter_events(first)])
+    store = FolderStore(tmp_path)
+    second = generate_conversation(sqlite, 6, seed=2)
+    events = [json.loads(r.json) for r in sqlite.iter_events(second)]
+    user = next(i for i, e in enumerate(events) if e["kind"] == "MessageEvent" and e["source"] == "user")
+    folder = tmp_path / second
+    (folder / "events").mkdir(parents=True)
+    assert store.rescan() == []  # a folder, no event yet: not a conversation yet
+    for index in range(user):  # everything before the user's message
+        (folder / "events" / f"event-{index:05d}-{events[index]['id']}.json").write_text(json.dumps(events[index]))
+    assert store.rescan() == [second]
+    assert store.get_conversation(second)["title"] == second  # the folder's name, for now
+    for index in range(user, len(events)):
+        (folder / "events" / f"event-{index:05d}-{events[index]['id']}.json").write_text(json.dumps(events[index]))
+    (found,) = store.get_conversations([second])
+    text = events[user]["llm_message"]["content"][0]["text"]
+    assert found["title"] == text.splitlines()[0][:120]
+    sqlite.close()

@@ -74,12 +74,21 @@ def _events_dir(folder: Path) -> Path | None:
 def _names(directory: Path) -> Iterator[str]:
     """Names in a directory, read as they are asked for (finding one event file in a
     100,000-file folder does not list it all)."""
+    return (entry.name for entry in _entries(directory))
+
+
+def _entries(directory: Path) -> Iterator[os.DirEntry]:
     try:
         with os.scandir(directory) as entries:
-            for entry in entries:
-                yield entry.name
+            yield from entries
     except OSError:
         return
+
+
+def _trusted(stamp: int | None) -> int | None:
+    """An mtime to compare the next one with, or None when it is too recent to trust: a
+    change in the same clock tick as the last look would leave it unchanged."""
+    return stamp if stamp is not None and time.time_ns() - stamp > RACY_NS else None
 
 
 def _read_json(path: Path) -> Any:
@@ -141,7 +150,7 @@ class FolderLog:
             names = os.listdir(self.directory)
         except OSError:
             return 0
-        self._stamp = stamp if time.time_ns() - stamp > RACY_NS else None
+        self._stamp = _trusted(stamp)
         unseen = [name for name in names if name not in self._listed] if self._listed else names
         if not unseen:
             return 0
@@ -187,6 +196,8 @@ class FolderStore(Store):
         self.put_sandbox({"id": LOCAL_SANDBOX, "created_at": _file_time(self.root) + "Z", "sandbox_spec_id": "local",
                           "status": "RUNNING", "session_api_key": secrets.token_hex(16), "port": 0})
         self._folders: dict[Path, str] = {}
+        self._waiting: set[Path] = set()  # subfolders that are not (yet) conversations
+        self._untitled: set[str] = set()  # titled by folder name for want of a user message yet
         self._root_stamp: int | None = None
         self._state_stamps: dict[str, int | None] = {}
         self.rescan()
@@ -195,17 +206,26 @@ class FolderStore(Store):
 
     @_locked
     def rescan(self) -> list[str]:
-        """Add conversation folders created since the last look (cheap when none were)."""
+        """Add conversation folders created since the last look.
+
+        Cheap when none were: the root is listed only when its mtime moved (or is too recent
+        to trust). A new subfolder without an event file yet (the agent makes the folder, then
+        writes into it) is looked at again on every rescan until it has one."""
         try:
             stamp = os.stat(self.root).st_mtime_ns
         except OSError:
             return []
-        if stamp == self._root_stamp:
-            return []
-        self._root_stamp = stamp
+        if stamp != self._root_stamp:
+            self._root_stamp = _trusted(stamp)
+            if _events_dir(self.root) is not None:
+                candidates = [self.root]
+            else:
+                candidates = [Path(entry.path) for entry in _entries(self.root) if entry.is_dir()]
+            self._waiting.update(folder for folder in candidates if folder not in self._folders)
         added = []
-        for folder in conversation_folders(self.root):
-            if folder not in self._folders:
+        for folder in sorted(self._waiting):
+            if _events_dir(folder) is not None:
+                self._waiting.discard(folder)
                 self._folders[folder] = cid = self._add_folder(folder)
                 added.append(cid)
         return added
@@ -218,9 +238,11 @@ class FolderStore(Store):
             stamp = os.stat(folder / "base_state.json").st_mtime_ns
         except OSError:
             stamp = None
-        if stamp == self._state_stamps.get(cid):
+        if cid in self._untitled:
+            self._retitle(cid)
+        if stamp is not None and stamp == self._state_stamps.get(cid):
             return False
-        self._state_stamps[cid] = stamp
+        self._state_stamps[cid] = _trusted(stamp)
         state = _read_json(folder / "base_state.json") or {}
         status = state.get("execution_status")
         info = super().get_conversation(cid)
@@ -259,18 +281,34 @@ class FolderStore(Store):
         created = meta.get("created_at") or (_file_time(log.path(0)) + "Z" if log.files else None)
         updated = meta.get("updated_at") or (_file_time(log.path(len(log) - 1)) + "Z" if log.files else created)
         status = state.get("execution_status")
+        title = title or self._first_user_text(cid)
+        if title is None:
+            self._untitled.add(cid)
         self.put_conversation(conversation_info(
-            id=cid, sandbox_id=LOCAL_SANDBOX, title=title or self._first_user_text(cid) or folder.name,
+            id=cid, sandbox_id=LOCAL_SANDBOX, title=title or folder.name,
             created_at=created, updated_at=updated,
             llm_model=llm.get("model") if isinstance(llm.get("model"), str) else None, trigger="local",
             execution_status=status if isinstance(status, str) else None,
         ))
         self.announced[cid] = self._complete_len(cid) - 1
         try:
-            self._state_stamps[cid] = os.stat(folder / "base_state.json").st_mtime_ns
+            self._state_stamps[cid] = _trusted(os.stat(folder / "base_state.json").st_mtime_ns)
         except OSError:
             self._state_stamps[cid] = None
         return cid
+
+    def _retitle(self, cid: str) -> None:
+        """A conversation found before its first user message: its title once there is one."""
+        log = self.logs[cid]
+        meta = _read_json(log.folder / "meta.json") or {}
+        log.refresh()
+        title = meta.get("title") if isinstance(meta.get("title"), str) and meta.get("title") else None
+        title = title or self._first_user_text(cid)
+        info = super().get_conversation(cid)
+        if title and info is not None:
+            self._untitled.discard(cid)
+            info["title"] = title
+            self.put_conversation(info)
 
     def _complete_len(self, cid: str) -> int:
         """Events that can be served: all files but a newest one still being written."""
