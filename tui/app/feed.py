@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from tui.client import PageLoopError
@@ -34,6 +35,7 @@ class EventFeed:
         self._followed: dict[tuple[int, str], set[str]] = {}  # page ids walked, per window end
         self.tree: EventTree | None = None
         self._tree_size = -1
+        self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
 
     # --- fetching --------------------------------------------------------------------------
 
@@ -58,8 +60,14 @@ class EventFeed:
         )
         return page.items, page.next_page_id
 
-    async def open_window(self, query: Query) -> PagedWindow:
-        """A window for ``query`` with its total and first page, fetched concurrently."""
+    async def open_window(
+        self, query: Query, on_total: Callable[[PagedWindow], None] | None = None
+    ) -> PagedWindow:
+        """A window for ``query`` with its total and first page, fetched concurrently.
+
+        With ``on_total`` the first page does not wait for the total: a count walks the whole
+        log on the server (~10 ms at 100,000 events, 3 ms for the page), so the rows come
+        first and ``on_total(window)`` is called when the total is known."""
         window = self.base if query == self.base.query else PagedWindow(query)
 
         async def count() -> None:
@@ -68,8 +76,20 @@ class EventFeed:
                 window.total = max(total, len(window.head))
 
         if window.head_page == START:  # nothing fetched yet (or the last try failed)
-            await asyncio.gather(*([count()] if window.total is None else []), self.fill(window, "head"))
+            if window.total is None and on_total is not None:
+                task = asyncio.ensure_future(count())
+                self._counting.add(task)
+                task.add_done_callback(lambda done: self._counted(done, window, on_total))
+                await self.fill(window, "head")
+            else:
+                await asyncio.gather(*([count()] if window.total is None else []), self.fill(window, "head"))
         return window
+
+    def _counted(self, task: asyncio.Future, window: PagedWindow, on_total: Callable[[PagedWindow], None]) -> None:
+        self._counting.discard(task)
+        # a failed count leaves the total unknown: the window then grows as pages arrive
+        if not task.cancelled() and task.exception() is None and window.total is not None:
+            on_total(window)
 
     async def fill(self, window: PagedWindow, side: str) -> int:
         """Fetch one page at ``side`` of ``window``; returns rows added."""

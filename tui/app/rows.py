@@ -220,9 +220,13 @@ def search_text(event: Any) -> str:
     elif kind == "ActionEvent":
         parts.append(_texts(event.thought))
         parts.append(getattr(event, "reasoning_content", None) or "")
+        # the model's own fields only: getattr of a field a model lacks costs a pydantic
+        # AttributeError each time (a third of a 100,000-event index walk went there)
         action = event.action
+        fields = action.__dict__ if action is not None else {}
+        extra = (action.__pydantic_extra__ if action is not None else None) or {}
         for attr in ("command", "path", "file_text", "new_str", "message", "thought", "url", "query"):
-            value = getattr(action, attr, None) if action is not None else None
+            value = fields.get(attr, extra.get(attr))
             if isinstance(value, str):
                 parts.append(value)
     elif kind == "ObservationEvent":

@@ -175,7 +175,7 @@ class ConversationScreen(Screen):
     async def load(self) -> None:
         try:
             window, _ = await asyncio.gather(
-                self._retrying(lambda: self.feed.open_window(self.query_window.query)),
+                self._retrying(lambda: self.feed.open_window(self.query_window.query, self._total_known)),
                 self._retrying(self._load_record),
             )
         except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
@@ -192,6 +192,15 @@ class ConversationScreen(Screen):
         self.call_after_refresh(self.index)
         if self._conversation is not None and can_follow(self._conversation):
             self.follow_live()
+
+    def _total_known(self, window: PagedWindow) -> None:
+        """A window's count arrived after its first rows: size the list and its title."""
+        if self.closing or window is not self.window:
+            return
+        event_list = self.query_one(EventList)
+        if event_list.source is window:  # before that, the list still says it is loading
+            event_list.rows_changed()
+            self._update_list_title()
 
     @work(exclusive=True, group="record")
     async def refresh_record(self) -> None:
@@ -759,7 +768,7 @@ class ConversationScreen(Screen):
     @work(exclusive=True, group="load")
     async def apply_query(self, query: Query) -> None:
         try:
-            window = await self._retrying(lambda: self.feed.open_window(query))
+            window = await self._retrying(lambda: self.feed.open_window(query, self._total_known))
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not apply the filter", exc)
             return

@@ -302,7 +302,9 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
     def watch_cursor(self, old: int, new: int) -> None:
         self._cache.pop((old, self.size.width, True), None)
         self._cache.pop((new, self.size.width, False), None)
-        self.refresh()
+        # only the two lines that changed; a scroll (below) repaints the whole list anyway
+        self.refresh_lines(old)
+        self.refresh_lines(new)
         self._keep_visible(new)
         self.post_message(self.Highlighted(self, new, self._source.row(new)))
 
