@@ -87,6 +87,14 @@ class PaintProbe:
         self.app = app
         self.paints: list[float] = []
         self._wrapped: set[int] = set()
+        self._wanted = None
+        self.shown_at: float | None = None  # the first paint at which ``expect``'s state held
+
+    def expect(self, predicate) -> None:
+        """Note the first paint made while ``predicate()`` is true (checked as each paint
+        ends): exact, where polling for the state and then waiting for the next paint could
+        miss the paint that showed it and take a later one."""
+        self._wanted, self.shown_at = predicate, None
 
     def watch(self, screen) -> None:
         if id(screen) in self._wrapped:
@@ -96,7 +104,10 @@ class PaintProbe:
 
         def refresh(*args, **kwargs):
             result = original(*args, **kwargs)
-            self.paints.append(time.perf_counter())
+            now = time.perf_counter()
+            self.paints.append(now)
+            if self._wanted is not None and self.shown_at is None and self._wanted():
+                self.shown_at = now
             return result
 
         screen._compositor_refresh = refresh

@@ -1,8 +1,10 @@
 """walk + memory: load all 100,000 events through the UI, vs raw paging, vs their JSON bytes.
 
-walk: from opening the conversation until its index holds every event (the UI pages through
-the whole log, oldest first, parsing each event into a row), against fetching the same pages
-with ``httpx`` and no parsing. memory: RSS growth of the app process with all rows loaded
+walk, two ways from the first event to the last: (1) End pressed right after the conversation
+opened, until the last event is painted, against one raw GET of the page the UI fetched (the
+newest 100); (2) until the UI's index holds every event (it pages through the whole log, oldest
+first, parsing each event into a row), against fetching the same pages with ``httpx`` and no
+parsing. memory: RSS growth of the app process with all rows loaded
 (rows are what stay resident; full events live in a bounded cache) against the JSON bytes of
 the events; also RSS right after opening, with 100,000 known but one page loaded.
 
@@ -19,7 +21,8 @@ import time
 
 import httpx
 
-from bench.common import DB, SIZE, dataset, make_app, report, rss_mb, server_process, until
+from bench.common import (DB, SIZE, PaintProbe, dataset, make_app, median, report, rss_mb, send_key,
+                          server_process, until)
 
 
 def raw_walk(url: str, cid: str) -> tuple[float, int, int]:
@@ -50,6 +53,38 @@ def raw_walk(url: str, cid: str) -> tuple[float, int, int]:
     return elapsed, pages, size
 
 
+def raw_last_page(url: str, cid: str) -> float:
+    """One raw GET of the newest page (what End needs), fresh connection, no parsing."""
+    began = time.perf_counter()
+    with httpx.Client(base_url=url) as client:
+        client.get(f"/api/v1/conversation/{cid}/events/search",
+                   params={"limit": 100, "sort_order": "TIMESTAMP_DESC"}).raise_for_status()
+    return time.perf_counter() - began
+
+
+async def end_walk(url: str, cid: str) -> float:
+    """End pressed as soon as the first rows are on screen → the last event painted."""
+    from tui.app.screens.conversation import ConversationScreen
+    from tui.app.widgets.event_list import EventList
+
+    app = make_app(url, conversation_id=cid)
+    probe = PaintProbe(app)
+    async with app.run_test(size=SIZE):
+        await until(lambda: isinstance(app.screen, ConversationScreen))
+        screen = app.screen
+        probe.watch(screen)
+        await until(lambda: screen.query(EventList) and screen.query_one(EventList).source is screen.window
+                    and screen.window.row(0) is not None and screen.window.total is not None)
+        event_list = screen.query_one(EventList)
+        event_list.focus()
+        last = len(screen.window) - 1
+        began = time.perf_counter()
+        send_key(app, "end")
+        await until(lambda: event_list.cursor == last and screen.window.row(last) is not None, timeout=60, step=0)
+        loaded = time.perf_counter()
+        return await probe.paint_after(loaded) - began
+
+
 async def ui_walk(url: str, cid: str) -> dict[str, float]:
     from tui.app.screens.conversation import ConversationScreen
     from tui.app.widgets.event_list import EventList
@@ -75,19 +110,29 @@ async def ui_walk(url: str, cid: str) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=5, help="End walks (median)")
     args = parser.parse_args()
     ids = dataset((args.size,))
     cid = ids[args.size]
     with server_process("--db", str(DB)) as url:
         raw_s, pages, json_bytes = raw_walk(url, cid)
-        ui = asyncio.run(ui_walk(url, cid))
+        ui = asyncio.run(ui_walk(url, cid))  # first: its RSS figures need a fresh process
+        raw_ends, ends = [], []
+        for _ in range(args.repeat):
+            raw_ends.append(raw_last_page(url, cid))
+            ends.append(asyncio.run(end_walk(url, cid)))
     growth = ui["rss_loaded_mb"] - ui["rss_before_mb"]
     figures = {
+        "end_ms": median(ends) * 1000, "raw_last_page_ms": median(raw_ends) * 1000,
+        "end_ratio": median(ends) / median(raw_ends),
         "events": ui["rows"], "pages": pages, "raw_walk_s": raw_s, "ui_walk_s": ui["walk_s"],
         "walk_ratio": ui["walk_s"] / raw_s, "json_mb": json_bytes / 1e6, "rss_growth_mb": growth,
         "memory_ratio": growth / (json_bytes / 1e6), "rss_before_mb": ui["rss_before_mb"],
         "rss_first_page_mb": ui["rss_first_page_mb"], "rss_loaded_mb": ui["rss_loaded_mb"],
     }
+    print(f"End    first → last of {args.size:,} events painted {figures['end_ms']:.1f} ms vs one raw GET of the newest "
+          f"page {figures['raw_last_page_ms']:.1f} ms ({figures['end_ratio']:.2f}×; runs: "
+          + ", ".join(f"{e * 1000:.0f}" for e in ends) + ")")
     print(f"walk   {ui['rows']:,} events in {pages:,} pages: UI {ui['walk_s']:.1f} s vs raw paging {raw_s:.1f} s "
           f"({figures['walk_ratio']:.2f}×)")
     print(f"memory JSON of the events {figures['json_mb']:.1f} MB; app RSS {ui['rss_before_mb']:.0f} MB before, "

@@ -40,9 +40,9 @@ async def open_view(url: str, cid: str) -> tuple[float, float]:
         await until(lambda: isinstance(app.screen, ConversationScreen))
         screen = app.screen
         probe.watch(screen)
-        shown = lambda: screen.query(EventList) and screen.query_one(EventList).source is screen.window and screen.window.row(0) is not None  # noqa: E731
-        await until(shown)
-        launch = await probe.paint_after(time.perf_counter() - 0.0) - constructed
+        probe.expect(lambda: _rows_shown(screen, EventList))
+        await until(lambda: probe.shown_at is not None)
+        launch = probe.shown_at - constructed
     # the view alone: the app already on its conversations list, then the conversation opened
     app = make_app(url)
     probe = PaintProbe(app)
@@ -53,9 +53,15 @@ async def open_view(url: str, cid: str) -> tuple[float, float]:
         await until(lambda: isinstance(app.screen, ConversationScreen))
         screen = app.screen
         probe.watch(screen)
-        await until(lambda: screen.query(EventList) and screen.query_one(EventList).source is screen.window and screen.window.row(0) is not None)
-        view = await probe.paint_after(time.perf_counter()) - began
+        probe.expect(lambda: _rows_shown(screen, EventList))
+        await until(lambda: probe.shown_at is not None)
+        view = probe.shown_at - began
     return view, launch
+
+
+def _rows_shown(screen, event_list_class) -> bool:
+    lists = screen.query(event_list_class)
+    return bool(lists) and lists.first().source is screen.window and screen.window.row(0) is not None
 
 
 def main() -> int:

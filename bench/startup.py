@@ -96,7 +96,7 @@ def main() -> int:
     args = parser.parse_args()
     bare = median([timed_run([sys.executable, "-c", "pass"]) for _ in range(args.repeat)])
     version = median([timed_run([*ohtui(), "--version"]) for _ in range(args.repeat)])
-    paints = [first_paint() for _ in range(max(3, args.repeat // 2))]
+    paints = [first_paint() for _ in range(max(1, (args.repeat + 1) // 2))]
     paint = median(paints)
     figures = {"python_ms": bare * 1000, "version_ms": version * 1000, "first_paint_ms": paint * 1000}
     print(f"python -c pass        {bare * 1000:6.0f} ms (baseline)")

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("name, args", [
     ("open", ["--repeat", "1", "--sizes", "100,300"]),
     ("keys", ["--presses", "4", "--sizes", "100,300"]),
-    ("load", ["--size", "300"]),
+    ("load", ["--size", "300", "--repeat", "1"]),
     ("live", ["--rates", "200", "--seconds", "1"]),
     ("startup", ["--repeat", "1"]),
 ])
