@@ -91,6 +91,44 @@ async def test_end_on_a_large_conversation_loads_from_the_tail(make_server, monk
         assert "TIMESTAMP_DESC" in sorts  # the end came from a descending walk, not 200 pages
 
 
+async def test_end_pressed_as_the_total_arrives_scrolls_to_the_end(make_server, monkeypatch):
+    # End in the same tick as the count: before Textual's next layout has shown the
+    # scrollbar, a plain scroll_to is refused and the view stayed on the first page while
+    # the cursor sat on the last row (found by bench/load.py's End walk)
+    monkeypatch.setattr(ConversationScreen, "index", lambda self: None)
+    pressed = []
+
+    def end_once_sized(event_list):
+        # the list just learnt it holds 5,000 rows (count first or first page first)
+        if not pressed and len(event_list.source) == 5_000:
+            pressed.append(True)
+            event_list.action_last()
+
+    total_known, set_source = ConversationScreen._total_known, EventList.set_source
+
+    def on_total(self, window):
+        total_known(self, window)
+        end_once_sized(self.query_one(EventList))
+
+    def on_source(self, source, **kwargs):
+        set_source(self, source, **kwargs)
+        end_once_sized(self)
+
+    monkeypatch.setattr(ConversationScreen, "_total_known", on_total)
+    monkeypatch.setattr(EventList, "set_source", on_source)
+    store = Store()
+    cid = generate_conversation(store, 5_000, seed=5)
+    server = make_server(store)
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_conversation(app, pilot, cid)
+        event_list = screen.query_one(EventList)
+        await wait_for(lambda: event_list.cursor == 4_999 and screen.window.row(4_999) is not None, pilot=pilot)
+        assert event_list.scroll_offset.y == event_list.max_scroll_y > 4_900
+        last = screen.window.row(4_999)
+        await wait_for(lambda: last.summary[:30] in screen_text(app), pilot=pilot)
+
+
 async def test_filters_reach_the_server_and_sort_toggles(demo_server):
     ids = load_demo(Store())
     transport = RecordingTransport()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, RecordingTransport, make_app, screen_text, wait_for
+from tests.app_helpers import SIZE, RecordingTransport, list_ready, make_app, screen_text, wait_for
 from textual.command import CommandPalette
 
 from tui.app.screens.conversation import ConversationScreen
@@ -20,7 +20,7 @@ async def test_conversation_flag_opens_it_directly(demo_server):
     app = make_app(demo_server.base_url, conversation_id=IDS["hello"])
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-        await wait_for(lambda: app.screen.window.row(0) is not None, pilot=pilot)
+        await wait_for(lambda: list_ready(app.screen), pilot=pilot)
         await pilot.press("escape")  # back lands on the conversations list
         await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
 
@@ -63,7 +63,7 @@ async def test_palette_filter_by_kind(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: screen.window.row(0) is not None, pilot=pilot)
+        await wait_for(lambda: list_ready(screen), pilot=pilot)
         await pilot.press("ctrl+p")
         await wait_for(lambda: isinstance(app.screen, CommandPalette), pilot=pilot)
         await pilot.press(*"filter: ObservationEvent")
@@ -133,7 +133,7 @@ async def test_event_list_keys(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: screen.window.row(0) is not None, pilot=pilot)
+        await wait_for(lambda: list_ready(screen), pilot=pilot)
         event_list = screen.query_one(EventList)
         await pilot.press("j", "j", "down")
         assert event_list.cursor == 3

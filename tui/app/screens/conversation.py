@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from tui.client import is_retryable
 
@@ -29,6 +29,7 @@ from ..widgets.event_list import EventList
 from ..widgets.event_tree import EventTreeView
 from ..widgets.filter_bar import FilterBar
 from ..widgets.find_bar import FindBar
+from ..widgets.key_bar import KeyBar
 from ..windows import PagedWindow, PathWindow, Query
 from .errors import describe_error
 
@@ -86,6 +87,8 @@ class ConversationScreen(Screen):
         self._new_below = 0
         self._tree_dirty = False
         self._tree_next = 0.0  # perf_counter time before which the tree is not rebuilt
+        self._wanted_rows: tuple[PagedWindow, int, int] | None = None  # the list's newest ask
+        self._filling = False  # fill_rows is running (it takes each new ask in turn)
         self.finder: Finder | None = None
 
     def compose(self) -> ComposeResult:
@@ -101,7 +104,7 @@ class ConversationScreen(Screen):
                 yield Static(id="stream-preview")
                 yield EventDetail(id="event-detail")
         yield Input(placeholder=MESSAGE_PLACEHOLDER, id="message-line")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#event-tree").border_title = "Tree"
@@ -481,18 +484,32 @@ class ConversationScreen(Screen):
     @on(EventList.RowsWanted)
     def _rows_wanted(self, message: EventList.RowsWanted) -> None:
         if isinstance(self.window, PagedWindow):
-            self.fill_rows(self.window, message.start, message.end)
+            self._wanted_rows = (self.window, message.start, message.end)
+            if not self._filling:
+                self._filling = True
+                self.fill_rows()
 
-    @work(exclusive=True, group="fill")
-    async def fill_rows(self, window: PagedWindow, start: int, end: int) -> None:
+    @work(group="fill")
+    async def fill_rows(self) -> None:
+        """Load what the list last asked for, then whatever it asked for meanwhile.
+
+        A page on its way is never cancelled for a newer request (the list asks again on
+        every repaint that finds a gap): cancelling it and asking anew made End on a large
+        conversation wait for several page fetches instead of one."""
         try:
-            added = await self._retrying(lambda: self.feed.fill_range(window, start, end), quiet=True)
-        except Exception as exc:  # noqa: BLE001
-            self._failed("Could not load events", exc)
-            return
-        if added and window is self.window and not self.closing:
-            self.query_one(EventList).rows_changed()
-            self._update_list_title()
+            while (wanted := self._wanted_rows) is not None and not self.closing:
+                self._wanted_rows = None
+                window, start, end = wanted
+                try:
+                    added = await self._retrying(lambda: self.feed.fill_range(window, start, end), quiet=True)  # noqa: B023
+                except Exception as exc:  # noqa: BLE001
+                    self._failed("Could not load events", exc)
+                    return
+                if added and window is self.window and not self.closing:
+                    self.query_one(EventList).rows_changed()
+                    self._update_list_title()
+        finally:
+            self._filling = False
 
     async def _retrying(self, call: Callable[[], Awaitable[T]], *, quiet: bool = False) -> T:
         """``call()``, tried again with backoff while the server or network fails.

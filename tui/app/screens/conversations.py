@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from ..format import (
     conversation_cost,
@@ -23,6 +23,7 @@ from ..format import (
     tokens,
 )
 from ..safe_text import one_line
+from ..widgets.key_bar import KeyBar
 from .errors import describe_error
 
 PAGE = 50
@@ -66,7 +67,7 @@ class ConversationsScreen(Screen):
         table: DataTable = DataTable(id="conversations", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static(id="conversations-status")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

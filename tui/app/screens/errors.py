@@ -9,11 +9,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from tui.models.redact import mask_url
 
 from ..safe_text import clean
+from ..widgets.key_bar import KeyBar
 
 
 def describe_error(exc: BaseException) -> str:
@@ -60,7 +61,7 @@ class ConnectionErrorScreen(Screen):
             yield Static(Text(f"{self.url}\n\n{describe_error(self.error)}\n\n{advice_for(self.error)}"))
             with Center():
                 yield Button("Retry (r)", id="retry", variant="primary")
-        yield Footer()
+        yield KeyBar()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_retry()

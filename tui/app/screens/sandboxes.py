@@ -15,13 +15,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, OptionList, Static
+from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.models.redact import mask_url
 
 from ..format import relative_time, status_text
 from ..safe_text import clean, one_line
+from ..widgets.key_bar import KeyBar
 from .confirm import ConfirmScreen
 from .errors import describe_error
 
@@ -89,7 +90,7 @@ class SandboxesScreen(Screen):
     def compose(self) -> ComposeResult:
         yield DataTable(id="sandboxes", cursor_type="row", zebra_stripes=True)
         yield Static(id="sandboxes-status")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -200,7 +200,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         self.rows_changed()
         if follow and count:
             self.cursor = len(self._source) - 1
-            self.scroll_end(animate=False, immediate=True)
+            self.scroll_end(animate=False, immediate=True, force=True)
 
     # --- rendering -----------------------------------------------------------------------
 
@@ -312,10 +312,12 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         top, height = int(self.scroll_offset.y), self.size.height
         if height <= 0:
             return
+        # force: Textual allows a scroll only once a layout has shown the scrollbar, and a
+        # key pressed between the total's arrival and that layout must still move the view
         if index < top:
-            self.scroll_to(y=index, animate=False, immediate=True)
+            self.scroll_to(y=index, animate=False, immediate=True, force=True)
         elif index >= top + height:
-            self.scroll_to(y=index - height + 1, animate=False, immediate=True)
+            self.scroll_to(y=index - height + 1, animate=False, immediate=True, force=True)
 
     def action_cursor_up(self) -> None:
         self.cursor -= 1
