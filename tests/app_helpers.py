@@ -58,5 +58,15 @@ def list_ready(screen) -> bool:
     return bool(lists) and lists.first().source is screen.window and len(screen.window) > 0 and screen.window.row(0) is not None
 
 
+def tree_ready(screen) -> bool:
+    """Every event is indexed and the tree pane shows all of them (its outline is worked
+    out in slices after the index grows, so it lags the index a little)."""
+    from tui.app.widgets.event_tree import EventTreeView
+
+    views = screen.query(EventTreeView)
+    return (screen.feed.base.complete and bool(views)
+            and views.first().shown_size == len(screen.feed.base.head) > 0)
+
+
 def screen_text(app) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.app_helpers import SIZE, list_ready, make_app, wait_for
+from tests.app_helpers import SIZE, list_ready, make_app, tree_ready, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversations import ConversationsScreen
 from tui.app.widgets.event_tree import Branch, EventTreeView
@@ -19,7 +19,7 @@ async def _open(app, pilot, cid: str) -> ConversationScreen:
     app.open_conversation(cid)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
-    await wait_for(lambda: list_ready(screen) and screen.feed.base.complete and screen.feed.tree is not None, pilot=pilot)
+    await wait_for(lambda: list_ready(screen) and tree_ready(screen), pilot=pilot)
     return screen
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.app_helpers import SIZE, RecordingTransport, list_ready, make_app, screen_text, wait_for
+from tests.app_helpers import SIZE, RecordingTransport, list_ready, make_app, screen_text, tree_ready, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversations import ConversationsScreen
 from tui.app.widgets.event_detail import EventDetail
@@ -24,7 +24,7 @@ async def _open(app, pilot, cid: str, *, indexed: bool = True) -> ConversationSc
     screen = app.screen
     await wait_for(lambda: list_ready(screen) and (screen.feed.base.complete or not indexed), pilot=pilot)
     if indexed:
-        await wait_for(lambda: screen.feed.tree is not None, pilot=pilot)
+        await wait_for(lambda: tree_ready(screen), pilot=pilot)
     return screen
 
 

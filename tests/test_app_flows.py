@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, RecordingTransport, list_ready, make_app, screen_text, wait_for
+from tests.app_helpers import SIZE, RecordingTransport, list_ready, make_app, screen_text, tree_ready, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.errors import ConnectionErrorScreen
@@ -179,7 +179,7 @@ async def test_branch_selection_shows_exactly_that_path(demo_server):
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, ids["branches"])
-        await wait_for(lambda: screen.feed.tree is not None and screen.feed.base.complete, pilot=pilot)
+        await wait_for(lambda: tree_ready(screen), pilot=pilot)
         await pilot.pause(0.1)
         view = screen.query_one(EventTreeView)
         branches = [n for n in view.root.children if isinstance(n.data, Branch)]

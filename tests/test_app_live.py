@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.app_helpers import SIZE, make_app, screen_text, wait_for
+from tests.app_helpers import SIZE, make_app, screen_text, tree_ready, wait_for
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversations import ConversationsScreen
@@ -52,7 +52,7 @@ async def test_live_run_appears_in_list_and_tree(live_server):
         assert not any(r.kind == "StreamingDeltaEvent" for r in shown)  # deltas are never rows
         event_list = screen.query_one(EventList)
         assert event_list.cursor == len(screen.window) - 1  # followed the tail
-        await wait_for(lambda: screen.feed.tree is not None and len(screen.feed.tree) == stored, pilot=pilot)
+        await wait_for(lambda: tree_ready(screen) and len(screen.feed.tree) == stored, pilot=pilot)
         assert screen.live.state.streaming_text == ""  # the streamed reply became its message
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.app_helpers import SIZE, list_ready, make_app, wait_for
+from tests.app_helpers import SIZE, list_ready, make_app, tree_ready, wait_for
 from tests.folder_helpers import write_folder
 from tests.samples import SAMPLES
 from tui.app.notices import status_value
@@ -112,7 +112,7 @@ async def test_the_app_browses_real_folders(make_server):
         app.open_conversation(cid)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: list_ready(screen) and screen.feed.base.complete and screen.feed.tree is not None, pilot=pilot)
+        await wait_for(lambda: list_ready(screen) and tree_ready(screen), pilot=pilot)
         assert [screen.window.row(i).id for i in range(len(screen.window))] == store.logs[cid].ids
 
 
@@ -168,7 +168,7 @@ def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):
         app.open_conversation(cid)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: list_ready(screen) and screen.feed.base.complete and screen.feed.tree is not None
+        await wait_for(lambda: list_ready(screen) and tree_ready(screen)
                        and screen.query_one("#event-detail")._event is not None, pilot=pilot)
         screen.query_one("#event-tree").focus()
         await pilot.pause(0.3)

@@ -24,7 +24,7 @@ from rich.segment import Segment
 from textual.app import App, ComposeResult
 from textual.widgets import Collapsible
 
-from tests.app_helpers import SIZE, make_app, screen_text, wait_for
+from tests.app_helpers import SIZE, make_app, screen_text, tree_ready, wait_for
 from tui.app.rows import EventRow
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversations import ConversationsScreen
@@ -145,7 +145,7 @@ async def _open(app, pilot) -> ConversationScreen:
     app.open_conversation(CID)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
-    await wait_for(lambda: screen.feed.base.complete and screen.feed.tree is not None, pilot=pilot)
+    await wait_for(lambda: tree_ready(screen), pilot=pilot)
     return screen
 
 

@@ -6,7 +6,7 @@ import asyncio
 
 import httpx
 
-from tests.app_helpers import SIZE, make_app, wait_for
+from tests.app_helpers import SIZE, make_app, tree_ready, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.errors import ConnectionErrorScreen
@@ -33,7 +33,7 @@ async def _open(pilot, name_or_id: str, *, select: str | None = None) -> Convers
     app.open_conversation(IDS.get(name_or_id, name_or_id))
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
-    await wait_for(lambda: screen.feed.base.complete and screen.feed.tree is not None, pilot=pilot)
+    await wait_for(lambda: tree_ready(screen), pilot=pilot)
     target = 0
     if select is not None:
         target = next(i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith(select))

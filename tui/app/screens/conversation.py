@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from tui.client import is_retryable
+from tui.models import EventTree
 
 from ..copying import event_json_text, useful_text
 from ..feed import EventFeed
@@ -24,6 +25,7 @@ from ..live import LiveSession, can_follow, live_mark, streaming_text
 from ..rows import EventRow
 from ..safe_text import clean
 from ..search import Finder, FindError
+from ..tree_outline import TreeWalk, slices
 from ..widgets.event_detail import EventDetail
 from ..widgets.event_list import EventList
 from ..widgets.event_tree import EventTreeView
@@ -87,6 +89,8 @@ class ConversationScreen(Screen):
         self._new_below = 0
         self._tree_dirty = False
         self._tree_next = 0.0  # perf_counter time before which the tree is not rebuilt
+        self._outlining = False  # a tree walk is running (in slices)
+        self._tree_now = False  # a refresh was asked for "now" while it ran
         self._wanted_rows: tuple[PagedWindow, int, int] | None = None  # the list's newest ask
         self._filling = False  # fill_rows is running (it takes each new ask in turn)
         self.finder: Finder | None = None
@@ -256,20 +260,39 @@ class ConversationScreen(Screen):
 
     def _refresh_tree(self, *, now: bool = False) -> None:
         """Rebuild the tree when rows arrived: at most once a second, and never more than a
-        fifth of the time (a 100,000-event rebuild takes a while; the list never waits for it)."""
+        fifth of the time. The walk over every event runs in slices (``_outline_tree``), so
+        neither the list nor the live rows ever wait for it."""
         if not self._tree_dirty:
             return
-        clock = time.perf_counter()
-        if clock < self._tree_next and not now:
+        if self._outlining:  # one walk at a time; this one follows when it ends
+            self._tree_now |= now
+            return
+        if time.perf_counter() < self._tree_next and not now:
             return
         self._tree_dirty = False
-        tree = self.feed.build_tree()
+        tree = self.feed.build_tree()  # appended rows extend it: O(new rows)
         if tree is not None:
+            self._outlining = True
+            self._outline_tree(tree)
+
+    @work(group="tree")
+    async def _outline_tree(self, tree: EventTree) -> None:
+        busy = 0.0
+        try:
+            walk = TreeWalk(tree, self.feed.base.head)
+            outline, busy = await slices(walk.outline())
+            if self.closing:
+                return
             view = self.query_one(EventTreeView)
-            view.load(tree, self.feed.base.head, keep_state=True)
-            forks = view.fork_count()
-            view.border_subtitle = f"{len(tree):,} events · {forks} fork{'s' if forks != 1 else ''}"
-        self._tree_next = time.perf_counter() + max(TREE_REFRESH_S, 4 * (time.perf_counter() - clock))
+            view.show(walk, outline, keep_state=True)
+            forks = len(outline.forks)
+            view.border_subtitle = f"{outline.size:,} events · {forks} fork{'s' if forks != 1 else ''}"
+        finally:
+            self._outlining = False
+            self._tree_next = time.perf_counter() + max(TREE_REFRESH_S, 4 * busy)
+        if self._tree_now and not self.closing:
+            self._tree_now = False
+            self._refresh_tree(now=True)
 
     # --- live ----------------------------------------------------------------------------
 

@@ -20,25 +20,15 @@ from textual.widgets.tree import TreeNode
 from tui.models import EventTree
 
 from ..rows import KIND_LABELS, EventRow
+from ..tree_outline import LineItem, MainBranch, Outline, Run, SideBranch, TreeWalk, finish
 
 EXPAND_CHUNK = 500
 SMALL = 300
-ATTACHMENT_MAX = 8
-ATTACHMENT_KINDS = frozenset(
-    {"ConversationStateUpdateEvent", "HookExecutionEvent", "LLMCompletionLogEvent", "TokenEvent", "StreamingDeltaEvent"}
-)
-
-
-@dataclass(frozen=True)
-class Run:
-    """A fork-free stretch of events (positions into the conversation's rows)."""
-
-    positions: tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class Branch:
-    """A side branch starting at ``start``: expanding shows its own line."""
+    """A branch starting at ``start``: expanding shows its own line."""
 
     start: int
 
@@ -82,8 +72,9 @@ class EventTreeView(Tree, inherit_bindings=True):
         super().__init__("conversation", id=id)
         self.show_root = False
         self.guide_depth = 2
-        self._tree = EventTree()
-        self._rows: Sequence[EventRow] = ()
+        self._walk = TreeWalk(EventTree(), ())
+        self.forks: frozenset[int] = frozenset()
+        self.shown_size = 0  # events the shown outline covers (the screen works it out in slices)
         self._restore: set[tuple] = set()
 
     # --- building ------------------------------------------------------------------------
@@ -97,11 +88,17 @@ class EventTreeView(Tree, inherit_bindings=True):
         return None
 
     def load(self, tree: EventTree, rows: Sequence[EventRow], *, keep_state: bool = False) -> None:
-        """(Re)build from the index. Cheap: only the top line is materialised.
+        """Work out the outline at once and show it (small trees, tests); the screen works
+        it out in slices (``tree_outline.slices``) and calls :meth:`show`."""
+        walk = TreeWalk(tree, rows)
+        self.show(walk, finish(walk.outline()), keep_state=keep_state)
+
+    def show(self, walk: TreeWalk, outline: Outline, *, keep_state: bool = False) -> None:
+        """Show an outline. Cheap: only the top line is materialised.
 
         ``keep_state`` re-opens the runs and branches that were open and keeps the cursor
         line, so a live conversation's tree can grow while someone is reading it."""
-        self._restore: set[tuple] = set()
+        self._restore = set()
         cursor_line = self.cursor_line
         if keep_state:
             stack = list(self.root.children)
@@ -110,81 +107,48 @@ class EventTreeView(Tree, inherit_bindings=True):
                 if node.is_expanded and (key := self._key(node.data)) is not None:
                     self._restore.add(key)
                     stack.extend(node.children)
-        self._tree, self._rows = tree, rows
+        self._walk, self.forks, self.shown_size = walk, outline.forks, outline.size
         self.clear()
-        self.root.label = Text(f"conversation · {len(rows):,} events")
-        for root in tree.roots:
-            self._add_line(self.root, root)
+        self.root.label = Text(f"conversation · {outline.size:,} events")
+        for items in outline.lines:
+            self._add_items(self.root, items)
         self.root.expand()
-        small = len(rows) <= SMALL and not keep_state  # small ones open fully at first
+        small = outline.size <= SMALL and not keep_state  # small ones open fully at first
         for node in list(self.root.children):
             if (small and isinstance(node.data, Run)) or self._key(node.data) in self._restore:
                 node.expand()
         if keep_state and cursor_line >= 0:
             self.call_after_refresh(setattr, self, "cursor_line", cursor_line)
 
-    def _is_attachment(self, pos: int) -> bool:
-        """A side-note (state update, hook run…) hung on an event: not a branch.
-
-        Real servers stamp these with the current leaf as parent, so every agent step
-        would look like a fork if they counted (see the captured demo conversation).
-        """
-        stack, seen = [pos], 0
-        while stack:  # a small subtree made only of side-note kinds
-            node = stack.pop()
-            seen += 1
-            if seen > ATTACHMENT_MAX or self._rows[node].kind not in ATTACHMENT_KINDS:
-                return False
-            stack.extend(self._tree.child_list(node))
-        return True
-
     def real_children(self, pos: int) -> list[int]:
-        return [k for k in self._tree.child_list(pos) if not self._is_attachment(k)]
-
-    def _run_from(self, start: int) -> tuple[list[int], list[int]]:
-        """The fork-free run from ``start`` (attachments folded in) and where it ends."""
-        positions, node = [], start
-        while True:
-            positions.append(node)
-            kids = self._tree.child_list(node)
-            real = [k for k in kids if not self._is_attachment(k)]
-            positions.extend(k for k in kids if k not in real)
-            if len(real) != 1:
-                positions.sort()
-                return positions, real
-            node = real[0]
+        return self._walk.real_children(pos)
 
     def fork_positions(self) -> set[int]:
         """Where the conversation forks as the tree shows it (state updates and other
         attachments don't count as branches)."""
-        return {pos for pos in self._tree.children if len(self.real_children(pos)) > 1}
+        return set(self.forks)
 
     def fork_count(self) -> int:
-        return len(self.fork_positions())
+        return len(self.forks)
 
-    def _add_line(self, parent: TreeNode, start: int) -> None:
-        """Add the line from ``start``: runs at this indent, side branches nested."""
-        node = start
-        while True:
-            run, real = self._run_from(node)
-            self._add_run(parent, Run(tuple(run)))
-            if not real:
-                return
-            main = real[-1]  # newest child: the current head continues the line
-            for side in real[:-1]:
-                size = self._tree.subtree_size(side)
+    def _add_items(self, parent: TreeNode, items: Sequence[LineItem]) -> None:
+        """Add a line: runs at this indent, side branches nested."""
+        for item in items:
+            if isinstance(item, Run):
+                self._add_run(parent, item)
+            elif isinstance(item, SideBranch):
                 label = Text.assemble(
-                    ("↳ ", "bold"),
-                    (f"branch · {size:,} events · ", "dim"),
-                    self._first_words(side),
+                    ("↳ ", "bold"), (f"branch · {item.size:,} events · ", "dim"), self._first_words(item.start)
                 )
-                parent.add(label, data=Branch(side), allow_expand=True)
-            label = Text.assemble(("↳ ", "bold"), ("newest branch, continues below · ", "dim"), self._first_words(main))
-            parent.add_leaf(label, data=Branch(main))
-            node = main
+                parent.add(label, data=Branch(item.start), allow_expand=True)
+            elif isinstance(item, MainBranch):
+                label = Text.assemble(
+                    ("↳ ", "bold"), ("newest branch, continues below · ", "dim"), self._first_words(item.start)
+                )
+                parent.add_leaf(label, data=Branch(item.start))
 
     def _add_run(self, parent: TreeNode, run: Run) -> None:
-        rows = self._rows
+        rows = self._walk.rows
         first, last = run.positions[0], run.positions[-1]
         if len(run.positions) == 1:
             parent.add_leaf(self._event_label(first), data=EventNode(first))
@@ -197,11 +161,11 @@ class EventTreeView(Tree, inherit_bindings=True):
         parent.add(label, data=run, allow_expand=True)
 
     def _time(self, pos: int) -> str:
-        return self._rows[pos].time if pos < len(self._rows) else "?"
+        return self._walk.rows[pos].time if pos < len(self._walk.rows) else "?"
 
     def _first_words(self, pos: int) -> Text:
         """The first message text at or after ``pos`` on its run, else the event summary."""
-        rows = self._rows
+        rows = self._walk.rows
         node = pos
         for _ in range(50):
             row = rows[node]
@@ -214,7 +178,7 @@ class EventTreeView(Tree, inherit_bindings=True):
         return Text(rows[pos].summary[:60]) if pos < len(rows) else Text("")
 
     def _event_label(self, pos: int) -> Text:
-        row = self._rows[pos]
+        row = self._walk.rows[pos]
         style = "bold red" if row.is_error else ""
         kids = len(self.real_children(pos))
         fork = f"  ↳ {kids} branches" if kids > 1 else ""
@@ -233,7 +197,7 @@ class EventTreeView(Tree, inherit_bindings=True):
         if isinstance(data, Run):
             self._fill_run(node, data, 0)
         elif isinstance(data, Branch):
-            self._add_line(node, data.start)
+            self._add_items(node, finish(self._walk.line(data.start)))
         for child in node.children:  # re-open what was open before a rebuild
             if self._key(child.data) in self._restore:
                 child.expand()
