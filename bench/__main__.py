@@ -86,6 +86,8 @@ def table(r: dict[str, dict]) -> list[str]:
         add("ohtui --version", f"{s['version_ms']:.0f} ms", f"python -c pass: {s['python_ms']:.0f} ms",
             f"{s['version_ms'] / s['python_ms']:.1f}×", "≤ 0.3 s", s["version_ms"] <= 300)
         add("ohtui → first paint of the demo (pty)", f"{s['first_paint_ms']:.0f} ms", "", "", "≤ 1.0 s", s["first_paint_ms"] <= 1000)
+        if "listed_ms" in s:
+            add("ohtui → the demo's conversations listed", f"{s['listed_ms']:.0f} ms", "", "", "", None)
     return rows
 
 

@@ -214,6 +214,12 @@ def _profile_factory(args: argparse.Namespace, name: str) -> Any:
     return connect
 
 
+def _serve_demo(sock: Any) -> Any:
+    from tui.server.embedded import start_demo_server
+
+    return start_demo_server(sock=sock)[1]
+
+
 def run_app(args: argparse.Namespace) -> int:
     if args.shared and not args.conversation:
         print("ohtui: --shared needs --conversation ID", file=sys.stderr)
@@ -227,7 +233,7 @@ def run_app(args: argparse.Namespace) -> int:
     from tui.app.app import OhtuiApp
     from tui.app.notices import Notifier
 
-    stop = None
+    stop = warm_up = None
     url = resolved.url
     local = args.local or args.path
     readonly = resolved.readonly
@@ -238,9 +244,12 @@ def run_app(args: argparse.Namespace) -> int:
         url, stop = started
         readonly = True  # the folders are never written to, and there are no sandboxes
     elif not url:
-        from tui.server.embedded import start_demo_server
+        # the port now, the server after the app's first frame (in a thread): the demo's
+        # imports and data load no longer delay the first paint
+        from tui.loopback import DeferredServer
 
-        url, stop = start_demo_server()
+        demo = DeferredServer(_serve_demo)
+        url, stop, warm_up = demo.url, demo.stop, demo.start
     profiles = {name: _profile_factory(args, name) for name in resolved.settings.profiles}
     notice, stops = None, [stop] if stop else []
     found = None if (local or resolved.url) else _local_default()
@@ -269,6 +278,7 @@ def run_app(args: argparse.Namespace) -> int:
             local=bool(local),
             profile=resolved.profile,
             on_exit=stop,
+            warm_up=warm_up,
         )
     except InvalidThemeError:
         if stop is not None:

@@ -53,6 +53,7 @@ class OhtuiApp(App):
         profile: str | None = None,
         notice: str | None = None,
         local: bool = False,
+        warm_up: Callable[[], Any] | None = None,
     ) -> None:
         super().__init__()
         self.client = client
@@ -69,6 +70,9 @@ class OhtuiApp(App):
         self._notice = notice
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         self._on_exit = on_exit
+        #: started in a thread after the first frame: the bundled server, whose port is already
+        #: listening (requests made before it serves wait for it)
+        self._warm_up = warm_up
         for loaded in load_themes():
             self.register_theme(loaded)
         self.theme = theme or DEFAULT_THEME
@@ -90,7 +94,21 @@ class OhtuiApp(App):
             )
         if self._notice:
             self.notify(self._notice, timeout=10, markup=False)
+        if self._warm_up is not None:
+            # our own server: nothing to check first, so the list shows (loading) at once
+            if not self.shared:
+                self.push_screen(ConversationsScreen())
+            self.call_after_refresh(self.warm_up)
         self.connect()
+
+    @work(thread=True, group="warm-up", exit_on_error=False)
+    def warm_up(self) -> None:
+        assert self._warm_up is not None
+        try:
+            self._warm_up()
+        except Exception as exc:  # noqa: BLE001 - the connection check then shows the error
+            self.call_from_thread(self.notify, f"The bundled server did not start: {exc}",
+                                  severity="error", timeout=10, markup=False)
 
     @work(exclusive=True, group="connect")
     async def connect(self) -> None:
@@ -103,12 +121,11 @@ class OhtuiApp(App):
         except Exception as exc:  # noqa: BLE001 - every failure gets the error screen
             self.push_screen(ConnectionErrorScreen(self.url, exc, None), self._retry)
             return
-        if self.shared or self.start_conversation:
-            if not self.shared:
-                self.push_screen(ConversationsScreen())
-            self.open_conversation(self.start_conversation, shared=self.shared)
-        else:
+        listed = any(isinstance(screen, ConversationsScreen) for screen in self.screen_stack)
+        if not self.shared and not listed:
             self.push_screen(ConversationsScreen())
+        if self.shared or self.start_conversation:
+            self.open_conversation(self.start_conversation, shared=self.shared)
 
     def _retry(self, again: bool | None) -> None:
         if again:

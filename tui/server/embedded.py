@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 
 from .demo import DEMO_PACE, add_live_demo, load_demo
@@ -9,17 +10,18 @@ from .runner import start_server
 from .store import Store
 
 
-def start_demo_server(*, session_key: str | None = None) -> tuple[str, Callable[[], None]]:
+def start_demo_server(*, session_key: str | None = None, sock: socket.socket | None = None) -> tuple[str, Callable[[], None]]:
     """Start an in-memory demo server on a loopback port; returns ``(base_url, stop)``.
 
     Besides the fixed demo dataset it has one live conversation whose agent keeps working
     (``autoplay``, a step every ``DEMO_PACE`` seconds), so a websocket client always has
     something to follow; every other conversation runs too when sent a message.
+    ``sock``: a loopback socket reserved earlier (``loopback.DeferredServer``).
     """
     store = Store()
     load_demo(store)
     live_id = add_live_demo(store)
-    server = start_server(store, session_key=session_key, agent_pace=DEMO_PACE, autoplay=[live_id])
+    server = start_server(store, sock=sock, session_key=session_key, agent_pace=DEMO_PACE, autoplay=[live_id])
 
     def stop() -> None:
         server.stop()

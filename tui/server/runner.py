@@ -9,7 +9,6 @@ loggers are left unconfigured (``log_config=None``) so nothing prints over a TUI
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import socket
 import threading
@@ -20,42 +19,13 @@ from typing import TYPE_CHECKING, Any, Self
 import uvicorn
 from fastapi import FastAPI
 
+from ..loopback import LOOPBACK, bind_socket, is_loopback, url_for
 from .store import Store
+
+__all__ = ["LOOPBACK", "RunningServer", "ServerThread", "bind_socket", "is_loopback", "start_server", "url_for"]
 
 if TYPE_CHECKING:
     from .live import LiveHub
-
-LOOPBACK = "127.0.0.1"
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def bind_socket(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # proto must be IPPROTO_TCP (not 0): asyncio only sets TCP_NODELAY on accepted sockets
-    # whose proto says TCP, and without it small responses wait ~40 ms (Nagle + delayed ACK).
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError:
-        sock.close()
-        raise
-    sock.set_inheritable(True)
-    return sock
-
-
-def url_for(host: str, port: int) -> str:
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}"
-
 
 class ServerThread:
     """``with ServerThread(app) as server: httpx.get(server.base_url + "/alive")``.
@@ -65,9 +35,12 @@ class ServerThread:
     """
 
     def __init__(
-        self, app: FastAPI, host: str = LOOPBACK, port: int = 0, *, log_level: str = "warning"
+        self, app: FastAPI, host: str = LOOPBACK, port: int = 0, *, log_level: str = "warning",
+        sock: socket.socket | None = None,
     ) -> None:
+        """``sock``: serve on this already bound socket (``loopback.DeferredServer``)."""
         self.app = app
+        self._given_socket = sock
         self.host = host
         self._requested_port = port
         self._log_level = log_level
@@ -85,7 +58,7 @@ class ServerThread:
     def start(self, timeout: float = 10.0) -> ServerThread:
         if self._thread is not None:
             return self
-        self._socket = bind_socket(self.host, self._requested_port)
+        self._socket = self._given_socket or bind_socket(self.host, self._requested_port)
         self.port = self._socket.getsockname()[1]
         config = uvicorn.Config(
             self.app,
@@ -162,11 +135,12 @@ class RunningServer:
         self.thread.stop()
 
 
-def start_server(store: Store | None = None, **app_options: Any) -> RunningServer:
-    """Create an app over ``store`` (``create_app`` options) and start it on loopback."""
+def start_server(store: Store | None = None, *, sock: socket.socket | None = None, **app_options: Any) -> RunningServer:
+    """Create an app over ``store`` (``create_app`` options) and start it on loopback
+    (on ``sock`` if given: a port reserved earlier)."""
     from .app import create_app
 
     store = store if store is not None else Store()
     app = create_app(store, **app_options)
-    thread = ServerThread(app).start()
+    thread = ServerThread(app, sock=sock).start()
     return RunningServer(base_url=thread.base_url, store=store, app=app, thread=thread)

@@ -142,6 +142,8 @@ class ConversationsScreen(Screen):
 
     @work(exclusive=True, group="conversations")
     async def reload(self) -> None:
+        if not self.is_attached or not self.query(DataTable):  # the app is closing: nothing to fill
+            return
         table = self.query_one(DataTable)
         self._next_page = None
         self._rows.clear()
@@ -149,6 +151,8 @@ class ConversationsScreen(Screen):
         await self._load_page(None)
 
     async def _load_page(self, page_id: str | None) -> None:
+        if not self.is_attached or not self.query(DataTable):
+            return
         self._loading = True
         status = self.query_one("#conversations-status", Static)
         status.update(Text("loading…", style="italic"))
@@ -160,6 +164,8 @@ class ConversationsScreen(Screen):
             status.update(Text(f"error: {describe_error(exc)}", style="bold red"))
             self.notify(f"Could not list conversations: {describe_error(exc)}", severity="error", markup=False)
             self._loading = False
+            return
+        if not self.is_attached or not self.query(DataTable):  # closed while the page came
             return
         table = self.query_one(DataTable)
         for conv in page.items:
