@@ -246,15 +246,32 @@ def make_row(event: Any) -> EventRow:
     # (escapes, tabs, 1 MB), so they are cleaned to one short line like the summary. Ids stay
     # exact: they are lookup keys, never drawn in a row.
     # interned: 100,000 rows share a handful of kind and source strings
-    kind = sys.intern(one_line(event.kind, 80)) if isinstance(event.kind, str) else "?"
+    kind = _label(event.kind, 80, "") if isinstance(event.kind, str) else "?"
+    fields = event.__dict__  # not getattr: a field a model lacks costs a pydantic AttributeError
+    call = fields.get("tool_call_id")
     return EventRow(
         id=event.id,
         timestamp=one_line(event.timestamp or "", 80),
-        source=sys.intern(one_line(event.source or "", 40) or "?"),
+        source=_label(event.source or "", 40, "?"),
         kind=kind,
         summary=summarize(event),
         parent_id=event.parent_id,
-        tool_call_id=getattr(event, "tool_call_id", None),
+        tool_call_id=call if isinstance(call, str) else None,
         flag=_flag(event),
         text=search_text(event),
     )
+
+
+_LABELS: dict[tuple[str, int], str] = {}
+
+
+def _label(value: str, limit: int, empty: str) -> str:
+    """A kind or source, cleaned once per distinct value and interned: 100,000 rows share a
+    handful (a hostile server's endless new values only stop being cached)."""
+    key = (value, limit)
+    found = _LABELS.get(key)
+    if found is None:
+        found = sys.intern(one_line(value, limit) or empty)
+        if len(_LABELS) < 1_000:
+            _LABELS[key] = found
+    return found

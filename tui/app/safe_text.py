@@ -35,11 +35,16 @@ def _visible(match: re.Match[str]) -> str:
 
 def clean(text: str) -> str:
     """Neutralise control sequences; keep newlines and tabs."""
+    if text.isprintable():  # C-speed: nothing _UNSAFE matches is printable
+        return text
     return _UNSAFE.sub(_visible, text)
 
 
 def one_line(text: str, limit: int = 400) -> str:
     """First non-empty line, cleaned and cut to ``limit`` characters (for list rows)."""
+    if len(text) <= limit and text.isprintable():
+        # the usual case, at C speed: no line breaks, tabs or controls (none is printable)
+        return text.strip()
     # Scan lazily: a 50 MB output must not be split into a million lines to find its first.
     start, line = 0, ""
     for match in _LINE_BREAKS.finditer(text):

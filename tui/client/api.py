@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any, Self, TypeVar
@@ -53,6 +54,13 @@ def segment(value: str) -> str:
 
 def _status_value(status: Any) -> str:
     return getattr(status, "value", status)
+
+
+def _page_or_json(body: bytes) -> Any:
+    """An event page read in one pass when every event in it is valid; else the decoded
+    JSON, for the careful per-event path (and its precise complaints about the shape)."""
+    page = EventPage.read_valid(body)
+    return page if page is not None else json.loads(body)
 
 
 class OpenHandsClient:
@@ -185,7 +193,9 @@ class OpenHandsClient:
         return f"/api/v1/conversation/{segment(cid)}/events/search", query
 
     async def _event_page(self, path: str, query: dict[str, Any]) -> EventPage:
-        data = await self._get(path, query)
+        data = await self._http.request("GET", path, params=query, parse=_page_or_json)
+        if isinstance(data, EventPage):
+            return data
         try:
             return EventPage.from_json(data)
         except ValueError as exc:

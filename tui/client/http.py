@@ -21,7 +21,7 @@ import math
 import random
 import time
 from asyncio import sleep as _sleep
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -206,8 +206,12 @@ class HttpCore:
         params: Any = None,
         json: Any = None,
         idempotent: bool | None = None,
+        parse: Callable[[bytes], Any] | None = None,
     ) -> Any:
-        """Send, retrying per the policy above; return the decoded JSON body (None if empty)."""
+        """Send, retrying per the policy above; return the decoded JSON body (None if empty).
+
+        ``parse`` decodes the body bytes instead of ``json.loads`` (event pages: pydantic
+        reads them in one pass); a ``ValueError`` from it means the body is not JSON."""
         if idempotent is None:
             idempotent = method in ("GET", "HEAD", "OPTIONS")
         request = self.client.build_request(method, path, params=params, json=json)
@@ -258,7 +262,7 @@ class HttpCore:
                 elapsed = (time.monotonic() - started) * 1000
                 log.debug("%s %s -> %s in %.0f ms", method, url, response.status_code, elapsed)
                 if response.is_success:
-                    return self._decode(response, method, url)
+                    return self._decode(response, method, url, parse)
                 error = self._status_error(response, method, url)
                 if response.status_code == 429:
                     retry = True
@@ -289,11 +293,12 @@ class HttpCore:
             )
             await _sleep(delay)
 
-    def _decode(self, response: httpx.Response, method: str, url: str) -> Any:
+    def _decode(self, response: httpx.Response, method: str, url: str,
+                parse: Callable[[bytes], Any] | None = None) -> Any:
         if not response.content:
             return None
         try:
-            return response.json()
+            return response.json() if parse is None else parse(response.content)
         except ValueError:
             snippet = self.redact_text(response.text[:120]) if response.text else ""
             raise BadResponse(

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .parse import AnyEvent, parse_event
+from .parse import AnyEvent, parse_event, parse_page_json
 
 
 class EventSortOrder(str, Enum):
@@ -22,6 +22,17 @@ class EventPage(BaseModel):
 
     items: list[AnyEvent]
     next_page_id: str | None = None
+
+    @classmethod
+    def read_valid(cls, body: str | bytes) -> "EventPage | None":
+        """The page, read in one pass, when every event in it is valid; else None (the
+        caller decodes it and parses event by event, which keeps the invalid ones raw)."""
+        fast = parse_page_json(body)
+        if fast is None:
+            return None
+        items, next_page = fast
+        # the items are validated events already: no second validation
+        return cls.model_construct(items=items, next_page_id=next_page if isinstance(next_page, str) else None)
 
     @classmethod
     def from_json(cls, data: Any) -> "EventPage":

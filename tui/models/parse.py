@@ -99,8 +99,25 @@ def parse_event(data: Any) -> AnyEvent:
         return raw_event(data, f"{type(exc).__name__}: {exc}")
 
 
+def _shallow(text: str | bytes) -> bool:
+    """Can ``text`` nest deeper than MAX_DEPTH? Not with so few brackets (a C-speed count;
+    brackets inside strings only make it more careful)."""
+    if isinstance(text, bytes):
+        return text.count(b"[") + text.count(b"{") <= MAX_DEPTH
+    return text.count("[") + text.count("{") <= MAX_DEPTH
+
+
 def parse_event_json(text: str | bytes) -> AnyEvent:
-    """Decode and validate one event; bad JSON is kept as a RawEvent holding the text."""
+    """Decode and validate one event; bad JSON is kept as a RawEvent holding the text.
+
+    Fast path: pydantic decodes and validates in one pass (no Python dicts in between),
+    for events that are valid and shallow; anything else takes the careful path below,
+    which gives the same result for valid events and the exact reason for the rest."""
+    if _shallow(text):
+        try:
+            return _EVENT_ADAPTER.validate_json(text)
+        except ValueError:  # ValidationError included: the careful path says why
+            pass
     try:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
@@ -108,6 +125,31 @@ def parse_event_json(text: str | bytes) -> AnyEvent:
         raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
         return raw_event(raw, f"invalid JSON: {type(exc).__name__}: {exc}")
     return parse_event(data)
+
+
+class _Page(BaseModel):
+    """An event page as the fast path reads it: every item a valid, typed event."""
+
+    items: list[Event]  # type: ignore[valid-type]
+    next_page_id: Any = None
+
+
+_PAGE_ADAPTER: TypeAdapter[_Page] = TypeAdapter(_Page)
+
+
+def parse_page_json(body: str | bytes) -> tuple[list[AnyEvent], Any] | None:
+    """The items and ``next_page_id`` of a page whose every event is valid, decoded and
+    validated in one pass by pydantic (about twice as fast as ``json`` + per-event checks);
+    None when anything in it is not, and the caller parses it event by event.
+
+    Depth: pydantic's JSON parser refuses nesting past ~200 levels from the page's root,
+    so an event here is at most ~198 deep, within MAX_DEPTH; a deeper page fails here
+    and its deep events become RawEvents on the careful path (pinned by a test)."""
+    try:
+        page = _PAGE_ADAPTER.validate_json(body)
+    except ValueError:
+        return None
+    return page.items, page.next_page_id
 
 
 def event_json(event: AnyEvent) -> Any:
