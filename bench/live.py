@@ -73,16 +73,20 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
                     pass
                 send_key(app, "end")
             await asyncio.sleep(0.2)
-        latencies = []
+        latencies, waits, paint_delays = [], [], []
         for at, epoch, sent in flushes:
             later = [p for p in probe.paints if p >= at]
             paint_delay = (min(later) - at) if later else 0.0
             latencies.extend(epoch - s + paint_delay for s in sent)
+            waits.extend(epoch - s for s in sent)  # sent → its row added (network, batching, queue)
+            paint_delays.append(paint_delay)  # row added → on screen
         rows = [screen.feed.base.head[i] for i in range(len(screen.feed.base.head))]
         shown = sum(1 for r in rows if r.summary.startswith("assistant: t="))
         ids = [r.id for r in rows]
     return {"received": sum(len(s) for _, _, s in flushes), "shown": shown, "duplicates": len(ids) - len(set(ids)),
             "latency_p50_ms": percentile(latencies, 50) * 1000, "latency_p99_ms": percentile(latencies, 99) * 1000,
+            "wait_p50_ms": percentile(waits, 50) * 1000, "wait_p99_ms": percentile(waits, 99) * 1000,
+            "paint_p50_ms": percentile(paint_delays, 50) * 1000, "paint_p99_ms": percentile(paint_delays, 99) * 1000,
             "key_median_ms": median(keys) * 1000, "key_p95_ms": percentile(keys, 95) * 1000, "keys": len(keys)}
 
 
@@ -113,7 +117,8 @@ def main() -> int:
             figures[f"{key}_{rate}"] = value
         print(f"{rate:>6,}/s asked: sent {got['sent']:,} ({got['achieved_per_s']:,.0f}/s), received {got['received']:,}, "
               f"shown {got['shown']:,}, lost {got['lost']:,}, duplicated {got['duplicates']}; send→screen p50 "
-              f"{got['latency_p50_ms']:.0f} ms p99 {got['latency_p99_ms']:.0f} ms; key→paint median "
+              f"{got['latency_p50_ms']:.0f} ms p99 {got['latency_p99_ms']:.0f} ms (sent→row p50 {got['wait_p50_ms']:.0f} "
+              f"p99 {got['wait_p99_ms']:.0f}, row→paint p50 {got['paint_p50_ms']:.0f} p99 {got['paint_p99_ms']:.0f}); key→paint median "
               f"{got['key_median_ms']:.1f} ms p95 {got['key_p95_ms']:.1f} ms ({got['keys']} keys)", flush=True)
     report("live", figures)
     return 0

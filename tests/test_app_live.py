@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.app_helpers import SIZE, make_app, screen_text, tree_ready, wait_for
+from tests.app_helpers import SIZE, list_ready, make_app, screen_text, tree_ready, wait_for
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversations import ConversationsScreen
@@ -265,3 +265,31 @@ async def test_sandbox_pause_shows_reconnecting_then_live_again(live_server):
             await client.resume_sandbox(sandbox)
         await wait_for(lambda: screen.live.state.connection.state == "live", timeout=30, pilot=pilot)
         await wait_for(lambda: "sandbox RUNNING" in screen_text(app), pilot=pilot)
+
+
+async def test_detail_catches_up_with_followed_rows_at_most_twice_a_second(demo_server, monkeypatch):
+    # drawing an event's detail costs 10–100 ms; following a fast stream must not redraw it per batch
+    from tui.app.screens import conversation as conversation_module
+
+    ids = load_demo(Store())
+    app = make_app(demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        app.open_conversation(ids["long"])
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: list_ready(screen) and screen.window.row(5) is not None, pilot=pilot)
+        await pilot.pause(0.2)  # the list's own first highlight has been shown
+        shown = []
+        monkeypatch.setattr(ConversationScreen, "show_detail", lambda self, row: shown.append(row))
+        event_list = screen.query_one(EventList)
+        followed = [screen.window.row(i) for i in range(6)]
+        for row in followed:  # six batches' cursor moves, 20 ms apart
+            screen.post_message(EventList.Highlighted(event_list, 0, row, followed=True))
+            await pilot.pause(0.02)
+        await wait_for(lambda: len(shown) == 2, timeout=conversation_module.FOLLOW_DETAIL_S * 4, pilot=pilot)
+        assert shown == [followed[0], followed[-1]]  # at once, then the newest when due
+        await pilot.pause(conversation_module.FOLLOW_DETAIL_S * 1.5)
+        assert len(shown) == 2
+        screen.post_message(EventList.Highlighted(event_list, 3, followed[3]))  # a key: at once
+        await wait_for(lambda: len(shown) == 3, pilot=pilot)

@@ -55,3 +55,36 @@ def test_events_that_arrive_during_a_walk_are_left_for_the_next():
     outline = finish(steps)
     assert outline.size == 2_004 and outline.forks == frozenset({10})
     assert finish(TreeWalk(tree, rows).outline()).forks == frozenset({5, 10})
+
+
+async def test_a_run_that_only_grew_is_updated_in_place_not_rebuilt():
+    from textual.app import App
+
+    from tui.app.widgets.event_tree import EventNode, EventTreeView
+
+    class One(App):
+        def compose(self):
+            yield EventTreeView(id="tree")
+
+    rows = _rows([(f"e{i}", f"e{i - 1}" if i else "__root__", "ActionEvent") for i in range(400)])
+    tree = EventTree((r.id, r.parent_id) for r in rows)
+    app = One()
+    async with app.run_test() as pilot:
+        view = app.query_one(EventTreeView)
+        view.load(tree, rows, keep_state=True)
+        (node,) = view.root.children
+        node.expand()
+        await pilot.pause()
+        assert len(node.children) == 400
+        late = _rows([(f"e{i}", f"e{i - 1}", "ActionEvent") for i in range(400, 430)])
+        rows.extend(late)
+        tree.extend((r.id, r.parent_id) for r in late)
+        view.load(tree, rows, keep_state=True)
+        assert view.root.children[0] is node and node.is_expanded  # the same node, still open
+        assert [c.data for c in node.children[-2:]] == [EventNode(428), EventNode(429)]
+        assert "430 events" in str(node.label) and view.shown_size == 430
+        fork = _rows([("side", "e100", "MessageEvent")])  # a new branch: the pane is rebuilt
+        rows.extend(fork)
+        tree.extend((r.id, r.parent_id) for r in fork)
+        view.load(tree, rows, keep_state=True)
+        assert view.root.children[0] is not node and view.fork_count() == 1

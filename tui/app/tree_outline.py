@@ -163,7 +163,7 @@ def finish(steps: Steps[T]) -> T:
             return done.value
 
 
-async def slices(steps: Steps[T], budget_s: float = 0.008) -> tuple[T, float]:
+async def slices(steps: Steps[T], budget_s: float = 0.003) -> tuple[T, float]:
     """Run a walk on the event loop, giving way to it every ``budget_s`` seconds.
 
     Returns the walk's result and the time it kept the loop busy (its own slices only)."""

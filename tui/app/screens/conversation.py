@@ -36,6 +36,7 @@ from ..windows import PagedWindow, PathWindow, Query
 from .errors import describe_error
 
 TREE_REFRESH_S = 1.0
+FOLLOW_DETAIL_S = 0.5  # while following live rows, the detail pane updates at most this often
 MESSAGE_PLACEHOLDER = "message to the agent (enter sends, esc cancels)"
 RETRIES = 8  # tries of one load before it is given up (server and network failures only)
 BACKOFF, BACKOFF_MAX = 0.25, 4.0  # seconds: the first wait between tries, the longest
@@ -91,6 +92,8 @@ class ConversationScreen(Screen):
         self._tree_next = 0.0  # perf_counter time before which the tree is not rebuilt
         self._outlining = False  # a tree walk is running (in slices)
         self._tree_now = False  # a refresh was asked for "now" while it ran
+        self._detail_pending: EventRow | None = None  # the newest followed row, detail due
+        self._detail_shown_at = 0.0  # when the detail last caught up with followed rows
         self._wanted_rows: tuple[PagedWindow, int, int] | None = None  # the list's newest ask
         self._filling = False  # fill_rows is running (it takes each new ask in turn)
         self.finder: Finder | None = None
@@ -560,10 +563,34 @@ class ConversationScreen(Screen):
     @on(EventList.Highlighted)
     def _highlighted(self, message: EventList.Highlighted) -> None:
         if message.row is not None:
-            self.show_detail(message.row)
+            if message.followed:
+                self._follow_detail(message.row)
+            else:
+                self._detail_pending = None
+                self.show_detail(message.row)
         if self._new_below and message.event_list.at_end:
             self._new_below = 0
             self._update_list_title()
+
+    def _follow_detail(self, row: EventRow) -> None:
+        """The cursor follows live rows: the detail pane catches up at most every
+        FOLLOW_DETAIL_S (drawing a message is ~10–100 ms; at 20 batches a second the
+        screen would do little else), always ending on the newest row."""
+        pending = self._detail_pending
+        self._detail_pending = row
+        if pending is not None:
+            return  # a catch-up is already due; it takes the newest row
+        wait = self._detail_shown_at + FOLLOW_DETAIL_S - time.perf_counter()
+        if wait > 0:
+            self.set_timer(wait, self._catch_up_detail)
+        else:
+            self.call_later(self._catch_up_detail)
+
+    def _catch_up_detail(self) -> None:
+        row, self._detail_pending = self._detail_pending, None
+        if row is not None and not self.closing:
+            self._detail_shown_at = time.perf_counter()
+            self.show_detail(row)
 
     @work(exclusive=True, group="detail")
     async def show_detail(self, row: EventRow) -> None:

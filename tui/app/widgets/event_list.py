@@ -143,6 +143,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         event_list: EventList
         index: int
         row: EventRow | None
+        followed: bool = False  # the cursor moved with live rows, not by a key
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, EventList.Highlighted)
@@ -160,6 +161,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         self._styles: dict[str, Style] = {}
         self.empty_text = "No events."
         self._finder: Finder | None = None
+        self._following = False  # set while rows_appended moves the cursor
 
     # --- data ----------------------------------------------------------------------------
 
@@ -199,7 +201,11 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         """Live rows were added at the end; keep following the tail if asked to."""
         self.rows_changed()
         if follow and count:
-            self.cursor = len(self._source) - 1
+            self._following = True
+            try:
+                self.cursor = len(self._source) - 1
+            finally:
+                self._following = False
             self.scroll_end(animate=False, immediate=True, force=True)
 
     # --- rendering -----------------------------------------------------------------------
@@ -306,7 +312,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         self.refresh_lines(old)
         self.refresh_lines(new)
         self._keep_visible(new)
-        self.post_message(self.Highlighted(self, new, self._source.row(new)))
+        self.post_message(self.Highlighted(self, new, self._source.row(new), self._following))
 
     def _keep_visible(self, index: int) -> None:
         top, height = int(self.scroll_offset.y), self.size.height
