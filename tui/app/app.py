@@ -16,6 +16,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from .commands import OhtuiCommands
+from .long_lived import freeze_long_lived
 from .notices import Notifier, desktop_notify
 from .screens.conversation import ConversationScreen
 from .screens.conversations import ConversationsScreen
@@ -94,6 +95,8 @@ class OhtuiApp(App):
             )
         if self._notice:
             self.notify(self._notice, timeout=10, markup=False)
+        # what startup built (modules, styles, schemas) lives as long as the app
+        self.call_after_refresh(freeze_long_lived)
         if self._warm_up is not None:
             # our own server: nothing to check first, so the list shows (loading) at once
             if not self.shared:

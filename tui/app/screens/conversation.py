@@ -22,6 +22,7 @@ from ..copying import event_json_text, useful_text
 from ..feed import EventFeed
 from ..format import conversation_cost, money, sandbox_text, status_text, title_of, tokens
 from ..live import LiveSession, can_follow, live_mark, streaming_text
+from ..long_lived import FREEZE_EVERY, freeze_long_lived
 from ..rows import EventRow
 from ..safe_text import clean
 from ..search import Finder, FindError
@@ -91,6 +92,7 @@ class ConversationScreen(Screen):
         self._tree_dirty = False
         self._tree_next = 0.0  # perf_counter time before which the tree is not rebuilt
         self._outlining = False  # a tree walk is running (in slices)
+        self._frozen_rows = 0  # rows when long-lived objects were last frozen (long_lived.py)
         self._tree_now = False  # a refresh was asked for "now" while it ran
         self._detail_pending: EventRow | None = None  # the newest followed row, detail due
         self._detail_shown_at = 0.0  # when the detail last caught up with followed rows
@@ -251,6 +253,9 @@ class ConversationScreen(Screen):
             self._base_grew()
 
     def _base_grew(self) -> None:
+        if self.feed.base.complete and not self._frozen_rows:
+            freeze_long_lived()  # the index's rows stay as long as the screen
+            self._frozen_rows = len(self.feed.base.head)
         if self.window is self.feed.base:
             self.query_one(EventList).rows_changed()
         self._update_list_title()
@@ -363,6 +368,9 @@ class ConversationScreen(Screen):
             self._tree_dirty = True
             return
         self._tree_dirty = True
+        if self._frozen_rows and len(self.feed.base.head) - self._frozen_rows >= FREEZE_EVERY:
+            freeze_long_lived()  # a long stream's rows, out of the collector's way too
+            self._frozen_rows = len(self.feed.base.head)
         if shows_base:
             if self.window.query.descending and event_list.cursor > 0:
                 event_list.cursor += added  # keep the same event under the cursor

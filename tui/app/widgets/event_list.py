@@ -184,7 +184,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
     def rows_changed(self) -> None:
         """The source grew or rows arrived: resize and repaint (cheap; only visible lines)."""
         self._cache.clear()
-        self.virtual_size = Size(self.size.width, len(self._source))
+        self._resize_virtual()
         self.refresh()
         self._want_visible()
 
@@ -219,6 +219,21 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         self._cache.clear()
         self.virtual_size = Size(self.size.width, len(self._source))
 
+    def _resize_virtual(self) -> None:
+        """Size the scrollable area to the rows without a layout of the whole screen.
+
+        Assigning ``virtual_size`` asks Textual to lay out the screen (the list's own size
+        is fixed by its CSS and does not change): with live rows arriving 20 times a second
+        that was a reflow and a full repaint each time (10–40 ms). Only the scrollbars
+        need to know, and ``_scroll_update`` is how Textual itself tells them."""
+        size = Size(self.size.width, len(self._source))
+        if size == self.virtual_size:
+            return
+        if not self.size:  # not laid out yet: the first layout sizes everything
+            self.virtual_size = size
+            return
+        self.set_reactive(EventList.virtual_size, size)
+        self._scroll_update(size)
     def _style(self, name: str) -> Style:
         """The widget's own style with the component's colours over it (cached per theme)."""
         style = self._styles.get(name)
