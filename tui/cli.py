@@ -147,7 +147,7 @@ def _local_default() -> Any:
     """Where the OpenHands CLI keeps conversations, if there are any there."""
     from pathlib import Path
 
-    from tui.server.folders import conversation_folders
+    from tui.server.folder_scan import conversation_folders
 
     env = os.environ.get("OPENHANDS_CONVERSATIONS_DIR")
     path = Path(env) if env else Path.home() / ".openhands" / "conversations"

@@ -18,10 +18,8 @@ from textual.binding import Binding
 from .commands import OhtuiCommands
 from .long_lived import freeze_long_lived
 from .notices import Notifier, desktop_notify
-from .screens.conversation import ConversationScreen
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen
-from .screens.sandboxes import SandboxesScreen
 from .themes import DEFAULT_THEME, load_themes
 
 
@@ -95,14 +93,29 @@ class OhtuiApp(App):
             )
         if self._notice:
             self.notify(self._notice, timeout=10, markup=False)
-        # what startup built (modules, styles, schemas) lives as long as the app
-        self.call_after_refresh(freeze_long_lived)
+        if self._warm_up is None:  # else the warm-up preloads once the server is up
+            self.call_after_refresh(self.preload)
         if self._warm_up is not None:
             # our own server: nothing to check first, so the list shows (loading) at once
             if not self.shared:
                 self.push_screen(ConversationsScreen())
             self.call_after_refresh(self.warm_up)
         self.connect()
+
+    @work(thread=True, group="preload", exit_on_error=False)
+    def preload(self) -> None:
+        self._preload()
+
+    def _preload(self) -> None:
+        """After the first frame, import what opening a conversation needs (its screen, the
+        event models, Markdown, the websocket client: ~0.3 s), so the first open doesn't
+        wait for it; then freeze what startup built (modules, styles, schemas: it lives as
+        long as the app) out of the garbage collector's full scans. Runs in a thread."""
+        import importlib
+
+        for name in ("tui.app.screens.conversation", "tui.app.screens.sandboxes", "tui.client.stream"):
+            importlib.import_module(name)
+        self.call_from_thread(freeze_long_lived)
 
     @work(thread=True, group="warm-up", exit_on_error=False)
     def warm_up(self) -> None:
@@ -112,6 +125,7 @@ class OhtuiApp(App):
         except Exception as exc:  # noqa: BLE001 - the connection check then shows the error
             self.call_from_thread(self.notify, f"The bundled server did not start: {exc}",
                                   severity="error", timeout=10, markup=False)
+        self._preload()  # after the server: the list's first page comes before these imports
 
     @work(exclusive=True, group="connect")
     async def connect(self) -> None:
@@ -178,6 +192,8 @@ class OhtuiApp(App):
             self.run_worker(desktop_notify("ohtui", message), group="desktop-notify", exit_on_error=False)
 
     def open_conversation(self, conversation_id: str, *, title: str | None = None, shared: bool = False) -> None:
+        from .screens.conversation import ConversationScreen
+
         self.push_screen(ConversationScreen(conversation_id, shared=shared or self.shared, title=title))
 
     def _find(self, kind: type) -> Any:
@@ -198,6 +214,8 @@ class OhtuiApp(App):
         return not (action == "show_sandboxes" and self.local)  # local folders have no sandboxes
 
     def action_show_sandboxes(self) -> None:
+        from .screens.sandboxes import SandboxesScreen
+
         if self.shared or self.local or isinstance(self.screen, SandboxesScreen):
             return
         self.push_screen(SandboxesScreen())

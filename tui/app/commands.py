@@ -7,8 +7,6 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from tui.models import EVENT_KINDS
-
 _ID = re.compile(r"^[0-9a-fA-F-]{8,}$")
 
 
@@ -42,6 +40,8 @@ class OhtuiCommands(Provider):
                 if view != "conversation":
                     out.append((f"Export this {view} view to {label}", partial(screen.action_export, fmt, "view"),
                                 "Write the events the list shows to a file in the working directory"))
+            from tui.models import EVENT_KINDS
+
             for kind in EVENT_KINDS:
                 out.append((f"Filter: {kind}", partial(screen.filter_kind, kind), "Show only this kind"))
         return out

@@ -1,6 +1,12 @@
-"""Typed async HTTP client of the OpenHands-style service (no Textual imports here)."""
+"""Typed async HTTP client of the OpenHands-style service (no Textual imports here).
 
-from .agent import AgentEndpoint, AgentServerClient, agent_endpoint, endpoint_from_url
+The agent-server half (``agent``, ``stream``, ``stream_state``: websockets) is imported on
+first use: listing conversations, the first thing ``ohtui`` shows, needs none of it.
+"""
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .api import OpenHandsClient, segment
 from .errors import (
     ApiValidationError,
@@ -22,8 +28,28 @@ from .errors import (
     is_retryable,
 )
 from .http import MAX_RETRY_AFTER, RETRY_STATUSES
-from .stream import EventDeduper, EventStream, StreamEvent, StreamItem, StreamStatus, is_transient
-from .stream_state import StreamState
+
+_LAZY = {
+    "AgentEndpoint": ".agent", "AgentServerClient": ".agent", "agent_endpoint": ".agent",
+    "endpoint_from_url": ".agent", "EventDeduper": ".stream", "EventStream": ".stream",
+    "StreamEvent": ".stream", "StreamItem": ".stream", "StreamStatus": ".stream",
+    "is_transient": ".stream", "StreamState": ".stream_state",
+}
+
+if TYPE_CHECKING:
+    from .agent import AgentEndpoint, AgentServerClient, agent_endpoint, endpoint_from_url
+    from .stream import EventDeduper, EventStream, StreamEvent, StreamItem, StreamStatus, is_transient
+    from .stream_state import StreamState
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "MAX_RETRY_AFTER",

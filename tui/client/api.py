@@ -13,7 +13,7 @@ import inspect
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -23,7 +23,6 @@ from tui.models import (
     AppConversation,
     AppConversationPage,
     AppConversationStartTask,
-    EventPage,
     EventSortOrder,
     SandboxInfo,
     SandboxPage,
@@ -31,7 +30,10 @@ from tui.models import (
     SandboxSpecPage,
     StartTaskStatus,
 )
-from tui.models.parse import AnyEvent, parse_event
+
+if TYPE_CHECKING:  # the event models load when events are first fetched, not with the client
+    from tui.models.pages import EventPage
+    from tui.models.parse import AnyEvent
 
 from . import params as P
 from .errors import BadResponse, InvalidParameter, PageLoopError, StartTaskFailed, StartTaskTimeout
@@ -59,6 +61,8 @@ def _status_value(status: Any) -> str:
 def _page_or_json(body: bytes) -> Any:
     """An event page read in one pass when every event in it is valid; else the decoded
     JSON, for the careful per-event path (and its precise complaints about the shape)."""
+    from tui.models.pages import EventPage
+
     page = EventPage.read_valid(body)
     return page if page is not None else json.loads(body)
 
@@ -193,6 +197,8 @@ class OpenHandsClient:
         return f"/api/v1/conversation/{segment(cid)}/events/search", query
 
     async def _event_page(self, path: str, query: dict[str, Any]) -> EventPage:
+        from tui.models.pages import EventPage
+
         data = await self._http.request("GET", path, params=query, parse=_page_or_json)
         if isinstance(data, EventPage):
             return data
@@ -270,6 +276,8 @@ class OpenHandsClient:
             raise self._bad("GET", path, f"expected a JSON array, got {type(data).__name__}")
         if len(data) != count:
             raise self._bad("GET", path, f"asked for {count} event(s), got {len(data)}")
+        from tui.models.parse import parse_event
+
         return [None if item is None else parse_event(item) for item in data]
 
     async def get_events(self, conversation_id: str, ids: Sequence[str]) -> list[AnyEvent | None]:

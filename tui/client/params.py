@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from tui.models import EVENT_KINDS, EventSortOrder
+from tui.models.wire import EventSortOrder
 
 from .errors import InvalidParameter
 
@@ -53,6 +53,8 @@ def check_sort_order(value: Any) -> str:
 def check_kind(kind: Any) -> str | None:
     if kind is None:
         return None
+    from tui.models.events import EVENT_KINDS  # the event models load when first needed
+
     if isinstance(kind, str) and kind in EVENT_KINDS:
         return kind
     raise InvalidParameter(

@@ -1,51 +1,137 @@
 """Pydantic models of the service's data. No I/O lives here."""
 
-from .content import (
-    CriticResult,
-    ErrorClassification,
-    ImageContent,
-    Message,
-    MessageToolCall,
-    ReasoningItemModel,
-    RedactedThinkingBlock,
-    SecurityRisk,
-    TextContent,
-    ThinkingBlock,
-)
-from .control import (
-    AppConversation,
-    AppConversationPage,
-    AppConversationStartTask,
-    AppConversationStartTaskPage,
-    ExecutionStatus,
-    ExposedUrl,
-    MetricsSnapshot,
-    SandboxInfo,
-    SandboxPage,
-    SandboxSpecInfo,
-    SandboxSpecPage,
-    SandboxStatus,
-    StartTaskStatus,
-)
-from .events import (
-    EVENT_CLASSES,
-    EVENT_KINDS,
-    NON_VIEWABLE_KINDS,
-    ROOT_PARENT,
-    TRANSIENT_KINDS,
-    ActionEvent,
-    AgentErrorEvent,
-    ConversationErrorEvent,
-    ConversationStateUpdateEvent,
-    Event,
-    EventBase,
-    MessageEvent,
-    ObservationEvent,
-    StreamingDeltaEvent,
-    ToolDefinition,
-)
-from .pages import EventPage, EventSortOrder, HTTPValidationError, ValidationErrorItem
-from .parse import AnyEvent, RawEvent, event_json, parse_event, parse_event_json
-from .tree import EventTree
+# Names load their module on first use (PEP 562): the conversations list (control records)
+# is on screen before the ~150 event, action and observation models are built (~0.3 s).
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+_LAZY = {
+    "ActionEvent": ".events",
+    "AgentErrorEvent": ".events",
+    "AnyEvent": ".parse",
+    "AppConversation": ".control",
+    "AppConversationPage": ".control",
+    "AppConversationStartTask": ".control",
+    "AppConversationStartTaskPage": ".control",
+    "ConversationErrorEvent": ".events",
+    "ConversationStateUpdateEvent": ".events",
+    "CriticResult": ".content",
+    "EVENT_CLASSES": ".events",
+    "EVENT_KINDS": ".events",
+    "ErrorClassification": ".content",
+    "Event": ".events",
+    "EventBase": ".events",
+    "EventPage": ".pages",
+    "EventSortOrder": ".wire",
+    "EventTree": ".tree",
+    "ExecutionStatus": ".control",
+    "ExposedUrl": ".control",
+    "HTTPValidationError": ".wire",
+    "ImageContent": ".content",
+    "Message": ".content",
+    "MessageEvent": ".events",
+    "MessageToolCall": ".content",
+    "MetricsSnapshot": ".control",
+    "NON_VIEWABLE_KINDS": ".events",
+    "ObservationEvent": ".events",
+    "ROOT_PARENT": ".events",
+    "RawEvent": ".parse",
+    "ReasoningItemModel": ".content",
+    "RedactedThinkingBlock": ".content",
+    "SandboxInfo": ".control",
+    "SandboxPage": ".control",
+    "SandboxSpecInfo": ".control",
+    "SandboxSpecPage": ".control",
+    "SandboxStatus": ".control",
+    "SecurityRisk": ".content",
+    "StartTaskStatus": ".control",
+    "StreamingDeltaEvent": ".events",
+    "TRANSIENT_KINDS": ".events",
+    "TextContent": ".content",
+    "ThinkingBlock": ".content",
+    "ToolDefinition": ".events",
+    "ValidationErrorItem": ".wire",
+    "event_json": ".parse",
+    "parse_event": ".parse",
+    "parse_event_json": ".parse",
+}
+
+if TYPE_CHECKING:
+    from .content import (  # noqa: F401
+        CriticResult,
+        ErrorClassification,
+        ImageContent,
+        Message,
+        MessageToolCall,
+        ReasoningItemModel,
+        RedactedThinkingBlock,
+        SecurityRisk,
+        TextContent,
+        ThinkingBlock,
+    )
+    from .control import (  # noqa: F401
+        AppConversation,
+        AppConversationPage,
+        AppConversationStartTask,
+        AppConversationStartTaskPage,
+        ExecutionStatus,
+        ExposedUrl,
+        MetricsSnapshot,
+        SandboxInfo,
+        SandboxPage,
+        SandboxSpecInfo,
+        SandboxSpecPage,
+        SandboxStatus,
+        StartTaskStatus,
+    )
+    from .events import (  # noqa: F401
+        ActionEvent,
+        AgentErrorEvent,
+        ConversationErrorEvent,
+        ConversationStateUpdateEvent,
+        EVENT_CLASSES,
+        EVENT_KINDS,
+        Event,
+        EventBase,
+        MessageEvent,
+        NON_VIEWABLE_KINDS,
+        ObservationEvent,
+        ROOT_PARENT,
+        StreamingDeltaEvent,
+        TRANSIENT_KINDS,
+        ToolDefinition,
+    )
+    from .pages import (  # noqa: F401
+        EventPage,
+    )
+    from .parse import (  # noqa: F401
+        AnyEvent,
+        RawEvent,
+        event_json,
+        parse_event,
+        parse_event_json,
+    )
+    from .tree import (  # noqa: F401
+        EventTree,
+    )
+    from .wire import (  # noqa: F401
+        EventSortOrder,
+        HTTPValidationError,
+        ValidationErrorItem,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = sorted(_LAZY)

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from .parse import AnyEvent, parse_event, parse_page_json
-
-
-class EventSortOrder(str, Enum):
-    TIMESTAMP = "TIMESTAMP"
-    TIMESTAMP_DESC = "TIMESTAMP_DESC"
+from .wire import EventSortOrder, HTTPValidationError, ValidationErrorItem  # noqa: F401 - re-exported
 
 
 class EventPage(BaseModel):
@@ -43,28 +38,3 @@ class EventPage(BaseModel):
             items=[parse_event(item) for item in data["items"]],
             next_page_id=next_page if isinstance(next_page, str) else None,
         )
-
-
-class ValidationErrorItem(BaseModel):
-    """One entry of FastAPI's 422 ``detail`` list (``ValidationError`` in the spec)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    loc: list[str | int]
-    msg: str
-    type: str
-    input: Any = None
-    ctx: dict[str, Any] | None = None
-
-
-class HTTPValidationError(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    detail: list[ValidationErrorItem] = Field(default_factory=list)
-
-    def summary(self) -> str:
-        parts = []
-        for item in self.detail:
-            where = ".".join(str(p) for p in item.loc)
-            parts.append(f"{where}: {item.msg}")
-        return "; ".join(parts) or "validation failed"

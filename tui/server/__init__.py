@@ -9,11 +9,33 @@ Entry points: :func:`create_app`, :class:`Store`, :class:`ServerThread`,
 live agent runs and the websocket stream: :class:`LiveHub` (``live.py``, ``routes_live.py``).
 """
 
-from .app import create_app
-from .demo import add_live_demo, add_state_update_stretch, generate_conversation, load_demo
-from .live import LiveHub
-from .runner import RunningServer, ServerThread, start_server
-from .store import Store
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+# loaded on first use (PEP 562): ``ohtui`` looks for local conversation folders
+# (``folders.py``) before its first frame, and that must not import FastAPI
+_LAZY = {
+    "create_app": ".app", "add_live_demo": ".demo", "add_state_update_stretch": ".demo",
+    "generate_conversation": ".demo", "load_demo": ".demo", "LiveHub": ".live",
+    "RunningServer": ".runner", "ServerThread": ".runner", "start_server": ".runner", "Store": ".store",
+}
+
+if TYPE_CHECKING:
+    from .app import create_app
+    from .demo import add_live_demo, add_state_update_stretch, generate_conversation, load_demo
+    from .live import LiveHub
+    from .runner import RunningServer, ServerThread, start_server
+    from .store import Store
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "LiveHub",

@@ -32,10 +32,10 @@ from typing import Any, TypeVar
 
 from tui.models import NON_VIEWABLE_KINDS
 
+from .folder_scan import EVENT_FILE, _entries, _events_dir, _names, conversation_folders  # noqa: F401
 from .records import conversation_info
 from .store import EventRow, Store
 
-EVENT_FILE = re.compile(r"^event-(\d{5,})-([0-9a-fA-F-]{8,})\.json$")
 EVENT_FILES = re.compile(r"^(event-(\d{5,})-([0-9a-fA-F-]{8,})\.json)$", re.MULTILINE)  # over joined names
 RACY_NS = 2_000_000_000  # a directory mtime this recent may hide a file created in the same tick
 _HEX = re.compile(r"[0-9a-fA-F]{32}")
@@ -54,35 +54,6 @@ def _locked(method: F) -> F:
             return method(self, *args, **kwargs)
 
     return run  # type: ignore[return-value]
-
-
-def conversation_folders(path: Path) -> list[Path]:
-    """``path`` itself when it is one conversation folder, else its conversation subfolders."""
-    if _events_dir(path) is not None:
-        return [path]
-    return sorted(p for p in path.iterdir() if p.is_dir() and _events_dir(p) is not None) if path.is_dir() else []
-
-
-def _events_dir(folder: Path) -> Path | None:
-    events = folder / "events"
-    for candidate in (events, folder):
-        if candidate.is_dir() and any(EVENT_FILE.match(name) for name in _names(candidate)):
-            return candidate
-    return None
-
-
-def _names(directory: Path) -> Iterator[str]:
-    """Names in a directory, read as they are asked for (finding one event file in a
-    100,000-file folder does not list it all)."""
-    return (entry.name for entry in _entries(directory))
-
-
-def _entries(directory: Path) -> Iterator[os.DirEntry]:
-    try:
-        with os.scandir(directory) as entries:
-            yield from entries
-    except OSError:
-        return
 
 
 def _trusted(stamp: int | None) -> int | None:

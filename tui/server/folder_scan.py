@@ -1,0 +1,43 @@
+"""Finding conversation folders on disk: standard library only.
+
+``ohtui`` asks whether ~/.openhands/conversations holds conversations before its first
+frame (to offer them beside the demo); answering must not import the server or the models.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+EVENT_FILE = re.compile(r"^event-(\d{5,})-([0-9a-fA-F-]{8,})\.json$")
+
+
+def conversation_folders(path: Path) -> list[Path]:
+    """``path`` itself when it is one conversation folder, else its conversation subfolders."""
+    if _events_dir(path) is not None:
+        return [path]
+    return sorted(p for p in path.iterdir() if p.is_dir() and _events_dir(p) is not None) if path.is_dir() else []
+
+
+def _events_dir(folder: Path) -> Path | None:
+    events = folder / "events"
+    for candidate in (events, folder):
+        if candidate.is_dir() and any(EVENT_FILE.match(name) for name in _names(candidate)):
+            return candidate
+    return None
+
+
+def _names(directory: Path) -> Iterator[str]:
+    """Names in a directory, read as they are asked for (finding one event file in a
+    100,000-file folder does not list it all)."""
+    return (entry.name for entry in _entries(directory))
+
+
+def _entries(directory: Path) -> Iterator[os.DirEntry]:
+    try:
+        with os.scandir(directory) as entries:
+            yield from entries
+    except OSError:
+        return
