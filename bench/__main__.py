@@ -91,36 +91,9 @@ def table(r: dict[str, dict]) -> list[str]:
     return rows
 
 
-#: Why what is missed is missed: written from the profiles (pyinstrument, ``-X importtime``) of
-#: the run this file was last committed with; re-check them when the figures move.
-NOTES = [
-    "- **keys** (100k vs 100: no difference): the app handles a key in ~1.5–2 ms at 100,000 events as at 100",
-    "  (row \"key handled\"); the rest is Textual's 60 fps screen-update clock (a key waits up to one frame",
-    "  for the next tick) and the paint (~3–4 ms for two list lines: the compositor renders every widget under",
-    "  the dirty region). Keys arrive at random moments (10–50 ms apart); pressed back to back, each would land",
-    "  just after a tick and measure a whole frame (16.7 ms). Fixed on the way: a cursor move repainted the",
-    "  whole list, now only its two lines.",
-    "- **filter**: the first rows no longer wait for the count (a count walks the whole log on the server:",
-    "  ~10 ms at 100,000 events, 3 ms for the page); the total follows. What remains is the page, its parsing",
-    "  and one layout. Seen on the way: the detail pane of some events takes ~30 ms to draw (Textual's",
-    "  `Content.render` hashing one style per span), which lands in whatever frame follows it.",
-    "- **open vs one raw GET**: building the conversation screen (compose, CSS, layout of ~40 widgets, footer",
-    "  keys) costs ~250–350 ms in Textual on this machine whatever the size; the requests and parsing one page",
-    "  are ~30 ms. A raw GET builds no screen, so 1.3× of it cannot be met by any Textual screen; the size",
-    "  ratio (100k vs 100) is the figure that shows the list does not grow with the log.",
-    "- **walk**: End reaches the last event with one page fetch (the list knows the total and loads the",
-    "  newest page from the tail), so it costs a page and a frame, not the log. Loading the whole log (the",
-    "  tree's index) parses each event through the closed pydantic models (~25 µs), checks its depth",
-    "  (~10 µs) and builds its row (summary, find text: ~40 µs), ~100 µs an event in all, where raw paging",
-    "  parses nothing (~37 µs an event, mostly the server's). Fixed on the way: a pydantic AttributeError per",
-    "  missing field while building find text (a third of the row cost).",
-    "- **live p99**: at 5,000 events/s the app's one core is near saturation (per event: websocket frame",
-    "  inflate ~10 µs, JSON + validation ~35 µs, row ~40 µs; per batch: a list paint; every second: the tree",
-    "  rebuild and fork count over all rows); nothing is lost and keys stay responsive, but events wait in",
-    "  the queue, so p99 grows. At 20,000/s the server itself sends ~17,000/s.",
-    "- **first paint of the demo**: ~0.5 s of imports (Textual, httpx, pydantic) plus importing FastAPI and",
-    "  starting the bundled server with its demo data in-process before the app's first frame.",
-]
+#: Why what is missed is missed: bench/NOTES.md, written from the profiles of the run the
+#: results were last committed with; re-check it when the figures move.
+NOTES_FILE = ROOT / "bench" / "NOTES.md"
 
 
 def main() -> int:
@@ -142,7 +115,7 @@ def main() -> int:
         "process, against the reference server in another process; each ratio is against a baseline measured in the "
         "same run. Absolute times on this shared 2-core machine vary by up to 2× between runs; the ratios are what count.", "",
         "| what | figure | baseline | ratio | target | |", "|---|---|---|---|---|---|", *table(results), "",
-        "## Where targets are missed, and why (from profiles)", "", *NOTES, "",
+        NOTES_FILE.read_text(encoding="utf-8").strip(), "",
         "## Output of each benchmark", "",
     ]
     for name in names:
