@@ -100,7 +100,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", help="comma-separated subset")
+    parser.add_argument("--notes", action="store_true",
+                        help="only put bench/NOTES.md into RESULTS.md again (the figures stay as measured)")
     args = parser.parse_args()
+    if args.notes:
+        return renote()
     plan = QUICK if args.quick else RUNS
     names = args.only.split(",") if args.only else list(plan)
     results, texts = {}, {}
@@ -122,6 +126,16 @@ def main() -> int:
         lines += [f"### {name}", "", "```", texts[name].strip(), "```", ""]
     (ROOT / "bench" / "RESULTS.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {ROOT / 'bench' / 'RESULTS.md'}")
+    return 0
+
+
+def renote() -> int:
+    """Replace the notes section of RESULTS.md with NOTES.md (after reading a run's profiles)."""
+    path = ROOT / "bench" / "RESULTS.md"
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index("## Where targets are missed"), text.index("## Output of each benchmark")
+    path.write_text(text[:start] + NOTES_FILE.read_text(encoding="utf-8").strip() + "\n\n" + text[end:], encoding="utf-8")
+    print(f"notes of {path} replaced from {NOTES_FILE}")
     return 0
 
 
