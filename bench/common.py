@@ -124,6 +124,14 @@ class PaintProbe:
         raise TimeoutError("no paint")
 
 
+def rows_shown(screen) -> bool:
+    """The conversation screen's list shows its window and the window's first row is loaded."""
+    from tui.app.widgets.event_list import EventList
+
+    lists = screen.query(EventList)  # empty until the screen has composed
+    return bool(lists) and lists.first().source is screen.window and screen.window.row(0) is not None
+
+
 def send_key(app, key: str) -> None:
     """Inject a key as the terminal driver would, without Pilot's waits."""
     from textual import events

@@ -20,8 +20,19 @@ import asyncio
 import random
 import time
 
-from bench.common import DB, SIZE, PaintProbe, dataset, make_app, median, percentile, report, server_process, until
-
+from bench.common import (
+    DB,
+    SIZE,
+    PaintProbe,
+    dataset,
+    make_app,
+    median,
+    percentile,
+    report,
+    rows_shown,
+    server_process,
+    until,
+)
 
 HANDLED: list[float] = []  # key sent → the list's state changed (the app's own work)
 GAPS = random.Random(6)
@@ -51,7 +62,7 @@ async def measure(url: str, cid: str, presses: int) -> dict[str, list[float]]:
         await until(lambda: isinstance(app.screen, ConversationScreen))
         screen = app.screen
         probe.watch(screen)
-        await until(lambda: screen.query(EventList) and screen.query_one(EventList).source is screen.window and screen.window.row(0) is not None)
+        await until(lambda: rows_shown(screen))
         await until(lambda: screen.feed.base.complete, timeout=600)  # everything known: the worst case for the list
         # and settled: the tree pane's outline of every event is shown (it is worked out in
         # slices after the index completes; keys pressed meanwhile share the loop with it)

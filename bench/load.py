@@ -22,8 +22,20 @@ import time
 
 import httpx
 
-from bench.common import (DB, SIZE, PaintProbe, dataset, make_app, median, report, rss_mb, send_key,
-                          server_process, until)
+from bench.common import (
+    DB,
+    SIZE,
+    PaintProbe,
+    dataset,
+    make_app,
+    median,
+    report,
+    rows_shown,
+    rss_mb,
+    send_key,
+    server_process,
+    until,
+)
 
 
 def raw_walk(url: str, cid: str) -> tuple[float, int, int]:
@@ -76,8 +88,7 @@ async def end_walk(url: str, cid: str) -> float:
         await until(lambda: isinstance(app.screen, ConversationScreen))
         screen = app.screen
         probe.watch(screen)
-        await until(lambda: screen.query(EventList) and screen.query_one(EventList).source is screen.window
-                    and screen.window.row(0) is not None and screen.window.total is not None)
+        await until(lambda: rows_shown(screen) and screen.window.total is not None)
         event_list = screen.query_one(EventList)
         event_list.focus()
         last = len(screen.window) - 1
@@ -90,7 +101,6 @@ async def end_walk(url: str, cid: str) -> float:
 
 async def ui_walk(url: str, cid: str) -> dict[str, float]:
     from tui.app.screens.conversation import ConversationScreen
-    from tui.app.widgets.event_list import EventList
 
     gc.collect()
     before = rss_mb()
@@ -99,7 +109,7 @@ async def ui_walk(url: str, cid: str) -> dict[str, float]:
         await until(lambda: isinstance(app.screen, ConversationScreen))
         screen = app.screen
         began = time.perf_counter()
-        await until(lambda: screen.query(EventList) and screen.query_one(EventList).source is screen.window and screen.window.row(0) is not None)
+        await until(lambda: rows_shown(screen))
         first_page_rss = rss_mb()
         await until(lambda: screen.feed.base.complete, timeout=900, step=0.005)
         walked = time.perf_counter() - began

@@ -16,7 +16,18 @@ import time
 
 import httpx
 
-from bench.common import DB, SIZE, PaintProbe, dataset, make_app, median, report, server_process, until
+from bench.common import (
+    DB,
+    SIZE,
+    PaintProbe,
+    dataset,
+    make_app,
+    median,
+    report,
+    rows_shown,
+    server_process,
+    until,
+)
 
 
 def raw_first_page(url: str, cid: str) -> float:
@@ -34,7 +45,6 @@ async def open_view(url: str, cid: str) -> tuple[float, float]:
     """(view pushed → first rows painted, app constructed → first rows painted)."""
     from tui.app.screens.conversation import ConversationScreen
     from tui.app.screens.conversations import ConversationsScreen
-    from tui.app.widgets.event_list import EventList
 
     constructed = time.perf_counter()
     app = make_app(url, conversation_id=cid)
@@ -43,7 +53,7 @@ async def open_view(url: str, cid: str) -> tuple[float, float]:
         await until(lambda: isinstance(app.screen, ConversationScreen))
         screen = app.screen
         probe.watch(screen)
-        probe.expect(lambda: _rows_shown(screen, EventList))
+        probe.expect(lambda: rows_shown(screen))
         await until(lambda: probe.shown_at is not None)
         launch = probe.shown_at - constructed
     # the view alone: the app already on its conversations list, then the conversation opened
@@ -56,15 +66,10 @@ async def open_view(url: str, cid: str) -> tuple[float, float]:
         await until(lambda: isinstance(app.screen, ConversationScreen))
         screen = app.screen
         probe.watch(screen)
-        probe.expect(lambda: _rows_shown(screen, EventList))
+        probe.expect(lambda: rows_shown(screen))
         await until(lambda: probe.shown_at is not None)
         view = probe.shown_at - began
     return view, launch
-
-
-def _rows_shown(screen, event_list_class) -> bool:
-    lists = screen.query(event_list_class)
-    return bool(lists) and lists.first().source is screen.window and screen.window.row(0) is not None
 
 
 def main() -> int:

@@ -93,13 +93,12 @@ class OhtuiApp(App):
             )
         if self._notice:
             self.notify(self._notice, timeout=10, markup=False)
-        if self._warm_up is None:  # else the warm-up preloads once the server is up
+        if self._warm_up is None:
             self.call_after_refresh(self.preload)
-        if self._warm_up is not None:
-            # our own server: nothing to check first, so the list shows (loading) at once
+        else:  # our own server: nothing to check first, so the list shows (loading) at once
             if not self.shared:
                 self.push_screen(ConversationsScreen())
-            self.call_after_refresh(self.warm_up)
+            self.call_after_refresh(self.warm_up)  # it preloads too, once the server is up
         self.connect()
 
     @work(thread=True, group="preload", exit_on_error=False)

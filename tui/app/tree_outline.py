@@ -13,6 +13,7 @@ ran) are ignored, so a tree that grows meanwhile never changes the answer half w
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
@@ -167,8 +168,6 @@ async def slices(steps: Steps[T], budget_s: float = 0.003) -> tuple[T, float]:
     """Run a walk on the event loop, giving way to it every ``budget_s`` seconds.
 
     Returns the walk's result and the time it kept the loop busy (its own slices only)."""
-    import asyncio
-
     busy = 0.0
     began = time.perf_counter()
     while True:

@@ -4,8 +4,9 @@ The agent-server half (``agent``, ``stream``, ``stream_state``: websockets) is i
 first use: listing conversations, the first thing ``ohtui`` shows, needs none of it.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tui.lazy import lazy_getattr
 
 from .api import OpenHandsClient, segment
 from .errors import (
@@ -38,17 +39,18 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from .agent import AgentEndpoint, AgentServerClient, agent_endpoint, endpoint_from_url
-    from .stream import EventDeduper, EventStream, StreamEvent, StreamItem, StreamStatus, is_transient
+    from .stream import (
+        EventDeduper,
+        EventStream,
+        StreamEvent,
+        StreamItem,
+        StreamStatus,
+        is_transient,
+    )
     from .stream_state import StreamState
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 __all__ = [

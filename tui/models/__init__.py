@@ -2,8 +2,9 @@
 
 # Names load their module on first use (PEP 562): the conversations list (control records)
 # is on screen before the ~150 event, action and observation models are built (~0.3 s).
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tui.lazy import lazy_getattr
 
 _LAZY = {
     "ActionEvent": ".events",
@@ -85,20 +86,20 @@ if TYPE_CHECKING:
         StartTaskStatus,
     )
     from .events import (  # noqa: F401
+        EVENT_CLASSES,
+        EVENT_KINDS,
+        NON_VIEWABLE_KINDS,
+        ROOT_PARENT,
+        TRANSIENT_KINDS,
         ActionEvent,
         AgentErrorEvent,
         ConversationErrorEvent,
         ConversationStateUpdateEvent,
-        EVENT_CLASSES,
-        EVENT_KINDS,
         Event,
         EventBase,
         MessageEvent,
-        NON_VIEWABLE_KINDS,
         ObservationEvent,
-        ROOT_PARENT,
         StreamingDeltaEvent,
-        TRANSIENT_KINDS,
         ToolDefinition,
     )
     from .pages import (  # noqa: F401
@@ -121,13 +122,7 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 def __dir__() -> list[str]:

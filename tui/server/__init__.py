@@ -9,8 +9,9 @@ Entry points: :func:`create_app`, :class:`Store`, :class:`ServerThread`,
 live agent runs and the websocket stream: :class:`LiveHub` (``live.py``, ``routes_live.py``).
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tui.lazy import lazy_getattr
 
 # loaded on first use (PEP 562): ``ohtui`` looks for local conversation folders
 # (``folders.py``) before its first frame, and that must not import FastAPI
@@ -28,13 +29,7 @@ if TYPE_CHECKING:
     from .store import Store
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -142,16 +142,21 @@ class ConversationsScreen(Screen):
 
     @work(exclusive=True, group="conversations")
     async def reload(self) -> None:
-        if not self.is_attached or not self.query(DataTable):  # the app is closing: nothing to fill
+        table = self._table()
+        if table is None:
             return
-        table = self.query_one(DataTable)
         self._next_page = None
         self._rows.clear()
         table.clear()
         await self._load_page(None)
 
+    def _table(self) -> DataTable | None:
+        """The table, or None once the screen is closing (a late worker has nothing to fill)."""
+        tables = self.query(DataTable) if self.is_attached else None
+        return tables.first() if tables else None
+
     async def _load_page(self, page_id: str | None) -> None:
-        if not self.is_attached or not self.query(DataTable):
+        if self._table() is None:
             return
         self._loading = True
         status = self.query_one("#conversations-status", Static)
@@ -165,9 +170,9 @@ class ConversationsScreen(Screen):
             self.notify(f"Could not list conversations: {describe_error(exc)}", severity="error", markup=False)
             self._loading = False
             return
-        if not self.is_attached or not self.query(DataTable):  # closed while the page came
+        table = self._table()
+        if table is None:  # closed while the page came
             return
-        table = self.query_one(DataTable)
         for conv in page.items:
             if conv.id in self._rows:
                 continue
