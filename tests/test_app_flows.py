@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from tests.app_helpers import SIZE, RecordingTransport, list_ready, make_app, screen_text, tree_ready, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversations import ConversationsScreen
@@ -314,3 +316,54 @@ async def test_unreachable_server_shows_error_screen_with_retry(make_server):
         assert "Cannot reach the service" in text and "Nothing answered" in text
         await pilot.press("r")
         await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot)
+
+
+class SlowCount(RecordingTransport):
+    """The count answers later than the first page (a busy server walks the whole log)."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__()
+        self.delay = delay
+
+    async def handle_async_request(self, request):
+        if request.url.path.endswith("/events/count"):
+            await asyncio.sleep(self.delay)
+        return await super().handle_async_request(request)
+
+
+async def test_end_pressed_before_the_total_is_known_goes_to_the_real_end(make_server, monkeypatch):
+    # the first page is shown before the count arrives; End then must not stop at row 100
+    monkeypatch.setattr(ConversationScreen, "index", lambda self: None)
+    store = Store()
+    cid = generate_conversation(store, 5_000, seed=5)
+    server = make_server(store)
+    app = make_app(server.base_url, transport=SlowCount(1.0))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_conversation(app, pilot, cid)
+        event_list = screen.query_one(EventList)
+        event_list.focus()
+        assert screen.window.total is None  # still counting
+        await pilot.press("end")
+        await wait_for(lambda: event_list.cursor == 4_999, pilot=pilot)
+        await wait_for(lambda: screen.window.row(4_999) is not None, pilot=pilot)
+        await pilot.pause()
+        assert "loading row" not in screen_text(app)
+        # once there, a key moves the cursor as usual and the list stops chasing the end
+        await pilot.press("up")
+        assert event_list.cursor == 4_998
+
+
+async def test_a_key_after_end_cancels_the_pending_end(make_server, monkeypatch):
+    monkeypatch.setattr(ConversationScreen, "index", lambda self: None)
+    store = Store()
+    cid = generate_conversation(store, 5_000, seed=6)
+    server = make_server(store)
+    app = make_app(server.base_url, transport=SlowCount(1.0))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_conversation(app, pilot, cid)
+        event_list = screen.query_one(EventList)
+        event_list.focus()
+        await pilot.press("end", "home")
+        await wait_for(lambda: screen.window.total is not None, pilot=pilot)
+        await pilot.pause()
+        assert event_list.cursor == 0

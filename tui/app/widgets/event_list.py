@@ -162,6 +162,10 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         self.empty_text = "No events."
         self._finder: Finder | None = None
         self._following = False  # set while rows_appended moves the cursor
+        # End was pressed while the list's length was still unknown (rows arrive before the
+        # count): the cursor goes on to the real end when it is known, unless a key moves it
+        self._end_pending = False
+        self._ending = False  # set while _go_to_end moves the cursor
 
     # --- data ----------------------------------------------------------------------------
 
@@ -171,6 +175,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
 
     def set_source(self, source: RowSource, *, cursor: int = 0) -> None:
         self._source = source
+        self._end_pending = False
         self.rows_changed()
         self.cursor = max(0, min(cursor, len(source) - 1))
         self.scroll_to(y=max(0, self.cursor - self.size.height // 2), animate=False)
@@ -186,6 +191,8 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         self._cache.clear()
         self._resize_virtual()
         self.refresh()
+        if self._end_pending:
+            self._go_to_end()
         self._want_visible()
 
     @property
@@ -321,6 +328,8 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         return max(0, min(value, len(self._source) - 1)) if len(self._source) else 0
 
     def watch_cursor(self, old: int, new: int) -> None:
+        if not self._ending:
+            self._end_pending = False  # a key or click moved the cursor: End no longer wanted
         self._cache.pop((old, self.size.width, True), None)
         self._cache.pop((new, self.size.width, False), None)
         # only the two lines that changed; a scroll (below) repaints the whole list anyway
@@ -356,7 +365,15 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         self.cursor = 0
 
     def action_last(self) -> None:
-        self.cursor = len(self._source) - 1
+        self._go_to_end()
+
+    def _go_to_end(self) -> None:
+        self._ending = True  # not a key: the pending End survives this move
+        try:
+            self.cursor = len(self._source) - 1
+        finally:
+            self._ending = False
+        self._end_pending = bool(getattr(self._source, "has_more", False))
 
     def action_select(self) -> None:
         self.post_message(self.Selected(self, self.cursor, self.current))
