@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import httpx
 
 from tui.app.app import OhtuiApp
 from tui.client import OpenHandsClient
 
-FIXED_NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)
+FIXED_NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
 SIZE = (140, 42)
 
 
@@ -47,15 +47,23 @@ async def wait_for(predicate, timeout: float = 20.0, pilot=None) -> None:
             await asyncio.sleep(0.02)
 
 
-def list_ready(screen) -> bool:
+def first_rows_shown(screen) -> bool:
     """The event list shows the screen's current window and its first row is loaded.
 
     ``screen.window`` can hold rows before the list is given it (the first page and the
-    conversation record load together), so tests that move the cursor wait for this."""
+    conversation record load together). The count may still be on its way."""
     from tui.app.widgets.event_list import EventList
 
     lists = screen.query(EventList)  # empty until the screen has composed
     return bool(lists) and lists.first().source is screen.window and len(screen.window) > 0 and screen.window.row(0) is not None
+
+
+def list_ready(screen) -> bool:
+    """The first rows are shown and the window's length is known.
+
+    The first page is shown before the count arrives (it walks the whole log on the
+    server), so a test that reads ``len(screen.window)`` or presses End waits for this."""
+    return first_rows_shown(screen) and screen.window.total is not None
 
 
 def tree_ready(screen) -> bool:
