@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import re
+from datetime import UTC, datetime
 
 from rich.text import Text
 
@@ -33,7 +34,10 @@ def parse_time(value: str | None) -> datetime | None:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+CLOCK_SKEW_S = 300
 
 
 def relative_time(value: str | None, now: datetime | None = None) -> str:
@@ -41,22 +45,38 @@ def relative_time(value: str | None, now: datetime | None = None) -> str:
     moment = parse_time(value)
     if moment is None:
         return "—"
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     seconds = int((now - moment).total_seconds())
     if seconds < 0:
-        return moment.strftime("%Y-%m-%d %H:%M")
+        # the server's clock runs ahead of ours: a little is "now", more is just the date
+        # (a full timestamp was cut off by the table's column, run into the next one)
+        return "just now" if seconds > -CLOCK_SKEW_S else moment.strftime("%Y-%m-%d")
     for size, unit in ((86400 * 365, "y"), (86400 * 30, "mo"), (86400, "d"), (3600, "h"), (60, "m")):
         if seconds >= size:
             return f"{seconds // size}{unit} ago"
     return "just now"
 
 
-def status_text(value: object) -> Text:
+SHORT_STATUSES = {"waiting_for_confirmation": "confirm?"}  # fits a table column whole
+
+
+def status_text(value: object, *, short: bool = False) -> Text:
     raw = getattr(value, "value", value)
     if raw is None:
         return Text("—", style="dim")
     label = one_line(str(raw))
-    return Text(label, style=STATUS_STYLES.get(label, ""))
+    style = STATUS_STYLES.get(label, "")
+    return Text(SHORT_STATUSES.get(label, label) if short else label, style=style)
+
+
+ROUTING_PREFIX = re.compile(r"^(?:[\w.-]+/)+(?=[^/])")  # "litellm_proxy/", "openrouter/anthropic/"
+
+
+def short_model(model: str | None) -> str | None:
+    """The model's own name, without the routing prefix ("litellm_proxy/", "openai/")."""
+    if not model:
+        return model
+    return ROUTING_PREFIX.sub("", model, count=1)
 
 
 def money(cost: float | None) -> str:

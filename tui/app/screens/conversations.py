@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -18,10 +18,12 @@ from ..format import (
     money,
     relative_time,
     sandbox_text,
+    short_model,
     status_text,
     title_of,
     tokens,
 )
+from ..conversation_columns import Column, conversation_columns
 from ..safe_text import one_line
 from ..widgets.key_bar import KeyBar
 from .errors import describe_error
@@ -60,6 +62,7 @@ class ConversationsScreen(Screen):
         self._filter = ""
         #: local folders (``app.local``): events per conversation, shown where the sandbox would be
         self._counts: dict[str, int] = {}
+        self._columns: list[Column] = []  # as laid out for the screen's width
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="conv-filter-row"):
@@ -72,38 +75,52 @@ class ConversationsScreen(Screen):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.border_title = "Conversations"
-        for label, key, width in (
-            ("Title", "title", 40),
-            ("Agent", "agent", 12),
-            ("Events" if self.app.local else "Sandbox", "sandbox", 9),
-            ("Model", "model", 18),
-            ("Cost", "cost", 8),
-            ("Tokens", "tokens", 7),
-            ("Created", "created", 9),
-            ("Updated", "updated", 9),
-            ("Trigger", "trigger", 10),
-        ):
-            table.add_column(label, key=key, width=width)
+        self._lay_out_columns(self.app.size.width)
         table.focus()
         self.reload()
         self.set_interval(POLL_S, self.poll_statuses)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self._lay_out_columns(event.size.width)
+
+    def _lay_out_columns(self, width: int) -> None:
+        """Give the title the width the other columns leave (rebuilt only when that changes)."""
+        columns = conversation_columns(width, local=self.app.local)
+        table = self._table()
+        if table is None or columns == self._columns:
+            return
+        current = self._current_key()
+        self._columns = columns
+        table.clear(columns=True)
+        for column in columns:
+            table.add_column(column.label, key=column.key, width=column.width)
+        for conv in self._rows.values():
+            table.add_row(*self._row(conv), key=conv.id)
+        if current in table.rows:
+            table.move_cursor(row=table.get_row_index(current))
+
     # --- loading -------------------------------------------------------------------------
 
-    def _cells(self, conv: Any) -> list[Text]:
+    def _row(self, conv: Any) -> list[Text]:
+        """The cells of the columns shown, in their order."""
+        cells = self._cells(conv)
+        return [cells[column.key] for column in self._columns]
+
+    def _cells(self, conv: Any) -> dict[str, Text]:
         now = self.app.clock()
         cost, used = conversation_cost(conv)
-        return [
-            Text(title_of(conv), overflow="ellipsis", no_wrap=True),
-            status_text(conv.execution_status),
-            self._events_cell(conv.id) if self.app.local else sandbox_text(conv),
-            Text(one_line(conv.llm_model or "—", 40), style="dim"),
-            Text(money(cost), justify="right"),
-            Text(tokens(used), justify="right"),
-            Text(relative_time(conv.created_at, now), style="dim"),
-            Text(relative_time(conv.updated_at, now), style="dim"),
-            Text(one_line(str(getattr(conv.trigger, "value", conv.trigger) or "—"), 20), style="dim"),
-        ]
+        return {
+            "title": Text(title_of(conv), overflow="ellipsis", no_wrap=True),
+            "agent": status_text(conv.execution_status, short=True),
+            "sandbox": self._events_cell(conv.id) if self.app.local else sandbox_text(conv),
+            # the routing prefix (litellm_proxy/, openai/) is noise here; the header has it all
+            "model": Text(one_line(short_model(conv.llm_model) or "—", 40), style="dim"),
+            "cost": Text(money(cost), justify="right"),
+            "tokens": Text(tokens(used), justify="right"),
+            "created": Text(relative_time(conv.created_at, now), style="dim"),
+            "updated": Text(relative_time(conv.updated_at, now), style="dim"),
+            "trigger": Text(one_line(str(getattr(conv.trigger, "value", conv.trigger) or "—"), 20), style="dim"),
+        }
 
     def _events_cell(self, conversation_id: str) -> Text:
         count = self._counts.get(conversation_id)
@@ -129,7 +146,7 @@ class ConversationsScreen(Screen):
         self._rows = {conv.id: conv for conv in [*fresh, *self._rows.values()]}
         table.clear()
         for conv in self._rows.values():
-            table.add_row(*self._cells(conv), key=conv.id)
+            table.add_row(*self._row(conv), key=conv.id)
         if current in table.rows:
             table.move_cursor(row=table.get_row_index(current))
         self._status()
@@ -177,7 +194,7 @@ class ConversationsScreen(Screen):
             if conv.id in self._rows:
                 continue
             self._rows[conv.id] = conv
-            table.add_row(*self._cells(conv), key=conv.id)
+            table.add_row(*self._row(conv), key=conv.id)
         self._next_page = page.next_page_id
         self._loading = False
         self._status()
@@ -226,11 +243,9 @@ class ConversationsScreen(Screen):
             before = self._rows[conv.id]
             self._rows[conv.id] = conv
             self.app.status_changed(conv.id, title_of(conv), before.execution_status, conv.execution_status)
-            for key, cell in zip(
-                ("title", "agent", "sandbox", "model", "cost", "tokens", "created", "updated", "trigger"),
-                self._cells(conv),
-            ):
-                table.update_cell(conv.id, key, cell)
+            cells = self._cells(conv)
+            for column in self._columns:
+                table.update_cell(conv.id, column.key, cells[column.key])
 
     # --- actions -------------------------------------------------------------------------
 
