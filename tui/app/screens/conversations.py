@@ -13,6 +13,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
+from ..conversation_columns import Column, conversation_columns
 from ..format import (
     conversation_cost,
     money,
@@ -23,7 +24,6 @@ from ..format import (
     title_of,
     tokens,
 )
-from ..conversation_columns import Column, conversation_columns
 from ..safe_text import one_line
 from ..widgets.key_bar import KeyBar
 from .errors import describe_error
