@@ -89,3 +89,19 @@ async def test_local_conversations_are_offered_beside_the_demo(demo_server, tmp_
     finally:
         for stop in stops:
             stop()
+
+
+async def test_a_local_conversation_says_its_folder_is_watched_not_live(make_server):
+    from tests.app_helpers import screen_text
+    from tui.app.screens.conversation import ConversationScreen
+
+    store = FolderStore(PERSISTED)
+    server = make_server(store)
+    cid = next(iter(store.logs))
+    app = make_app(server.base_url, readonly=True, local=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        app.open_conversation(cid)
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        await wait_for(lambda: "● watching the folder" in screen_text(app), pilot=pilot)
+        assert "● live" not in screen_text(app)

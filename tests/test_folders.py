@@ -173,7 +173,7 @@ def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):
         screen.query_one("#event-tree").focus()
         await pilot.pause(0.3)
 
-    assert snap_compare(make_app(server.base_url, readonly=True), run_before=run_before, terminal_size=SIZE)
+    assert snap_compare(make_app(server.base_url, readonly=True, local=True), run_before=run_before, terminal_size=SIZE)
 
 
 async def test_new_folders_and_status_changes_are_picked_up(make_server, tmp_path):

@@ -32,10 +32,13 @@ def can_follow(conversation: Any) -> bool:
     return bool(conversation.conversation_url and conversation.session_api_key and status == "RUNNING")
 
 
-def live_mark(state: StreamState | None) -> Text:
+def live_mark(state: StreamState | None, *, local: bool = False) -> Text:
+    """The stream's state for the header; ``local``: a folder is watched, not an agent run."""
     if state is None or state.connection is None:
         return Text("")
     label, style = LIVE_MARKS.get(state.connection.state, (state.connection.state, ""))
+    if local and state.connection.state == "live":
+        label = "● watching the folder"
     mark = Text(label, style=style)
     if state.connection.state in ("reconnecting", "offline") and state.connection.attempt:
         mark.append(f" (try {state.connection.attempt})", style="dim")

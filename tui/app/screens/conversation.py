@@ -152,16 +152,16 @@ class ConversationScreen(Screen):
             text.append_text(status_text(status))
             text.append("   sandbox ")
             text.append_text(sandbox_text(conv))
+            mark = live_mark(live, local=self.app.local)
+            if mark:  # before cost and model: a narrow terminal cuts the line's end
+                text.append("   ")
+                text.append_text(mark)
             cost, used = conversation_cost(conv)
             if live is not None and (live.cost or live.total_tokens):
                 cost, used = live.cost, live.total_tokens
             text.append(f"   cost {money(cost)}   tokens {tokens(used)}")
             if conv.llm_model:
                 text.append(f"   model {clean(conv.llm_model)}", style="dim")
-            mark = live_mark(live)
-            if mark:
-                text.append("   ")
-                text.append_text(mark)
         for header in self.query("#conv-header").results(Static):
             header.update(text)
 

@@ -6,14 +6,13 @@ import asyncio
 from typing import Any
 
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from ..conversation_columns import Column, conversation_columns
 from ..format import (
     conversation_cost,
     money,
@@ -25,6 +24,8 @@ from ..format import (
     tokens,
 )
 from ..safe_text import one_line
+from ..table_columns import conversation_columns
+from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .errors import describe_error
 
@@ -62,12 +63,13 @@ class ConversationsScreen(Screen):
         self._filter = ""
         #: local folders (``app.local``): events per conversation, shown where the sandbox would be
         self._counts: dict[str, int] = {}
-        self._columns: list[Column] = []  # as laid out for the screen's width
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="conv-filter-row"):
             yield Input(placeholder="title contains… (enter to apply, esc to clear)", id="conv-filter")
-        table: DataTable = DataTable(id="conversations", cursor_type="row", zebra_stripes=True)
+        local = self.app.local
+        table = FittedTable(lambda width: conversation_columns(width, local=local),
+                            id="conversations", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static(id="conversations-status")
         yield KeyBar()
@@ -75,36 +77,11 @@ class ConversationsScreen(Screen):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.border_title = "Conversations"
-        self._lay_out_columns(self.app.size.width)
         table.focus()
         self.reload()
         self.set_interval(POLL_S, self.poll_statuses)
 
-    def on_resize(self, event: events.Resize) -> None:
-        self._lay_out_columns(event.size.width)
-
-    def _lay_out_columns(self, width: int) -> None:
-        """Give the title the width the other columns leave (rebuilt only when that changes)."""
-        columns = conversation_columns(width, local=self.app.local)
-        table = self._table()
-        if table is None or columns == self._columns:
-            return
-        current = self._current_key()
-        self._columns = columns
-        table.clear(columns=True)
-        for column in columns:
-            table.add_column(column.label, key=column.key, width=column.width)
-        for conv in self._rows.values():
-            table.add_row(*self._row(conv), key=conv.id)
-        if current in table.rows:
-            table.move_cursor(row=table.get_row_index(current))
-
     # --- loading -------------------------------------------------------------------------
-
-    def _row(self, conv: Any) -> list[Text]:
-        """The cells of the columns shown, in their order."""
-        cells = self._cells(conv)
-        return [cells[column.key] for column in self._columns]
 
     def _cells(self, conv: Any) -> dict[str, Text]:
         now = self.app.clock()
@@ -133,7 +110,7 @@ class ConversationsScreen(Screen):
         for cid, count in zip(ids, counts):
             if isinstance(count, int) and cid in table.rows:
                 self._counts[cid] = count
-                table.update_cell(cid, "sandbox", self._events_cell(cid))
+                table.put_cell(cid, "sandbox", self._events_cell(cid))
 
     async def _add_new(self) -> None:
         """Local folders: conversations that appeared since the list was loaded go on top."""
@@ -146,16 +123,13 @@ class ConversationsScreen(Screen):
         self._rows = {conv.id: conv for conv in [*fresh, *self._rows.values()]}
         table.clear()
         for conv in self._rows.values():
-            table.add_row(*self._row(conv), key=conv.id)
+            table.put_row(conv.id, self._cells(conv))
         if current in table.rows:
             table.move_cursor(row=table.get_row_index(current))
         self._status()
 
     def _current_key(self) -> str | None:
-        table = self.query_one(DataTable)
-        if not table.row_count:
-            return None
-        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.query_one(FittedTable).current_key
 
     @work(exclusive=True, group="conversations")
     async def reload(self) -> None:
@@ -194,7 +168,7 @@ class ConversationsScreen(Screen):
             if conv.id in self._rows:
                 continue
             self._rows[conv.id] = conv
-            table.add_row(*self._row(conv), key=conv.id)
+            table.put_row(conv.id, self._cells(conv))
         self._next_page = page.next_page_id
         self._loading = False
         self._status()
@@ -243,9 +217,7 @@ class ConversationsScreen(Screen):
             before = self._rows[conv.id]
             self._rows[conv.id] = conv
             self.app.status_changed(conv.id, title_of(conv), before.execution_status, conv.execution_status)
-            cells = self._cells(conv)
-            for column in self._columns:
-                table.update_cell(conv.id, column.key, cells[column.key])
+            table.put_row(conv.id, self._cells(conv))
 
     # --- actions -------------------------------------------------------------------------
 

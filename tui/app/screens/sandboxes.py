@@ -22,6 +22,8 @@ from tui.models.redact import mask_url
 
 from ..format import relative_time, status_text
 from ..safe_text import clean, one_line
+from ..table_columns import sandbox_columns
+from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .confirm import ConfirmScreen
 from .errors import describe_error
@@ -31,7 +33,6 @@ PENDING_MAX_S = 30.0  # a transitional mark that polling never confirms is dropp
 PAUSABLE = ("RUNNING", "STARTING")
 RESUMABLE = ("PAUSED", "ERROR")
 IDLE_POLL_S = 5.0
-COLUMNS = (("ID", "id", 30), ("Status", "status", 14), ("Spec", "spec", 44), ("Created", "created", 10), ("Exposed URLs", "urls", 60))
 
 
 class SpecPicker(ModalScreen[str | None]):
@@ -88,30 +89,30 @@ class SandboxesScreen(Screen):
         self._pending: dict[str, tuple[str, str, float]] = {}  # id -> (label, awaited status, give-up time)
 
     def compose(self) -> ComposeResult:
-        yield DataTable(id="sandboxes", cursor_type="row", zebra_stripes=True)
+        yield FittedTable(sandbox_columns, id="sandboxes", cursor_type="row", zebra_stripes=True)
         yield Static(id="sandboxes-status")
         yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.border_title = "Sandboxes"
-        for label, key, width in COLUMNS:
-            table.add_column(label, key=key, width=width)
         table.focus()
         self.refresh_sandboxes()
         self._timer = self.set_interval(IDLE_POLL_S, self.refresh_sandboxes)
 
-    def _cells(self, box: Any) -> list[Text]:
-        pending = self._pending.get(box.id)
-        status = Text(pending[0], style="italic cyan") if pending else status_text(box.status)
+    def _cells(self, box: Any) -> dict[str, Text]:
         urls = ", ".join(f"{u.name} {mask_url(u.url)}" for u in box.exposed_urls or ())
-        return [
-            Text(one_line(box.id, 60)),
-            status,
-            Text(one_line(box.sandbox_spec_id, 80), style="dim"),
-            Text(relative_time(box.created_at, self.app.clock()), style="dim"),
-            Text(clean(urls) or "—", style="dim", no_wrap=True, overflow="ellipsis"),
-        ]
+        return {
+            "id": Text(one_line(box.id, 60)),
+            "status": self._status_cell(box),
+            "spec": Text(one_line(box.sandbox_spec_id, 80), style="dim"),
+            "created": Text(relative_time(box.created_at, self.app.clock()), style="dim"),
+            "urls": Text(clean(urls) or "—", style="dim", no_wrap=True, overflow="ellipsis"),
+        }
+
+    def _status_cell(self, box: Any) -> Text:
+        pending = self._pending.get(box.id)
+        return Text(pending[0], style="italic cyan") if pending else status_text(box.status)
 
     @work(exclusive=True, group="sandboxes")
     async def refresh_sandboxes(self) -> None:
@@ -120,7 +121,7 @@ class SandboxesScreen(Screen):
         except Exception as exc:  # noqa: BLE001
             self.query_one("#sandboxes-status", Static).update(Text(f"error: {describe_error(exc)}", style="bold red"))
             return
-        table = self.query_one(DataTable)
+        table = self.query_one(FittedTable)
         seen = set()
         for box in boxes:
             seen.add(box.id)
@@ -133,12 +134,7 @@ class SandboxesScreen(Screen):
                 self.notify(f"{one_line(box.id, 40)} is still {status} ({want[0].rstrip('…')} not confirmed).",
                             severity="warning", markup=False)
             self._sandboxes[box.id] = box
-            cells = self._cells(box)
-            if box.id in table.rows:
-                for (_, key, _), cell in zip(COLUMNS, cells):
-                    table.update_cell(box.id, key, cell)
-            else:
-                table.add_row(*cells, key=box.id)
+            table.put_row(box.id, self._cells(box))
         for gone in [key.value for key in table.rows if key.value not in seen]:
             table.remove_row(gone)
             self._sandboxes.pop(gone, None)
@@ -166,9 +162,7 @@ class SandboxesScreen(Screen):
             self._pending.pop(box.id, None)
         else:
             self._pending[box.id] = (label, target, time.monotonic() + PENDING_MAX_S)
-        table = self.query_one(DataTable)
-        if box.id in table.rows:
-            table.update_cell(box.id, "status", self._cells(box)[1])
+        self.query_one(FittedTable).put_cell(box.id, "status", self._status_cell(box))
 
     def _guard(self) -> bool:
         if self.app.readonly:

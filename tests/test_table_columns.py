@@ -6,9 +6,9 @@ import pytest
 from textual.widgets import DataTable
 
 from tests.app_helpers import SIZE, make_app, wait_for
-from tui.app.conversation_columns import CELL_PADDING, CHROME, TITLE_FLOOR, conversation_columns
 from tui.app.format import short_model, status_text
 from tui.app.screens.conversations import ConversationsScreen
+from tui.app.table_columns import CELL_PADDING, CHROME, conversation_columns, sandbox_columns
 
 
 def used(columns) -> int:
@@ -35,7 +35,7 @@ def test_wider_terminals_show_more_and_longer():
 def test_too_narrow_keeps_a_readable_title_and_the_status():
     columns = conversation_columns(50)
     assert [c.key for c in columns] == ["title", "agent", "sandbox", "updated"]
-    assert columns[0].width == TITLE_FLOOR  # the table scrolls sideways rather than hide more
+    assert columns[0].width == 24  # the table scrolls sideways rather than hide more
 
 
 def test_local_folders_count_events_where_the_sandbox_was():
@@ -95,3 +95,53 @@ def test_times_ahead_of_our_clock_fit_the_column():
     assert relative_time("2026-11-22T11:00:00Z", now) == "1h ago"
     width = {c.key: c.width for c in conversation_columns(160)}["created"]
     assert len("2026-11-23") <= width
+
+
+@pytest.mark.parametrize("width", [80, 100, 120, 140, 160, 200])
+def test_sandbox_columns_fill_the_width_and_keep_id_and_status(width):
+    columns = sandbox_columns(width)
+    assert [c.key for c in columns][:3] == ["id", "status", "spec"] and used(columns) == width
+    assert columns[0].width == 30  # sandbox ids whole
+
+
+def test_sandbox_urls_outlast_the_created_column():
+    keys = {width: [c.key for c in sandbox_columns(width)] for width in (100, 120, 160)}
+    assert "urls" not in keys[100]
+    assert "urls" in keys[120] and "created" not in keys[120]
+    assert "created" in keys[160]
+    spec = {c.key: c.width for c in sandbox_columns(140)}["spec"]
+    assert spec >= len("ghcr.io/openhands/agent-server:1.43.1-python")
+
+
+async def test_a_cell_changed_while_its_column_is_hidden_shows_when_it_returns():
+    from rich.text import Text
+    from textual.app import App
+
+    from tui.app.widgets.fitted_table import FittedTable
+
+    class One(App):
+        def compose(self):
+            yield FittedTable(conversation_columns, id="t")
+
+    cells = {key: Text(key) for key in ("title", "agent", "sandbox", "model", "cost", "tokens", "created",
+                                         "updated", "trigger")}
+    app = One()
+    async with app.run_test(size=(80, 10)) as pilot:
+        table = app.query_one(FittedTable)
+        table.put_row("a", dict(cells))
+        table.put_row("b", dict(cells))
+        table.move_cursor(row=1)
+        assert "trigger" not in [c.key for c in table.shown_columns]
+        table.put_cell("a", "trigger", Text("slack"))
+        await pilot.resize_terminal(200, 10)
+        await pilot.pause()
+        assert [c.key for c in table.shown_columns][-1] == "trigger"
+        assert table.get_cell("a", "trigger").plain == "slack" and table.current_key == "b"
+        table.remove_row("a")
+        await pilot.resize_terminal(80, 10)
+        await pilot.pause()
+        assert [key.value for key in table.rows] == ["b"]
+        table.clear(columns=True)
+        await pilot.resize_terminal(81, 10)
+        await pilot.pause()
+        assert [c.key for c in table.shown_columns][0] == "title" and table.row_count == 0
