@@ -130,7 +130,8 @@ def _state_summary(key: str | None, value: Any) -> str:
         totals = stats_totals(value)
         if totals is not None:
             cost, prompt, completion = totals
-            return f"stats: {money(cost)} · {tokens(prompt + completion)} tokens"
+            used = prompt + completion
+            return f"stats: {money(cost)} · {tokens(used)} tokens" if used else f"stats: {money(cost)} · no tokens yet"
     if key == "full_state" and isinstance(value, dict):
         status = value.get("execution_status")
         return f"full state ({len(value)} fields)" + (f" · {status}" if isinstance(status, str) else "")
