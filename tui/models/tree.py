@@ -139,24 +139,3 @@ class EventTree:
     def branch_path(self, pos: int) -> list[int]:
         """Root → the leaf of the branch that ``pos`` is on."""
         return self.path_to(self.leaf_of(pos))
-
-    def subtree_size(self, pos: int) -> int:
-        stack, count = [pos], 0
-        children = self.children
-        while stack:
-            node = stack.pop()
-            count += 1
-            stack.extend(children.get(node, ()))
-        return count
-
-    def runs(self, start: int) -> list[int]:
-        """The linear run from ``start``: it and its single-child descendants up to a fork or leaf."""
-        out = [start]
-        children = self.children
-        node = start
-        while True:
-            kids = children.get(node)
-            if not kids or len(kids) != 1:
-                return out
-            node = kids[0]
-            out.append(node)
