@@ -341,13 +341,18 @@ class SlowCount(RecordingTransport):
         return await super().handle_async_request(request)
 
 
+def slow_count_app(make_server, monkeypatch, seed: int):
+    """A 5,000-event conversation whose count answers a second after its first page."""
+    monkeypatch.setattr(ConversationScreen, "index", lambda self: None)  # no background walk
+    store = Store()
+    cid = generate_conversation(store, 5_000, seed=seed)
+    server = make_server(store)
+    return make_app(server.base_url, transport=SlowCount(1.0)), cid
+
+
 async def test_end_pressed_before_the_total_is_known_goes_to_the_real_end(make_server, monkeypatch):
     # the first page is shown before the count arrives; End then must not stop at row 100
-    monkeypatch.setattr(ConversationScreen, "index", lambda self: None)
-    store = Store()
-    cid = generate_conversation(store, 5_000, seed=5)
-    server = make_server(store)
-    app = make_app(server.base_url, transport=SlowCount(1.0))
+    app, cid = slow_count_app(make_server, monkeypatch, seed=5)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, cid, counted=False)
         event_list = screen.query_one(EventList)
@@ -364,11 +369,7 @@ async def test_end_pressed_before_the_total_is_known_goes_to_the_real_end(make_s
 
 
 async def test_a_key_after_end_cancels_the_pending_end(make_server, monkeypatch):
-    monkeypatch.setattr(ConversationScreen, "index", lambda self: None)
-    store = Store()
-    cid = generate_conversation(store, 5_000, seed=6)
-    server = make_server(store)
-    app = make_app(server.base_url, transport=SlowCount(1.0))
+    app, cid = slow_count_app(make_server, monkeypatch, seed=6)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, cid, counted=False)
         event_list = screen.query_one(EventList)
