@@ -7,7 +7,7 @@ import time
 
 from textual.widgets import DataTable
 
-from tests.app_helpers import SIZE, make_app, wait_for
+from tests.app_helpers import SIZE, make_app, screen_text, wait_for
 from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.errors import ConnectionErrorScreen
 from tui.loopback import DeferredServer
@@ -45,3 +45,41 @@ async def test_a_bundled_server_that_cannot_start_is_said_not_hung_on():
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot)
         assert any("no demo today" in str(n.message) for n in app._notifications)
+
+
+async def test_the_client_is_built_after_the_first_frame_in_a_thread(demo_server):
+    from tests.app_helpers import FIXED_NOW
+    from tui.app.app import OhtuiApp
+    from tui.client import OpenHandsClient
+
+    built: list[tuple[str, bool]] = []
+
+    def factory():
+        # the list is on screen (loading) before the client and its imports exist
+        built.append((threading.current_thread().name, isinstance(app.screen, ConversationsScreen)))
+        return OpenHandsClient(demo_server.base_url)
+
+    deferred = DeferredServer(lambda sock: (lambda: None))  # the demo server already serves
+    app = OhtuiApp(client_factory=factory, url=demo_server.base_url, clock=lambda: FIXED_NOW,
+                   warm_up=deferred.start, on_exit=deferred.stop)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        table = app.screen.query_one(DataTable)
+        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        assert len(built) == 1  # once, though the list and the connection check both waited
+        thread, listed_first = built[0]
+        assert thread != threading.main_thread().name and listed_first
+
+
+async def test_a_client_that_cannot_be_built_is_said():
+    from tests.app_helpers import FIXED_NOW
+    from tui.app.app import OhtuiApp
+
+    def factory():
+        raise ValueError("bad URL for this test")
+
+    app = OhtuiApp(client_factory=factory, url="http://127.0.0.1:9", clock=lambda: FIXED_NOW)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), pilot=pilot)
+        await pilot.pause()
+        assert "bad URL for this test" in screen_text(app)

@@ -264,7 +264,8 @@ def run_app(args: argparse.Namespace) -> int:
     stop = stop_all if stops else None
     try:
         app = OhtuiApp(
-            _client(resolved, url),
+            # built in a thread after the first frame: its imports (httpx, the models) take ~0.3 s
+            client_factory=lambda: _client(resolved, url),
             url=url,
             conversation_id=args.conversation,
             shared=args.shared,

@@ -7,6 +7,8 @@ results to the screens; nothing here builds URLs or touches JSON.
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -37,8 +39,9 @@ class OhtuiApp(App):
 
     def __init__(
         self,
-        client: Any,
+        client: Any = None,
         *,
+        client_factory: Callable[[], Any] | None = None,
         url: str = "",
         conversation_id: str | None = None,
         shared: bool = False,
@@ -55,7 +58,14 @@ class OhtuiApp(App):
         warm_up: Callable[[], Any] | None = None,
     ) -> None:
         super().__init__()
-        self.client = client
+        if (client is None) == (client_factory is None):
+            raise TypeError("give a client or a client_factory")
+        self._client = client
+        #: builds the client (importing httpx and the models: ~0.3 s) off the event loop, after
+        #: the first frame; see ``client_ready``
+        self._client_factory = client_factory
+        self._client_lock = threading.Lock()
+        self._client_built = asyncio.Event()
         self.url = url
         self.start_conversation = conversation_id
         self.shared = shared
@@ -93,6 +103,8 @@ class OhtuiApp(App):
             )
         if self._notice:
             self.notify(self._notice, timeout=10, markup=False)
+        if self._client is None:
+            self.call_after_refresh(self.build_client)
         if self._warm_up is None:
             self.call_after_refresh(self.preload)
         else:  # our own server: nothing to check first, so the list shows (loading) at once
@@ -130,6 +142,7 @@ class OhtuiApp(App):
     async def connect(self) -> None:
         """Check the service answers before showing anything that needs it."""
         try:
+            await self.client_ready()
             if self.shared:
                 await self.client.search_shared_events(self.start_conversation, limit=1)
             else:
@@ -147,8 +160,43 @@ class OhtuiApp(App):
         if again:
             self.connect()
 
+    @property
+    def client(self) -> Any:
+        """The service client (built here, blocking, if nothing awaited ``client_ready``)."""
+        if self._client is None:
+            self._build_client()
+        return self._client
+
+    @client.setter
+    def client(self, client: Any) -> None:
+        self._client = client
+
+    def _build_client(self) -> None:
+        with self._client_lock:
+            if self._client is None:
+                assert self._client_factory is not None
+                self._client = self._client_factory()
+
+    @work(thread=True, group="client", exit_on_error=False)
+    def build_client(self) -> None:
+        """After the first frame, in a thread: a build beside the first paint competes with
+        it for the interpreter and delays it by as much as the build takes."""
+        try:
+            self._build_client()
+        finally:
+            self.call_from_thread(self._client_built.set)
+
+    async def client_ready(self) -> Any:
+        """The client, once ``build_client`` has made it (the first frame never waits for it)."""
+        if self._client is None:
+            await self._client_built.wait()
+            if self._client is None:  # the build failed: again here, so its error is raised
+                self._build_client()
+        return self._client
+
     async def on_unmount(self) -> None:
-        await self.client.aclose()
+        if self._client is not None:  # never built: nothing to close
+            await self._client.aclose()
         if self._on_exit is not None:
             self._on_exit()
 

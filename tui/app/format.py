@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from tui.models import AppConversation
-
 from .safe_text import one_line
+
+if TYPE_CHECKING:  # the models load after the first frame (they take ~150 ms to build)
+    from tui.models import AppConversation
 
 STATUS_STYLES = {
     "RUNNING": "bold green",

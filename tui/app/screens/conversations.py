@@ -153,9 +153,8 @@ class ConversationsScreen(Screen):
         status = self.query_one("#conversations-status", Static)
         status.update(Text("loading…", style="italic"))
         try:
-            page = await self.app.client.search_conversations(
-                title_contains=self._filter or None, page_id=page_id, limit=PAGE
-            )
+            client = await self.app.client_ready()  # built off the event loop at startup
+            page = await client.search_conversations(title_contains=self._filter or None, page_id=page_id, limit=PAGE)
         except Exception as exc:  # noqa: BLE001
             status.update(Text(f"error: {describe_error(exc)}", style="bold red"))
             self.notify(f"Could not list conversations: {describe_error(exc)}", severity="error", markup=False)
