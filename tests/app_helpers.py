@@ -47,6 +47,16 @@ async def wait_for(predicate, timeout: float = 20.0, pilot=None) -> None:
             await asyncio.sleep(0.02)
 
 
+def conversations_shown(app) -> bool:
+    """The conversations screen is current and composed (it is current a moment before its
+    widgets exist; a query in between fails)."""
+    from textual.widgets import DataTable
+
+    from tui.app.screens.conversations import ConversationsScreen
+
+    return isinstance(app.screen, ConversationsScreen) and bool(app.screen.query(DataTable))
+
+
 def first_rows_shown(screen) -> bool:
     """The event list shows the screen's current window and its first row is loaded.
 

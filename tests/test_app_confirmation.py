@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 
-from tests.app_helpers import SIZE, list_ready, make_app, screen_text, wait_for
+from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, screen_text, wait_for
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.models import ExecutionStatus
 
 
 async def _open_waiting(app, pilot, cid: str) -> ConversationScreen:
-    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
     app.open_conversation(cid)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen

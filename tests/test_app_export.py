@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tests.app_helpers import SIZE, list_ready, make_app, tree_ready, wait_for
+from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, tree_ready, wait_for
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.widgets.event_tree import Branch, EventTreeView
 from tui.app.windows import PathWindow, Query
 from tui.server import Store, load_demo
@@ -15,7 +14,7 @@ IDS = load_demo(Store())
 
 
 async def _open(app, pilot, cid: str) -> ConversationScreen:
-    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
     app.open_conversation(cid)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import json
 
-from tests.app_helpers import SIZE, RecordingTransport, list_ready, make_app, screen_text, tree_ready, wait_for
+from tests.app_helpers import (
+    SIZE,
+    RecordingTransport,
+    conversations_shown,
+    list_ready,
+    make_app,
+    screen_text,
+    tree_ready,
+    wait_for,
+)
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.find_bar import FindBar
@@ -18,7 +26,7 @@ IDS = load_demo(Store())
 
 
 async def _open(app, pilot, cid: str, *, indexed: bool = True) -> ConversationScreen:
-    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
     app.open_conversation(cid)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen

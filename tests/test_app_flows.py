@@ -7,6 +7,7 @@ import asyncio
 from tests.app_helpers import (
     SIZE,
     RecordingTransport,
+    conversations_shown,
     first_rows_shown,
     list_ready,
     make_app,
@@ -15,7 +16,6 @@ from tests.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.errors import ConnectionErrorScreen
 from tui.app.screens.sandboxes import SandboxesScreen, SpecPicker
 from tui.app.widgets.event_detail import EventDetail
@@ -27,7 +27,7 @@ from tui.server.demo import generate_conversation
 
 async def open_conversation(app, pilot, conversation_id: str, *, counted: bool = True) -> ConversationScreen:
     """Open a conversation and wait for its first rows (and, if ``counted``, its total)."""
-    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
     app.open_conversation(conversation_id)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
@@ -38,7 +38,7 @@ async def open_conversation(app, pilot, conversation_id: str, *, counted: bool =
 async def test_conversations_table_lists_demo(demo_server):
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count == 7, pilot=pilot)
         text = screen_text(app)
@@ -52,7 +52,7 @@ async def test_title_filter_is_server_side(demo_server):
     transport = RecordingTransport()
     app = make_app(demo_server.base_url, transport=transport)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count == 7, pilot=pilot)
         await pilot.press("slash", *"hello")
@@ -256,7 +256,7 @@ async def test_pause_resume_and_start_sandbox(make_server):
     server = make_server(store, start_delay=0.2)
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")
         await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
         screen = app.screen
@@ -283,7 +283,7 @@ async def test_delete_asks_first(make_server):
     server = make_server(store)
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")
         await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
         table = app.screen.query_one("DataTable")
@@ -302,7 +302,7 @@ async def test_readonly_blocks_sandbox_actions(make_server):
     server = make_server(store)
     app = make_app(server.base_url, readonly=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")
         await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
         table = app.screen.query_one("DataTable")

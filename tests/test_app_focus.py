@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, list_ready, make_app, wait_for
+from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, wait_for
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.filter_bar import FilterBar
 from tui.server import Store, load_demo
@@ -25,4 +24,4 @@ async def test_escape_leaves_the_filter_bar_before_the_screen(demo_server):
         await pilot.pause(0.05)
         assert app.screen is screen and isinstance(app.focused, EventList)
         await pilot.press("escape")
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.app_helpers import SIZE, list_ready, make_app, screen_text, tree_ready, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    list_ready,
+    make_app,
+    screen_text,
+    tree_ready,
+    wait_for,
+)
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.widgets.event_list import EventList
 from tui.server import Store, add_live_demo, load_demo
 
@@ -15,7 +22,7 @@ FIXED = 1_795_000_000.0  # a fixed clock: deterministic live timestamps for pict
 
 
 async def open_live(app, pilot, cid: str) -> ConversationScreen:
-    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
     app.open_conversation(cid)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
@@ -176,7 +183,7 @@ async def replay_into_screen(app, pilot, frames: list, cid: str) -> Conversation
     from tui.app.live import LiveSession
     from tui.client import StreamEvent, is_transient
 
-    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
     app.open_conversation(cid)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
@@ -234,7 +241,7 @@ async def test_conversations_table_polls_statuses_and_keeps_cursor(make_server, 
     server = make_server(store)
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         screen = app.screen
         table = screen.query_one("DataTable")
         await wait_for(lambda: table.row_count == 7, pilot=pilot)
@@ -274,7 +281,7 @@ async def test_detail_catches_up_with_followed_rows_at_most_twice_a_second(demo_
     ids = load_demo(Store())
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.open_conversation(ids["long"])
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, RecordingTransport, list_ready, make_app, screen_text, wait_for
 from textual.command import CommandPalette
 
+from tests.app_helpers import (
+    SIZE,
+    RecordingTransport,
+    conversations_shown,
+    list_ready,
+    make_app,
+    screen_text,
+    wait_for,
+)
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.new_conversation import NewConversationScreen
 from tui.app.screens.sandboxes import SandboxesScreen
 from tui.app.widgets.event_list import EventList
@@ -22,7 +29,7 @@ async def test_conversation_flag_opens_it_directly(demo_server):
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         await wait_for(lambda: list_ready(app.screen), pilot=pilot)
         await pilot.press("escape")  # back lands on the conversations list
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
 
 
 async def test_shared_mode_uses_the_public_search_only(demo_server):
@@ -42,7 +49,7 @@ async def test_shared_mode_uses_the_public_search_only(demo_server):
 async def test_palette_switches_screens_and_opens_by_id(demo_server):
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("ctrl+p")
         await wait_for(lambda: isinstance(app.screen, CommandPalette), pilot=pilot)
         await pilot.press(*"go to sandboxes")
@@ -79,7 +86,7 @@ async def test_new_conversation_shows_progress_then_opens(make_server):
     server = make_server(store, start_delay=0.3)
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("n")
         await wait_for(lambda: isinstance(app.screen, NewConversationScreen), pilot=pilot)
         await pilot.press(*"Try ohtui", "enter", *"say hi", "enter")
@@ -98,7 +105,7 @@ async def test_readonly_refuses_new_conversation(make_server):
     server = make_server(store)
     app = make_app(server.base_url, readonly=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         before = len(store.conversation_ids())
         await pilot.press("n")
         await wait_for(lambda: isinstance(app.screen, NewConversationScreen), pilot=pilot)
@@ -115,7 +122,7 @@ async def test_conversations_table_pages_lazily(make_server):
     transport = RecordingTransport()
     app = make_app(server.base_url, transport=transport)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count == 50, pilot=pilot)
         await pilot.press("G")
@@ -147,3 +154,30 @@ async def test_event_list_keys(demo_server):
         assert event_list.cursor == 0
         await pilot.press("tab")
         assert app.focused is screen.query_one("#event-detail")
+
+
+async def test_z_zooms_the_focused_pane_and_esc_or_z_restores(demo_server):
+    from tui.app.widgets.event_detail import EventDetail
+    from tui.app.widgets.key_bar import KeyBar
+
+    app = make_app(demo_server.base_url, conversation_id=IDS["hello"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: list_ready(screen), pilot=pilot)
+        event_list, detail = screen.query_one(EventList), screen.query_one(EventDetail)
+        event_list.focus()
+        await pilot.press("z")
+        assert screen.maximized is event_list and screen.query_one(KeyBar).display
+        await pilot.pause()
+        assert event_list.region.width == 80  # the whole terminal
+        await pilot.press("z")
+        assert screen.maximized is None
+        await pilot.press("d", "z")  # the detail zooms too
+        assert screen.maximized is detail
+        await pilot.press("t")  # a pane hidden behind the zoom: restore, then focus it
+        assert screen.maximized is None and screen.focused is screen.query_one("#event-tree")
+        await pilot.press("z", "escape")  # esc restores first and stays on the screen
+        assert screen.maximized is None and app.screen is screen
+        await pilot.press("escape")
+        assert app.screen is not screen

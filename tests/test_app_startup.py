@@ -7,7 +7,7 @@ import time
 
 from textual.widgets import DataTable
 
-from tests.app_helpers import SIZE, make_app, screen_text, wait_for
+from tests.app_helpers import SIZE, conversations_shown, make_app, screen_text, wait_for
 from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.errors import ConnectionErrorScreen
 from tui.loopback import DeferredServer
@@ -28,7 +28,7 @@ async def test_the_list_shows_before_the_bundled_server_serves():
     deferred = DeferredServer(serve)
     app = make_app(deferred.url, warm_up=deferred.start, on_exit=deferred.stop)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         assert not served.is_set()  # on screen while the server was still starting
         table = app.screen.query_one(DataTable)
         await wait_for(lambda: table.row_count == 7, pilot=pilot)  # its requests waited, none failed
@@ -63,7 +63,7 @@ async def test_the_client_is_built_after_the_first_frame_in_a_thread(demo_server
     app = OhtuiApp(client_factory=factory, url=demo_server.base_url, clock=lambda: FIXED_NOW,
                    warm_up=deferred.start, on_exit=deferred.stop)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one(DataTable)
         await wait_for(lambda: table.row_count == 7, pilot=pilot)
         assert len(built) == 1  # once, though the list and the connection check both waited

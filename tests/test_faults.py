@@ -14,10 +14,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from tests.app_helpers import SIZE, make_app, screen_text, wait_for
+from tests.app_helpers import SIZE, conversations_shown, make_app, screen_text, wait_for
 from tests.tcp_proxy import TcpProxy
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.widgets.event_list import EventList
 from tui.client import OpenHandsClient
 from tui.server import Store
@@ -46,7 +45,7 @@ def app_for(url: str, **client_options):
 
 
 async def open_and_index(app, pilot, cid: str) -> ConversationScreen:
-    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
     app.open_conversation(cid)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     return app.screen
@@ -113,7 +112,7 @@ async def test_key_revoked_mid_session_is_a_clear_error(make_server):
     notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         server.app.state.session_key = "rotated-key"  # the key is revoked on the server
         app.open_conversation(cid)
         await wait_for(lambda: any("Could not load the conversation" in n for n in notes), pilot=pilot)

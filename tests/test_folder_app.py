@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 
-from tests.app_helpers import SIZE, make_app, wait_for
+from tests.app_helpers import SIZE, conversations_shown, make_app, wait_for
 from tests.folder_helpers import write_folder
 from tests.samples import SAMPLES
 from tui.app.commands import OhtuiCommands
-from tui.app.screens.conversations import ConversationsScreen
 from tui.server import Store
 from tui.server.demo import generate_conversation
 from tui.server.folders import FolderStore
@@ -30,7 +29,7 @@ async def test_local_mode_has_no_sandbox_keys_and_counts_events(make_server, tmp
     server = make_server(store)
     app = make_app(server.base_url, readonly=True, local=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         screen = app.screen
         await wait_for(lambda: counts_shown(screen) == {first: "12"}, pilot=pilot)
         assert str(screen.query_one("DataTable").columns["sandbox"].label) == "Events"
@@ -59,7 +58,7 @@ def test_snapshot_of_the_local_conversations_list(snap_compare, make_server):
 
     async def run_before(pilot):
         app = pilot.app
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await wait_for(lambda: "…" not in "".join(counts_shown(app.screen).values())
                        and len(counts_shown(app.screen)) == 5, pilot=pilot)
 
@@ -80,10 +79,10 @@ async def test_local_conversations_are_offered_beside_the_demo(demo_server, tmp_
     app = make_app(demo_server.base_url, profiles={cli.LOCAL_PROFILE: cli._folder_factory(tmp_path, stops)})
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+            await wait_for(lambda: conversations_shown(app), pilot=pilot)
             assert app.check_action("show_sandboxes", ()) is True and not app.local
             app.switch_profile(cli.LOCAL_PROFILE)
-            await wait_for(lambda: isinstance(app.screen, ConversationsScreen) and counts_shown(app.screen) == {cid: "7"},
+            await wait_for(lambda: conversations_shown(app) and counts_shown(app.screen) == {cid: "7"},
                            pilot=pilot)
             assert app.local and app.readonly and app.check_action("show_sandboxes", ()) is False
     finally:
@@ -100,7 +99,7 @@ async def test_a_local_conversation_says_its_folder_is_watched_not_live(make_ser
     cid = next(iter(store.logs))
     app = make_app(server.base_url, readonly=True, local=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.open_conversation(cid)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         await wait_for(lambda: "● watching the folder" in screen_text(app), pilot=pilot)

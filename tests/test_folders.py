@@ -7,12 +7,11 @@ import json
 
 import pytest
 
-from tests.app_helpers import SIZE, list_ready, make_app, tree_ready, wait_for
+from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, tree_ready, wait_for
 from tests.folder_helpers import write_folder
 from tests.samples import SAMPLES
 from tui.app.notices import status_value
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.client import OpenHandsClient
 from tui.models import RawEvent
 from tui.server import Store
@@ -105,7 +104,7 @@ async def test_the_app_browses_real_folders(make_server):
     server = make_server(store)
     app = make_app(server.base_url, readonly=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count == len(store.logs), pilot=pilot)
         cid = max(store.logs, key=lambda c: len(store.logs[c]))
@@ -137,7 +136,7 @@ async def test_a_folder_being_written_shows_up_live_once_and_in_order(make_serve
     start_following(server, store)
     app = make_app(server.base_url, readonly=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.open_conversation(cid)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
@@ -164,7 +163,7 @@ def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):
 
     async def run_before(pilot):
         app = pilot.app
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.open_conversation(cid)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
@@ -199,7 +198,7 @@ async def test_new_folders_and_status_changes_are_picked_up(make_server, tmp_pat
         assert status_value(found.execution_status) == "finished"
     app = make_app(server.base_url, readonly=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.open_conversation(first)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen

@@ -24,10 +24,9 @@ from rich.segment import Segment
 from textual.app import App, ComposeResult
 from textual.widgets import Collapsible
 
-from tests.app_helpers import SIZE, make_app, screen_text, tree_ready, wait_for
+from tests.app_helpers import SIZE, conversations_shown, make_app, screen_text, tree_ready, wait_for
 from tui.app.rows import EventRow
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.event_tree import Branch, EventTreeView
@@ -141,7 +140,7 @@ def assert_screen_is_inert(app) -> str:
 
 
 async def _open(app, pilot) -> ConversationScreen:
-    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
     app.open_conversation(CID)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
@@ -199,7 +198,7 @@ async def test_conversations_table_shows_hostile_title_literally(make_server):
     server = make_server(hostile_store())
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count == 1, pilot=pilot)
         await pilot.pause(0.1)

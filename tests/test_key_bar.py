@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, make_app, wait_for
-from tui.app.screens.conversations import ConversationsScreen
+from tests.app_helpers import SIZE, conversations_shown, make_app, wait_for
 from tui.app.screens.new_conversation import NewConversationScreen
 from tui.app.widgets.key_bar import KeyBar
 
@@ -11,7 +10,7 @@ from tui.app.widgets.key_bar import KeyBar
 async def test_keys_follow_the_screen_and_a_click_presses_one(demo_server):
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         bar = app.screen.query_one(KeyBar)
         await wait_for(lambda: bar.items, pilot=pilot)
         assert "n New conversation" in bar.text and "q Quit" in bar.text
@@ -23,5 +22,5 @@ async def test_keys_follow_the_screen_and_a_click_presses_one(demo_server):
         await wait_for(lambda: isinstance(app.screen, NewConversationScreen), pilot=pilot)
         # the modal's own bindings (no key bar of its own) leave the conversations bar as it was
         await pilot.press("escape")
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         assert item.key == "n"

@@ -6,10 +6,9 @@ import asyncio
 import os
 import stat
 
-from tests.app_helpers import SIZE, list_ready, make_app, wait_for
+from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, wait_for
 from tui.app.notices import Notifier, desktop_notify, status_value
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.config import Settings
 
 
@@ -64,7 +63,7 @@ async def test_a_live_run_that_finishes_notifies_and_rings(live_server):
     async with app.run_test(size=SIZE) as pilot:
         app.notify = lambda message, **kw: told.append((str(message), kw.get("severity", "")))  # type: ignore[method-assign]
         app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.open_conversation(cid)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
@@ -84,7 +83,7 @@ async def test_the_conversations_list_notifies_from_polling(live_server):
     told: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         app.notify = lambda message, **kw: told.append(str(message))  # type: ignore[method-assign]
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         screen = app.screen
         await wait_for(lambda: cid in screen._rows, pilot=pilot)
         await asyncio.to_thread(server.live.send_message_sync, cid, "one more, please")

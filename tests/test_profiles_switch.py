@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from tests.app_helpers import SIZE, screen_text, wait_for
+from tests.app_helpers import SIZE, conversations_shown, screen_text, wait_for
 from tui.app.app import OhtuiApp
 from tui.app.commands import OhtuiCommands
-from tui.app.screens.conversations import ConversationsScreen
 from tui.cli import _profile_factory
 from tui.client import OpenHandsClient
 from tui.server import Store
@@ -39,7 +38,7 @@ async def test_palette_switches_to_another_profile(make_server, tmp_path, monkey
     notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await wait_for(lambda: "on the first server" in screen_text(app), pilot=pilot)
         names = [name for name, _, _ in OhtuiCommands(app.screen, None)._commands()]
         assert "Profile: one (current)" in names and "Profile: two" in names
@@ -48,6 +47,6 @@ async def test_palette_switches_to_another_profile(make_server, tmp_path, monkey
         assert any("Cannot use profile 'broken'" in n and "OHTUI_TEST_UNSET_KEY" in n for n in notes)
         assert app.url == first.base_url  # still on the first server
         app.switch_profile("two")
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen) and "on the second server" in screen_text(app), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app) and "on the second server" in screen_text(app), pilot=pilot)
         assert app.url == second.base_url and app.profile == "two"
         assert "on the first server" not in screen_text(app)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, RecordingTransport, make_app, wait_for
+from tests.app_helpers import SIZE, RecordingTransport, conversations_shown, make_app, wait_for
 from tui.app.screens import sandboxes as sandboxes_module
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.sandboxes import SandboxesScreen
 from tui.server import Store, load_demo
 
 
 async def _sandboxes(app, pilot):
-    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
     await pilot.press("2")
     await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
     screen = app.screen

@@ -14,9 +14,8 @@ import asyncio
 import json
 import logging
 
-from tests.app_helpers import SIZE, list_ready, screen_text, wait_for
+from tests.app_helpers import SIZE, conversations_shown, list_ready, screen_text, wait_for
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.sandboxes import SandboxesScreen, SpecPicker
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
@@ -68,7 +67,7 @@ async def test_no_secret_on_any_screen_log_or_export(make_server, caplog, tmp_pa
         seen.append((f"{where} (svg)", app.export_screenshot()))
 
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count >= 7, pilot=pilot)
         look("conversations")
@@ -94,7 +93,7 @@ async def test_no_secret_on_any_screen_log_or_export(make_server, caplog, tmp_pa
             look(f"{name} help")
             await pilot.press("question_mark")
             await pilot.press("escape")
-            await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+            await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")
         await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
         sandboxes = app.screen.query_one("DataTable")

@@ -6,9 +6,8 @@ import asyncio
 
 import httpx
 
-from tests.app_helpers import SIZE, make_app, tree_ready, wait_for
+from tests.app_helpers import SIZE, conversations_shown, make_app, tree_ready, wait_for
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.errors import ConnectionErrorScreen
 from tui.app.screens.sandboxes import SandboxesScreen
 from tui.app.widgets.event_detail import EventDetail
@@ -21,7 +20,7 @@ IDS = load_demo(Store())
 
 async def _table_ready(pilot, rows: int) -> None:
     app = pilot.app
-    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
     table = app.screen.query_one("DataTable")
     await wait_for(lambda: table.row_count >= rows, pilot=pilot)
     await pilot.pause(0.1)
@@ -29,7 +28,7 @@ async def _table_ready(pilot, rows: int) -> None:
 
 async def _open(pilot, name_or_id: str, *, select: str | None = None) -> ConversationScreen:
     app = pilot.app
-    await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
     app.open_conversation(IDS.get(name_or_id, name_or_id))
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
@@ -107,7 +106,7 @@ def test_empty_conversation(snap_compare, make_server):
 
     async def run_before(pilot):
         app = pilot.app
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.open_conversation(cid)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen) and app.screen.feed.base.complete, pilot=pilot)
         await pilot.pause(0.3)
@@ -127,7 +126,7 @@ class StalledEvents(httpx.AsyncHTTPTransport):
 def test_loading_state(snap_compare, demo_server):
     async def run_before(pilot):
         app = pilot.app
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.open_conversation(IDS["hello"])
         await pilot.pause(0.5)
 
@@ -172,3 +171,13 @@ def test_help_panel(snap_compare, demo_server):
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=SIZE)
+
+
+def test_zoomed_detail_on_a_narrow_terminal(snap_compare, demo_server):
+    # 80 columns: z lets the detail (a command and its output) use the whole width
+    async def run_before(pilot):
+        await _open(pilot, "hello", select="$ python3")
+        await pilot.press("d", "z")
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=(80, 24))

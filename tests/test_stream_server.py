@@ -7,7 +7,15 @@ import json
 
 import pytest
 
-from tui.client import AuthError, EventStream, NotFound, OpenHandsClient, StreamEvent, StreamStatus, agent_endpoint
+from tui.client import (
+    AuthError,
+    EventStream,
+    NotFound,
+    OpenHandsClient,
+    StreamEvent,
+    StreamStatus,
+    agent_endpoint,
+)
 from tui.client.agent import AgentEndpoint
 from tui.server.live import Close
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable
 
-from tests.app_helpers import SIZE, make_app, wait_for
+from tests.app_helpers import SIZE, conversations_shown, make_app, wait_for
 from tui.app.format import short_model, status_text
-from tui.app.screens.conversations import ConversationsScreen
 from tui.app.table_columns import CELL_PADDING, CHROME, conversation_columns, sandbox_columns
 
 
@@ -63,7 +62,7 @@ def test_short_status_fits_a_column_and_keeps_its_colour():
 async def test_resizing_the_terminal_relays_the_columns_and_keeps_the_cursor(demo_server):
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationsScreen) and app.screen.query(DataTable), pilot=pilot)
+        await wait_for(lambda: conversations_shown(app) and app.screen.query(DataTable), pilot=pilot)
         table = app.screen.query_one(DataTable)
         await wait_for(lambda: table.row_count == 7, pilot=pilot)
         await pilot.press("down", "down", "down")

@@ -49,6 +49,7 @@ class ConversationScreen(Screen):
 
     AUTO_FOCUS = "#event-list"
     BINDING_GROUP_TITLE = "Conversation"
+    ALLOW_IN_MAXIMIZED_VIEW = "KeyBar"  # a zoomed pane (z) keeps the keys in view
     BINDINGS = [
         Binding("escape", "back", "Back", id="conversation.back"),
         Binding("o", "toggle_sort", "Sort", id="conversation.sort"),
@@ -74,6 +75,7 @@ class ConversationScreen(Screen):
         Binding("X", "interrupt", "Interrupt", id="conversation.interrupt"),
         Binding("A", "approve", "Approve", id="conversation.approve", tooltip="Run the action the agent waits to run"),
         Binding("R", "reject", "Reject", id="conversation.reject", tooltip="Refuse the waiting action, with a reason for the agent"),
+        Binding("z", "zoom", "Zoom pane", show=False, id="conversation.zoom"),
         Binding("t", "focus('event-tree')", "Tree", show=False, id="conversation.focus-tree"),
         Binding("l", "focus('event-list')", "List", show=False, id="conversation.focus-list"),
         Binding("d", "focus('event-detail')", "Detail", show=False, id="conversation.focus-detail"),
@@ -882,12 +884,28 @@ class ConversationScreen(Screen):
         if focused is not None and self.query_one(FilterBar) in focused.ancestors_with_self:
             self.query_one(EventList).focus()  # esc leaves the filter bar first, not the screen
             return
+        if self.maximized is not None:
+            self.minimize()  # esc brings the other panes back before it leaves the screen
+            return
         if isinstance(self.window, PathWindow):
             self.action_show_all()
         else:
             self.app.pop_screen()
 
+    def action_zoom(self) -> None:
+        """The focused pane fills the screen (a narrow terminal's long lines); z again restores."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        pane = next((node for node in (focused.ancestors_with_self if focused else ())
+                     if node.id in PANES), None)
+        if pane is not None:
+            self.maximize(pane, container=False)
+
     def action_focus(self, widget_id: str) -> None:
+        if self.maximized is not None and self.maximized.id != widget_id:
+            self.minimize()  # the pane asked for is hidden behind the zoomed one
         self.query_one(f"#{widget_id}").focus()
 
     def filter_kind(self, kind: str | None) -> None:
@@ -895,6 +913,9 @@ class ConversationScreen(Screen):
         bar = self.query_one(FilterBar)
         bar.set_query(Query(**{**bar.query.__dict__, "kind": kind}))
         self.apply_query(bar.query)
+
+
+PANES = ("event-tree", "event-list", "event-detail")  # what z zooms
 
 
 def _write_new(stem: str, suffix: str, text: str) -> str:

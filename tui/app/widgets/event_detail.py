@@ -102,6 +102,8 @@ def diff_text(old: str, new: str, path: str = "") -> Text:
 class EventDetail(VerticalScroll, can_focus=True):
     """Shows the selected event. The screen calls :meth:`show`."""
 
+    ALLOW_MAXIMIZE = True  # z zooms it (containers are not maximizable by default)
+
     BINDING_GROUP_TITLE = "Detail"
     BINDINGS = [
         Binding("r", "toggle_raw", "Raw JSON", id="detail.raw"),
