@@ -181,3 +181,15 @@ async def test_z_zooms_the_focused_pane_and_esc_or_z_restores(demo_server):
         assert screen.maximized is None and app.screen is screen
         await pilot.press("escape")
         assert app.screen is not screen
+
+
+async def test_a_long_title_never_pushes_the_status_out_of_the_header(demo_server):
+    app = make_app(demo_server.base_url, conversation_id=IDS["hello"])
+    async with app.run_test(size=(60, 24)) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: list_ready(screen) and screen._conversation is not None, pilot=pilot)
+        await pilot.pause(0.1)
+        lines = screen_text(app).splitlines()
+        assert lines[0].rstrip().endswith("…")  # the title and id, cut at the edge
+        assert lines[1].lstrip().startswith("agent ")  # the status keeps its line
