@@ -45,8 +45,6 @@ def url_for(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
-
-
 class DeferredServer:
     """A listening loopback port now; ``start()`` (from any thread) serves on it later.
 

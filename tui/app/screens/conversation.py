@@ -884,9 +884,6 @@ class ConversationScreen(Screen):
         if focused is not None and self.query_one(FilterBar) in focused.ancestors_with_self:
             self.query_one(EventList).focus()  # esc leaves the filter bar first, not the screen
             return
-        if self.maximized is not None:
-            self.minimize()  # esc brings the other panes back before it leaves the screen
-            return
         if isinstance(self.window, PathWindow):
             self.action_show_all()
         else:

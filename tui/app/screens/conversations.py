@@ -118,18 +118,9 @@ class ConversationsScreen(Screen):
         fresh = [conv for conv in page.items if conv.id not in self._rows]
         if not fresh:
             return
-        table = self.query_one(DataTable)
-        current = self._current_key()
         self._rows = {conv.id: conv for conv in [*fresh, *self._rows.values()]}
-        table.clear()
-        for conv in self._rows.values():
-            table.put_row(conv.id, self._cells(conv))
-        if current in table.rows:
-            table.move_cursor(row=table.get_row_index(current))
+        self.query_one(FittedTable).replace_rows((conv.id, self._cells(conv)) for conv in self._rows.values())
         self._status()
-
-    def _current_key(self) -> str | None:
-        return self.query_one(FittedTable).current_key
 
     @work(exclusive=True, group="conversations")
     async def reload(self) -> None:
@@ -224,11 +215,7 @@ class ConversationsScreen(Screen):
         return not (action == "new" and self.app.local)  # local: the agent starts conversations
 
     def action_open(self) -> None:
-        table = self.query_one(DataTable)
-        if not table.row_count:
-            return
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        conv = self._rows.get(key)
+        conv = self._rows.get(self.query_one(FittedTable).current_key)
         if conv is not None:
             self.app.open_conversation(conv.id, title=conv.title)
 

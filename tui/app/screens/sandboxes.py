@@ -151,11 +151,7 @@ class SandboxesScreen(Screen):
         )
 
     def _current(self) -> Any:
-        table = self.query_one(DataTable)
-        if not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self._sandboxes.get(key)
+        return self._sandboxes.get(self.query_one(FittedTable).current_key)
 
     def _mark(self, box: Any, label: str, target: str | None) -> None:
         if target is None:

@@ -241,6 +241,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
             return
         self.set_reactive(EventList.virtual_size, size)
         self._scroll_update(size)
+
     def _style(self, name: str) -> Style:
         """The widget's own style with the component's colours over it (cached per theme)."""
         style = self._styles.get(name)

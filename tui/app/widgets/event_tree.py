@@ -160,10 +160,10 @@ class EventTreeView(Tree, inherit_bindings=True):
     def real_children(self, pos: int) -> list[int]:
         return self._walk.real_children(pos)
 
-    def fork_positions(self) -> set[int]:
+    def fork_positions(self) -> frozenset[int]:
         """Where the conversation forks as the tree shows it (state updates and other
         attachments don't count as branches)."""
-        return set(self.forks)
+        return self.forks
 
     def fork_count(self) -> int:
         return len(self.forks)

@@ -7,7 +7,7 @@ the same row.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from rich.text import Text
 from textual import events
@@ -47,8 +47,19 @@ class FittedTable(DataTable):
             self.add_column(column.label, key=column.key, width=column.width)
         for key, cells in self._cells.items():
             self.add_row(*self._ordered(cells), key=key)
-        if current in self.rows:
-            self.move_cursor(row=self.get_row_index(current))
+        self._cursor_to(current)
+
+    def replace_rows(self, rows: Iterable[tuple[str, Cells]]) -> None:
+        """Every row anew, in this order; the cursor stays on its row if that is still there."""
+        current = self.current_key
+        self.clear()
+        for key, cells in rows:
+            self.put_row(key, cells)
+        self._cursor_to(current)
+
+    def _cursor_to(self, key: str | None) -> None:
+        if key in self.rows:
+            self.move_cursor(row=self.get_row_index(key))
 
     @property
     def current_key(self) -> str | None:

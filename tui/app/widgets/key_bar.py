@@ -102,7 +102,8 @@ class KeyBar(Widget, can_focus=False):
         key_style = self.get_component_rich_style("key-bar--key")
         description_style = self.get_component_rich_style("key-bar--description")
         width = self.size.width
-        palette = self._piece(self.palette, key_style, description_style, pad=False) if self.palette else None
+        shown_palette = self.palette
+        palette = self._piece(shown_palette, key_style, description_style, pad=False) if shown_palette else None
         room = width - (palette.cell_len + 2 if palette is not None else 0)
         line, spans, at = Text(no_wrap=True, overflow="crop"), [], 0
         for item in self.items:
@@ -112,11 +113,11 @@ class KeyBar(Widget, can_focus=False):
             line.append_text(piece)
             spans.append((at, at + piece.cell_len, item))
             at += piece.cell_len
-        if palette is not None and self.palette is not None:
+        if palette is not None and shown_palette is not None:  # one implies the other
             start = max(at, width - palette.cell_len - 2)
             line.append(" " * (start - at))
             line.append(DIVIDER, self.get_component_rich_style("key-bar--divider"))
-            spans.append((start + 1, start + 1 + palette.cell_len, self.palette))
+            spans.append((start + 1, start + 1 + palette.cell_len, shown_palette))
             line.append_text(palette)
         self._spans = spans
         return line
