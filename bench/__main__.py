@@ -1,6 +1,6 @@
 """``python -m bench``: run every benchmark in its own process and write bench/RESULTS.md.
 
-    python -m bench [--quick]     (--quick: fewer repeats, for a look; the table says so)
+python -m bench [--quick]     (--quick: fewer repeats, for a look; the table says so)
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import os
 import platform
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from bench.common import ROOT
 
@@ -22,13 +22,25 @@ RUNS = {
     "live": ["--seconds", "10"],
     "startup": ["--repeat", "5"],
 }
-QUICK = {"open": ["--repeat", "2"], "keys": ["--presses", "40"], "load": [], "live": ["--seconds", "3"], "startup": ["--repeat", "2"]}
+QUICK = {
+    "open": ["--repeat", "2"],
+    "keys": ["--presses", "40"],
+    "load": [],
+    "live": ["--seconds", "3"],
+    "startup": ["--repeat", "2"],
+}
 
 
 def run(name: str, args: list[str]) -> tuple[dict, str]:
     print(f"== bench.{name} {' '.join(args)}", flush=True)
-    result = subprocess.run([sys.executable, "-m", f"bench.{name}", *args], cwd=ROOT, capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    result = subprocess.run(
+        [sys.executable, "-m", f"bench.{name}", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     lines = result.stdout.splitlines()
     text = "\n".join(line for line in lines if not line.startswith("RESULT "))
     print(text, flush=True)
@@ -46,48 +58,141 @@ def table(r: dict[str, dict]) -> list[str]:
     o, k, ld, lv, s = (r.get(n, {}) for n in ("open", "keys", "load", "live", "startup"))
     rows = []
 
-    def add(what: str, figure: str, baseline: str, ratio: str, target: str, ok: bool | None) -> None:
+    def add(
+        what: str, figure: str, baseline: str, ratio: str, target: str, ok: bool | None
+    ) -> None:
         rows.append(f"| {what} | {figure} | {baseline} | {ratio} | {target} | {verdict(ok)} |")
 
     if o:
-        add("open 100k: view → first rows painted", f"{o['view_100000_ms']:.0f} ms", f"raw GET of page 1: {o['raw_100000_ms']:.0f} ms",
-            f"{o['view_ratio_raw']:.1f}×", "≤ 1.3× raw", o["view_ratio_raw"] <= 1.3)
-        add("open 100k vs 100 events", f"{o['view_100000_ms']:.0f} ms", f"100 events: {o['view_100_ms']:.0f} ms",
-            f"{o['view_ratio_sizes']:.2f}×", "within noise", o["view_ratio_sizes"] <= 1.3)
+        add(
+            "open 100k: view → first rows painted",
+            f"{o['view_100000_ms']:.0f} ms",
+            f"raw GET of page 1: {o['raw_100000_ms']:.0f} ms",
+            f"{o['view_ratio_raw']:.1f}×",
+            "≤ 1.3× raw",
+            o["view_ratio_raw"] <= 1.3,
+        )
+        add(
+            "open 100k vs 100 events",
+            f"{o['view_100000_ms']:.0f} ms",
+            f"100 events: {o['view_100_ms']:.0f} ms",
+            f"{o['view_ratio_sizes']:.2f}×",
+            "within noise",
+            o["view_ratio_sizes"] <= 1.3,
+        )
         add("app start → first rows (100k)", f"{o['launch_100000_ms']:.0f} ms", "", "", "", None)
     if k:
         for key in ("down", "pagedown", "end/home", "filter"):
-            med, p95, small = k[f"{key}_100000_median_ms"], k[f"{key}_100000_p95_ms"], k[f"{key}_100_median_ms"]
-            target_ok = (med <= 16 if key != "filter" else None)
-            add(f"key {key} (100k known)", f"median {med:.1f} ms, p95 {p95:.1f} ms", f"100 events: {small:.1f} ms",
-                f"{k[f'{key}_ratio']:.2f}×", "median ≤ 16 ms, ≤ 1.2×" if key != "filter" else "≤ 1.2×",
-                (k[f"{key}_ratio"] <= 1.2) and (target_ok is not False))
-        add("key handled (state changed, before paint)", f"{k['handled_100000_median_ms']:.2f} ms", f"100 events: {k['handled_100_median_ms']:.2f} ms", "", "", None)
+            med, p95, small = (
+                k[f"{key}_100000_median_ms"],
+                k[f"{key}_100000_p95_ms"],
+                k[f"{key}_100_median_ms"],
+            )
+            target_ok = med <= 16 if key != "filter" else None
+            add(
+                f"key {key} (100k known)",
+                f"median {med:.1f} ms, p95 {p95:.1f} ms",
+                f"100 events: {small:.1f} ms",
+                f"{k[f'{key}_ratio']:.2f}×",
+                "median ≤ 16 ms, ≤ 1.2×" if key != "filter" else "≤ 1.2×",
+                (k[f"{key}_ratio"] <= 1.2) and (target_ok is not False),
+            )
+        add(
+            "key handled (state changed, before paint)",
+            f"{k['handled_100000_median_ms']:.2f} ms",
+            f"100 events: {k['handled_100_median_ms']:.2f} ms",
+            "",
+            "",
+            None,
+        )
     if ld:
         if "end_ms" in ld:
-            add("walk by End: first → last of 100k painted", f"{ld['end_ms']:.0f} ms", f"raw GET of the newest page: {ld['raw_last_page_ms']:.0f} ms",
-                f"{ld['end_ratio']:.1f}×", "≤ 1.2× raw", ld["end_ratio"] <= 1.2)
-        add("walk: all 100k events loaded by the UI", f"{ld['ui_walk_s']:.1f} s", f"raw paging, no parsing: {ld['raw_walk_s']:.1f} s",
-            f"{ld['walk_ratio']:.1f}×", "≤ 1.2×", ld["walk_ratio"] <= 1.2)
-        add("memory: RSS growth with all 100k rows", f"{ld['rss_growth_mb']:.0f} MB", f"JSON of the events: {ld['json_mb']:.0f} MB",
-            f"{ld['memory_ratio']:.2f}×", "≤ 2×", ld["memory_ratio"] <= 2)
-        add("memory: 100k known, first page loaded", f"{ld['rss_first_page_mb'] - ld['rss_before_mb']:.0f} MB growth", "", "", "", None)
+            add(
+                "walk by End: first → last of 100k painted",
+                f"{ld['end_ms']:.0f} ms",
+                f"raw GET of the newest page: {ld['raw_last_page_ms']:.0f} ms",
+                f"{ld['end_ratio']:.1f}×",
+                "≤ 1.2× raw",
+                ld["end_ratio"] <= 1.2,
+            )
+        add(
+            "walk: all 100k events loaded by the UI",
+            f"{ld['ui_walk_s']:.1f} s",
+            f"raw paging, no parsing: {ld['raw_walk_s']:.1f} s",
+            f"{ld['walk_ratio']:.1f}×",
+            "≤ 1.2×",
+            ld["walk_ratio"] <= 1.2,
+        )
+        add(
+            "memory: RSS growth with all 100k rows",
+            f"{ld['rss_growth_mb']:.0f} MB",
+            f"JSON of the events: {ld['json_mb']:.0f} MB",
+            f"{ld['memory_ratio']:.2f}×",
+            "≤ 2×",
+            ld["memory_ratio"] <= 2,
+        )
+        add(
+            "memory: 100k known, first page loaded",
+            f"{ld['rss_first_page_mb'] - ld['rss_before_mb']:.0f} MB growth",
+            "",
+            "",
+            "",
+            None,
+        )
     if lv:
         for rate in (1000, 5000, 20000):
             if f"sent_{rate}" not in lv:
                 continue
-            add(f"live {rate:,}/s for the run", f"sent {lv[f'sent_{rate}']:,}, shown {lv[f'shown_{rate}']:,}, lost {lv[f'lost_{rate}']}",
-                f"achieved {lv[f'achieved_per_s_{rate}']:,.0f}/s", "", "0 lost", lv[f"lost_{rate}"] == 0)
-            add(f"live {rate:,}/s send→screen", f"p50 {lv[f'latency_p50_ms_{rate}']:.0f} ms, p99 {lv[f'latency_p99_ms_{rate}']:.0f} ms", "", "",
-                "p99 ≤ 100 ms (at ≥ 5,000/s)", lv[f"latency_p99_ms_{rate}"] <= 100 if rate >= 5000 else None)
-            add(f"live {rate:,}/s keypress → paint", f"median {lv[f'key_median_ms_{rate}']:.0f} ms, p95 {lv[f'key_p95_ms_{rate}']:.0f} ms", "", "",
-                "≤ 50 ms", lv[f"key_median_ms_{rate}"] <= 50 if rate >= 5000 else None)
+            add(
+                f"live {rate:,}/s for the run",
+                f"sent {lv[f'sent_{rate}']:,}, shown {lv[f'shown_{rate}']:,}, lost {lv[f'lost_{rate}']}",
+                f"achieved {lv[f'achieved_per_s_{rate}']:,.0f}/s",
+                "",
+                "0 lost",
+                lv[f"lost_{rate}"] == 0,
+            )
+            add(
+                f"live {rate:,}/s send→screen",
+                f"p50 {lv[f'latency_p50_ms_{rate}']:.0f} ms, p99 {lv[f'latency_p99_ms_{rate}']:.0f} ms",
+                "",
+                "",
+                "p99 ≤ 100 ms (at ≥ 5,000/s)",
+                lv[f"latency_p99_ms_{rate}"] <= 100 if rate >= 5000 else None,
+            )
+            add(
+                f"live {rate:,}/s keypress → paint",
+                f"median {lv[f'key_median_ms_{rate}']:.0f} ms, p95 {lv[f'key_p95_ms_{rate}']:.0f} ms",
+                "",
+                "",
+                "≤ 50 ms",
+                lv[f"key_median_ms_{rate}"] <= 50 if rate >= 5000 else None,
+            )
     if s:
-        add("ohtui --version", f"{s['version_ms']:.0f} ms", f"python -c pass: {s['python_ms']:.0f} ms",
-            f"{s['version_ms'] / s['python_ms']:.1f}×", "≤ 0.3 s", s["version_ms"] <= 300)
-        add("ohtui → first paint of the demo (pty)", f"{s['first_paint_ms']:.0f} ms", "", "", "≤ 1.0 s", s["first_paint_ms"] <= 1000)
+        add(
+            "ohtui --version",
+            f"{s['version_ms']:.0f} ms",
+            f"python -c pass: {s['python_ms']:.0f} ms",
+            f"{s['version_ms'] / s['python_ms']:.1f}×",
+            "≤ 0.3 s",
+            s["version_ms"] <= 300,
+        )
+        add(
+            "ohtui → first paint of the demo (pty)",
+            f"{s['first_paint_ms']:.0f} ms",
+            "",
+            "",
+            "≤ 1.0 s",
+            s["first_paint_ms"] <= 1000,
+        )
         if "listed_ms" in s:
-            add("ohtui → the demo's conversations listed", f"{s['listed_ms']:.0f} ms", "", "", "", None)
+            add(
+                "ohtui → the demo's conversations listed",
+                f"{s['listed_ms']:.0f} ms",
+                "",
+                "",
+                "",
+                None,
+            )
     return rows
 
 
@@ -100,8 +205,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", help="comma-separated subset")
-    parser.add_argument("--notes", action="store_true",
-                        help="only put bench/NOTES.md into RESULTS.md again (the figures stay as measured)")
+    parser.add_argument(
+        "--notes",
+        action="store_true",
+        help="only put bench/NOTES.md into RESULTS.md again (the figures stay as measured)",
+    )
     args = parser.parse_args()
     if args.notes:
         return renote()
@@ -110,17 +218,34 @@ def main() -> int:
     results, texts = {}, {}
     for name in names:
         results[name], texts[name] = run(name, plan[name])
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), platform.processor())
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    cpu = platform.processor()
+    if os.path.exists("/proc/cpuinfo"):
+        with open("/proc/cpuinfo") as info:
+            cpu = next(
+                (line.split(":", 1)[1].strip() for line in info if line.startswith("model name")),
+                cpu,
+            )
     lines = [
-        "# Benchmark results", "",
-        f"Measured {now} by `python -m bench{' --quick' if args.quick else ''}` on {os.cpu_count()} cores ({cpu}), "
-        f"Python {platform.python_version()}, {platform.system()} {platform.release()}. Each benchmark runs in its own "
-        "process, against the reference server in another process; each ratio is against a baseline measured in the "
-        "same run. Absolute times on this shared 2-core machine vary by up to 2× between runs; the ratios are what count.", "",
-        "| what | figure | baseline | ratio | target | |", "|---|---|---|---|---|---|", *table(results), "",
-        NOTES_FILE.read_text(encoding="utf-8").strip(), "",
-        "## Output of each benchmark", "",
+        "# Benchmark results",
+        "",
+        (
+            f"Measured {now} by `python -m bench{' --quick' if args.quick else ''}` on "
+            f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, "
+            f"{platform.system()} {platform.release()}. Each benchmark runs in its own process, "
+            "against the reference server in another process; each ratio is against a baseline "
+            "measured in the same run. Absolute times on this shared 2-core machine vary by up "
+            "to 2× between runs; the ratios are what count."
+        ),
+        "",
+        "| what | figure | baseline | ratio | target | |",
+        "|---|---|---|---|---|---|",
+        *table(results),
+        "",
+        NOTES_FILE.read_text(encoding="utf-8").strip(),
+        "",
+        "## Output of each benchmark",
+        "",
     ]
     for name in names:
         lines += [f"### {name}", "", "```", texts[name].strip(), "```", ""]
@@ -133,8 +258,14 @@ def renote() -> int:
     """Replace the notes section of RESULTS.md with NOTES.md (after reading a run's profiles)."""
     path = ROOT / "bench" / "RESULTS.md"
     text = path.read_text(encoding="utf-8")
-    start, end = text.index("## Where targets are missed"), text.index("## Output of each benchmark")
-    path.write_text(text[:start] + NOTES_FILE.read_text(encoding="utf-8").strip() + "\n\n" + text[end:], encoding="utf-8")
+    start, end = (
+        text.index("## Where targets are missed"),
+        text.index("## Output of each benchmark"),
+    )
+    path.write_text(
+        text[:start] + NOTES_FILE.read_text(encoding="utf-8").strip() + "\n\n" + text[end:],
+        encoding="utf-8",
+    )
     print(f"notes of {path} replaced from {NOTES_FILE}")
     return 0
 

@@ -17,9 +17,10 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data"
@@ -46,7 +47,10 @@ def dataset(sizes: tuple[int, ...] = SIZES, db: Path = DB) -> dict[int, str]:
             if str(n) not in known:
                 began = time.perf_counter()
                 known[str(n)] = generate_conversation(store, n, seed=n)
-                print(f"  generated a {n:,}-event conversation in {time.perf_counter() - began:.1f} s", flush=True)
+                print(
+                    f"  generated a {n:,}-event conversation in {time.perf_counter() - began:.1f} s",
+                    flush=True,
+                )
     finally:
         store.close()
     index.write_text(json.dumps(known))
@@ -59,7 +63,10 @@ def server_process(*args: str) -> Iterator[str]:
     ``line`` is its first output line (the URL, then the live conversation id if any)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "bench.serve", *args],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     try:
         line = process.stdout.readline().strip()
@@ -129,7 +136,9 @@ def rows_shown(screen) -> bool:
     from tui.app.widgets.event_list import EventList
 
     lists = screen.query(EventList)  # empty until the screen has composed
-    return bool(lists) and lists.first().source is screen.window and screen.window.row(0) is not None
+    return (
+        bool(lists) and lists.first().source is screen.window and screen.window.row(0) is not None
+    )
 
 
 def send_key(app, key: str) -> None:

@@ -26,10 +26,20 @@ def make_folder(n: int) -> tuple[str, object]:
     if not events.is_dir() or len(list(events.iterdir())) != n:
         events.mkdir(parents=True, exist_ok=True)
         for i in range(n):
-            event = {"id": f"00000000-0000-4000-8000-{i:012d}", "timestamp": f"2026-01-01T00:00:00.{i:06d}"[:26],
-                     "source": "agent" if i % 2 else "user", "parent_id": None, "kind": "MessageEvent",
-                     "llm_message": {"role": "assistant" if i % 2 else "user", "content": [{"type": "text", "text": f"step {i}"}]}}
-            (events / f"event-{i:05d}-{event['id']}.json").write_text(json.dumps(event, separators=(",", ":")))
+            event = {
+                "id": f"00000000-0000-4000-8000-{i:012d}",
+                "timestamp": f"2026-01-01T00:00:00.{i:06d}"[:26],
+                "source": "agent" if i % 2 else "user",
+                "parent_id": None,
+                "kind": "MessageEvent",
+                "llm_message": {
+                    "role": "assistant" if i % 2 else "user",
+                    "content": [{"type": "text", "text": f"step {i}"}],
+                },
+            }
+            (events / f"event-{i:05d}-{event['id']}.json").write_text(
+                json.dumps(event, separators=(",", ":"))
+            )
         (root / cid / "meta.json").write_text(json.dumps({"id": cid, "title": f"{n:,} files"}))
     return cid, root
 
@@ -42,10 +52,15 @@ def open_once(root, cid: str) -> tuple[float, float]:
     began = time.perf_counter()
     store = FolderStore(root)
     indexed = time.perf_counter() - began
-    with ServerThread(create_app(store)) as server, httpx.Client(base_url=server.base_url) as client:
+    with (
+        ServerThread(create_app(store)) as server,
+        httpx.Client(base_url=server.base_url) as client,
+    ):
         start = time.perf_counter()
         client.get(f"/api/v1/conversation/{cid}/events/count").raise_for_status()
-        client.get(f"/api/v1/conversation/{cid}/events/search", params={"limit": 100}).raise_for_status()
+        client.get(
+            f"/api/v1/conversation/{cid}/events/search", params={"limit": 100}
+        ).raise_for_status()
         served = time.perf_counter() - start
     store.close()
     return indexed, served
@@ -66,8 +81,11 @@ def main() -> int:
         figures[f"index_{n}_ms"] = median([i for i, _ in runs]) * 1000
         figures[f"serve_{n}_ms"] = median([s for _, s in runs]) * 1000
         figures[f"open_{n}_ms"] = median([i + s for i, s in runs]) * 1000
-        print(f"{n:>7,} files: index {figures[f'index_{n}_ms']:.0f} ms + count and first page "
-              f"{figures[f'serve_{n}_ms']:.0f} ms = {figures[f'open_{n}_ms']:.0f} ms (medians of {args.repeat})", flush=True)
+        print(
+            f"{n:>7,} files: index {figures[f'index_{n}_ms']:.0f} ms + count and first page "
+            f"{figures[f'serve_{n}_ms']:.0f} ms = {figures[f'open_{n}_ms']:.0f} ms (medians of {args.repeat})",
+            flush=True,
+        )
     figures["ratio"] = figures[f"open_{sizes[-1]}_ms"] / figures[f"open_{sizes[0]}_ms"]
     print(f"{sizes[-1]:,} vs {sizes[0]:,} files: {figures['ratio']:.2f}×")
     report("folder_open", figures)

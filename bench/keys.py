@@ -63,7 +63,9 @@ async def measure(url: str, cid: str, presses: int) -> dict[str, list[float]]:
         screen = app.screen
         probe.watch(screen)
         await until(lambda: rows_shown(screen))
-        await until(lambda: screen.feed.base.complete, timeout=600)  # everything known: the worst case for the list
+        await until(
+            lambda: screen.feed.base.complete, timeout=600
+        )  # everything known: the worst case for the list
         # and settled: the tree pane's outline of every event is shown (it is worked out in
         # slices after the index completes; keys pressed meanwhile share the loop with it)
         tree = screen.query_one(EventTreeView)
@@ -77,15 +79,21 @@ async def measure(url: str, cid: str, presses: int) -> dict[str, list[float]]:
                 event_list.cursor = 0
                 await asyncio.sleep(0.02)
                 before = 0
-            out["down"].append(await press(app, probe, "down", lambda: event_list.cursor != before))
+            out["down"].append(
+                await press(app, probe, "down", lambda before=before: event_list.cursor != before)
+            )
         for i in range(presses):
             before = event_list.cursor
             key = "pagedown" if i % 2 == 0 else "pageup"
-            out["pagedown"].append(await press(app, probe, key, lambda: event_list.cursor != before))
+            out["pagedown"].append(
+                await press(app, probe, key, lambda before=before: event_list.cursor != before)
+            )
         for i in range(presses):
             before = event_list.cursor
             key = "end" if i % 2 == 0 else "home"
-            out["end/home"].append(await press(app, probe, key, lambda: event_list.cursor != before))
+            out["end/home"].append(
+                await press(app, probe, key, lambda before=before: event_list.cursor != before)
+            )
         for i in range(max(2, presses // 10)):
             kind = "ActionEvent" if i % 2 == 0 else None
             # let the previous filter's detail pane settle (its event is fetched and drawn after
@@ -94,8 +102,15 @@ async def measure(url: str, cid: str, presses: int) -> dict[str, list[float]]:
             window = screen.window
             began = time.perf_counter()
             screen.apply_query(Query(kind=kind))
-            await until(lambda: screen.window is not window and event_list.source is screen.window
-                        and screen.window.row(0) is not None, timeout=30, step=0)
+            await until(
+                lambda window=window: (
+                    screen.window is not window
+                    and event_list.source is screen.window
+                    and screen.window.row(0) is not None
+                ),
+                timeout=30,
+                step=0,
+            )
             out["filter"].append(await probe.paint_after(time.perf_counter()) - began)
     return out
 
@@ -113,15 +128,22 @@ def main() -> int:
             HANDLED.clear()
             times = asyncio.run(measure(url, ids[n], args.presses))
             figures[f"handled_{n}_median_ms"] = median(HANDLED) * 1000
-            print(f"{n:>7,} events  key handled (state changed, before the paint) median {median(HANDLED) * 1000:.2f} ms")
+            print(
+                f"{n:>7,} events  key handled (state changed, before the paint) median {median(HANDLED) * 1000:.2f} ms"
+            )
             for key, values in times.items():
                 figures[f"{key}_{n}_median_ms"] = median(values) * 1000
                 figures[f"{key}_{n}_p95_ms"] = percentile(values, 95) * 1000
-                print(f"{n:>7,} events  {key:<9} median {median(values) * 1000:6.1f} ms  p95 {percentile(values, 95) * 1000:6.1f} ms"
-                      f"  ({len(values)} presses)", flush=True)
+                print(
+                    f"{n:>7,} events  {key:<9} median {median(values) * 1000:6.1f} ms  p95 {percentile(values, 95) * 1000:6.1f} ms"
+                    f"  ({len(values)} presses)",
+                    flush=True,
+                )
     small, big = sizes[0], sizes[-1]
     for key in ("down", "pagedown", "end/home", "filter"):
-        figures[f"{key}_ratio"] = figures[f"{key}_{big}_median_ms"] / figures[f"{key}_{small}_median_ms"]
+        figures[f"{key}_ratio"] = (
+            figures[f"{key}_{big}_median_ms"] / figures[f"{key}_{small}_median_ms"]
+        )
         print(f"{key:<9} {big:,} vs {small:,}: {figures[f'{key}_ratio']:.2f}×")
     report("keys", figures)
     return 0

@@ -19,7 +19,17 @@ import subprocess
 import sys
 import time
 
-from bench.common import ROOT, SIZE, PaintProbe, make_app, median, percentile, report, send_key, until
+from bench.common import (
+    ROOT,
+    SIZE,
+    PaintProbe,
+    make_app,
+    median,
+    percentile,
+    report,
+    send_key,
+    until,
+)
 
 SENT_AT = re.compile(r"t=(\d+\.\d+) n=(\d+)")
 
@@ -36,8 +46,15 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
         await until(lambda: isinstance(app.screen, ConversationScreen))
         screen = app.screen
         probe.watch(screen)
-        await until(lambda: screen.live is not None and screen.live.state.connection is not None
-                    and screen.live.state.connection.state == "live" and screen.feed.base.complete, timeout=60)
+        await until(
+            lambda: (
+                screen.live is not None
+                and screen.live.state.connection is not None
+                and screen.live.state.connection.state == "live"
+                and screen.feed.base.complete
+            ),
+            timeout=60,
+        )
         event_list = screen.query_one(EventList)
         event_list.focus()
         event_list.action_last()
@@ -46,8 +63,11 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
         def flush() -> None:
             held = list(screen.live.held)
             original()
-            sent = [float(m.group(1)) for e in held
-                    if (m := SENT_AT.search(getattr(getattr(e, "llm_message", None), "text", "") or ""))]
+            sent = [
+                float(m.group(1))
+                for e in held
+                if (m := SENT_AT.search(getattr(getattr(e, "llm_message", None), "text", "") or ""))
+            ]
             if sent:
                 flushes.append((time.perf_counter(), time.time(), sent))
 
@@ -67,7 +87,9 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
                 moment = time.perf_counter()
                 send_key(app, "up")
                 try:
-                    await until(lambda: event_list.cursor != before, timeout=5, step=0)
+                    await until(
+                        lambda before=before: event_list.cursor != before, timeout=5, step=0
+                    )
                     keys.append(await probe.paint_after(moment) - moment)
                 except TimeoutError:
                     pass
@@ -83,17 +105,40 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
         rows = [screen.feed.base.head[i] for i in range(len(screen.feed.base.head))]
         shown = sum(1 for r in rows if r.summary.startswith("assistant: t="))
         ids = [r.id for r in rows]
-    return {"received": sum(len(s) for _, _, s in flushes), "shown": shown, "duplicates": len(ids) - len(set(ids)),
-            "latency_p50_ms": percentile(latencies, 50) * 1000, "latency_p99_ms": percentile(latencies, 99) * 1000,
-            "wait_p50_ms": percentile(waits, 50) * 1000, "wait_p99_ms": percentile(waits, 99) * 1000,
-            "paint_p50_ms": percentile(paint_delays, 50) * 1000, "paint_p99_ms": percentile(paint_delays, 99) * 1000,
-            "key_median_ms": median(keys) * 1000, "key_p95_ms": percentile(keys, 95) * 1000, "keys": len(keys)}
+    return {
+        "received": sum(len(s) for _, _, s in flushes),
+        "shown": shown,
+        "duplicates": len(ids) - len(set(ids)),
+        "latency_p50_ms": percentile(latencies, 50) * 1000,
+        "latency_p99_ms": percentile(latencies, 99) * 1000,
+        "wait_p50_ms": percentile(waits, 50) * 1000,
+        "wait_p99_ms": percentile(waits, 99) * 1000,
+        "paint_p50_ms": percentile(paint_delays, 50) * 1000,
+        "paint_p99_ms": percentile(paint_delays, 99) * 1000,
+        "key_median_ms": median(keys) * 1000,
+        "key_p95_ms": percentile(keys, 95) * 1000,
+        "keys": len(keys),
+    }
 
 
 def run(rate: int, seconds: float) -> dict[str, float]:
-    process = subprocess.Popen([sys.executable, "-m", "bench.serve", "--live", "--rate", str(rate), "--seconds", str(seconds)],
-                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bench.serve",
+            "--live",
+            "--rate",
+            str(rate),
+            "--seconds",
+            str(seconds),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         url, cid = process.stdout.readline().split()
         figures = asyncio.run(follow(url, cid, seconds))
@@ -101,8 +146,13 @@ def run(rate: int, seconds: float) -> dict[str, float]:
         process.terminate()
         _, err = process.communicate(timeout=20)
     sent = int(m.group(1)) if (m := re.search(r"SENT (\d+)", err)) else -1
-    return {"rate": rate, "sent": sent, **figures, "lost": sent - figures["shown"] if sent >= 0 else -1,
-            "achieved_per_s": sent / seconds if sent >= 0 else 0}
+    return {
+        "rate": rate,
+        "sent": sent,
+        **figures,
+        "lost": sent - figures["shown"] if sent >= 0 else -1,
+        "achieved_per_s": sent / seconds if sent >= 0 else 0,
+    }
 
 
 def main() -> int:
@@ -115,11 +165,14 @@ def main() -> int:
         got = run(rate, args.seconds)
         for key, value in got.items():
             figures[f"{key}_{rate}"] = value
-        print(f"{rate:>6,}/s asked: sent {got['sent']:,} ({got['achieved_per_s']:,.0f}/s), received {got['received']:,}, "
-              f"shown {got['shown']:,}, lost {got['lost']:,}, duplicated {got['duplicates']}; send→screen p50 "
-              f"{got['latency_p50_ms']:.0f} ms p99 {got['latency_p99_ms']:.0f} ms (sent→row p50 {got['wait_p50_ms']:.0f} "
-              f"p99 {got['wait_p99_ms']:.0f}, row→paint p50 {got['paint_p50_ms']:.0f} p99 {got['paint_p99_ms']:.0f}); key→paint median "
-              f"{got['key_median_ms']:.1f} ms p95 {got['key_p95_ms']:.1f} ms ({got['keys']} keys)", flush=True)
+        print(
+            f"{rate:>6,}/s asked: sent {got['sent']:,} ({got['achieved_per_s']:,.0f}/s), received {got['received']:,}, "
+            f"shown {got['shown']:,}, lost {got['lost']:,}, duplicated {got['duplicates']}; send→screen p50 "
+            f"{got['latency_p50_ms']:.0f} ms p99 {got['latency_p99_ms']:.0f} ms (sent→row p50 {got['wait_p50_ms']:.0f} "
+            f"p99 {got['wait_p99_ms']:.0f}, row→paint p50 {got['paint_p50_ms']:.0f} p99 {got['paint_p99_ms']:.0f}); key→paint median "
+            f"{got['key_median_ms']:.1f} ms p95 {got['key_p95_ms']:.1f} ms ({got['keys']} keys)",
+            flush=True,
+        )
     report("live", figures)
     return 0
 

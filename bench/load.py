@@ -50,7 +50,9 @@ def raw_walk(url: str, cid: str) -> tuple[float, int, int]:
             response = client.get(f"/api/v1/conversation/{cid}/events/search", params=params)
             pages += 1
             body = response.content
-            page_id = response.json()["next_page_id"] if b'"next_page_id":null' not in body else None
+            page_id = (
+                response.json()["next_page_id"] if b'"next_page_id":null' not in body else None
+            )
             if page_id is None:
                 break
     elapsed = time.perf_counter() - began
@@ -59,7 +61,10 @@ def raw_walk(url: str, cid: str) -> tuple[float, int, int]:
         while True:
             params = {"limit": 100, **({"page_id": page_id} if page_id else {})}
             data = client.get(f"/api/v1/conversation/{cid}/events/search", params=params).json()
-            size += sum(len(json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode()) for item in data["items"])
+            size += sum(
+                len(json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode())
+                for item in data["items"]
+            )
             page_id = data["next_page_id"]
             if page_id is None:
                 break
@@ -94,7 +99,11 @@ async def end_walk(url: str, cid: str) -> float:
         last = len(screen.window) - 1
         began = time.perf_counter()
         send_key(app, "end")
-        await until(lambda: event_list.cursor == last and screen.window.row(last) is not None, timeout=60, step=0)
+        await until(
+            lambda: event_list.cursor == last and screen.window.row(last) is not None,
+            timeout=60,
+            step=0,
+        )
         loaded = time.perf_counter()
         return await probe.paint_after(loaded) - began
 
@@ -116,8 +125,13 @@ async def ui_walk(url: str, cid: str) -> dict[str, float]:
         gc.collect()
         loaded_rss = rss_mb()
         rows = len(screen.feed.base.head)
-    return {"walk_s": walked, "rss_before_mb": before, "rss_first_page_mb": first_page_rss,
-            "rss_loaded_mb": loaded_rss, "rows": rows}
+    return {
+        "walk_s": walked,
+        "rss_before_mb": before,
+        "rss_first_page_mb": first_page_rss,
+        "rss_loaded_mb": loaded_rss,
+        "rows": rows,
+    }
 
 
 def main() -> int:
@@ -136,21 +150,36 @@ def main() -> int:
             ends.append(asyncio.run(end_walk(url, cid)))
     growth = ui["rss_loaded_mb"] - ui["rss_before_mb"]
     figures = {
-        "end_ms": median(ends) * 1000, "raw_last_page_ms": median(raw_ends) * 1000,
+        "end_ms": median(ends) * 1000,
+        "raw_last_page_ms": median(raw_ends) * 1000,
         "end_ratio": median(ends) / median(raw_ends),
-        "events": ui["rows"], "pages": pages, "raw_walk_s": raw_s, "ui_walk_s": ui["walk_s"],
-        "walk_ratio": ui["walk_s"] / raw_s, "json_mb": json_bytes / 1e6, "rss_growth_mb": growth,
-        "memory_ratio": growth / (json_bytes / 1e6), "rss_before_mb": ui["rss_before_mb"],
-        "rss_first_page_mb": ui["rss_first_page_mb"], "rss_loaded_mb": ui["rss_loaded_mb"],
+        "events": ui["rows"],
+        "pages": pages,
+        "raw_walk_s": raw_s,
+        "ui_walk_s": ui["walk_s"],
+        "walk_ratio": ui["walk_s"] / raw_s,
+        "json_mb": json_bytes / 1e6,
+        "rss_growth_mb": growth,
+        "memory_ratio": growth / (json_bytes / 1e6),
+        "rss_before_mb": ui["rss_before_mb"],
+        "rss_first_page_mb": ui["rss_first_page_mb"],
+        "rss_loaded_mb": ui["rss_loaded_mb"],
     }
-    print(f"End    first → last of {args.size:,} events painted {figures['end_ms']:.1f} ms vs one raw GET of the newest "
-          f"page {figures['raw_last_page_ms']:.1f} ms ({figures['end_ratio']:.2f}×; runs: "
-          + ", ".join(f"{e * 1000:.0f}" for e in ends) + ")")
-    print(f"walk   {ui['rows']:,} events in {pages:,} pages: UI {ui['walk_s']:.1f} s vs raw paging {raw_s:.1f} s "
-          f"({figures['walk_ratio']:.2f}×)")
-    print(f"memory JSON of the events {figures['json_mb']:.1f} MB; app RSS {ui['rss_before_mb']:.0f} MB before, "
-          f"{ui['rss_first_page_mb']:.0f} MB with one page, {ui['rss_loaded_mb']:.0f} MB with all rows "
-          f"(+{growth:.0f} MB, {figures['memory_ratio']:.2f}× the JSON)")
+    print(
+        f"End    first → last of {args.size:,} events painted {figures['end_ms']:.1f} ms vs one raw GET of the newest "
+        f"page {figures['raw_last_page_ms']:.1f} ms ({figures['end_ratio']:.2f}×; runs: "
+        + ", ".join(f"{e * 1000:.0f}" for e in ends)
+        + ")"
+    )
+    print(
+        f"walk   {ui['rows']:,} events in {pages:,} pages: UI {ui['walk_s']:.1f} s vs raw paging {raw_s:.1f} s "
+        f"({figures['walk_ratio']:.2f}×)"
+    )
+    print(
+        f"memory JSON of the events {figures['json_mb']:.1f} MB; app RSS {ui['rss_before_mb']:.0f} MB before, "
+        f"{ui['rss_first_page_mb']:.0f} MB with one page, {ui['rss_loaded_mb']:.0f} MB with all rows "
+        f"(+{growth:.0f} MB, {figures['memory_ratio']:.2f}× the JSON)"
+    )
     report("load", figures)
     return 0
 

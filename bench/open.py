@@ -92,9 +92,12 @@ def main() -> int:
             figures[f"raw_{n}_ms"] = median(raws) * 1000
             figures[f"view_{n}_ms"] = median(views) * 1000
             figures[f"launch_{n}_ms"] = median(launches) * 1000
-            print(f"{n:>7,} events: raw first page {figures[f'raw_{n}_ms']:7.1f} ms · view opened → rows painted "
-                  f"{figures[f'view_{n}_ms']:7.1f} ms ({figures[f'view_{n}_ms'] / figures[f'raw_{n}_ms']:.2f}×) · "
-                  f"app start → rows {figures[f'launch_{n}_ms']:7.1f} ms", flush=True)
+            print(
+                f"{n:>7,} events: raw first page {figures[f'raw_{n}_ms']:7.1f} ms · view opened → rows painted "
+                f"{figures[f'view_{n}_ms']:7.1f} ms ({figures[f'view_{n}_ms'] / figures[f'raw_{n}_ms']:.2f}×) · "
+                f"app start → rows {figures[f'launch_{n}_ms']:7.1f} ms",
+                flush=True,
+            )
     small, big = sizes[0], sizes[-1]
     figures["view_ratio_raw"] = figures[f"view_{big}_ms"] / figures[f"raw_{big}_ms"]
     figures["view_ratio_sizes"] = figures[f"view_{big}_ms"] / figures[f"view_{small}_ms"]

@@ -75,14 +75,23 @@ def main() -> int:
             sizes[n] = generate_conversation(store, n, seed=n)
             print(f"generated {n:>7,} events in {time.perf_counter() - start:6.2f} s")
         results: dict[tuple[int, str], tuple[float, int, float]] = {}
-        with ServerThread(create_app(store)) as server, httpx.Client(base_url=server.base_url) as client:
+        with (
+            ServerThread(create_app(store)) as server,
+            httpx.Client(base_url=server.base_url) as client,
+        ):
             for n, cid in sizes.items():
                 walk_start = time.perf_counter()
                 ids = page_ids(client, cid, args.limit)
                 walk = time.perf_counter() - walk_start
-                print(f"walked {len(ids):>5} pages of the {n:,}-event log in {walk:.2f} s "
-                      f"({walk / len(ids) * 1000:.2f} ms/page)")
-                for label, page in (("first", ids[0]), ("middle", ids[len(ids) // 2]), ("last", ids[-1])):
+                print(
+                    f"walked {len(ids):>5} pages of the {n:,}-event log in {walk:.2f} s "
+                    f"({walk / len(ids) * 1000:.2f} ms/page)"
+                )
+                for label, page in (
+                    ("first", ids[0]),
+                    ("middle", ids[len(ids) // 2]),
+                    ("last", ids[-1]),
+                ):
                     params = {"conversation_id": cid, "limit": args.limit}
                     if page:
                         params["page_id"] = page
@@ -91,17 +100,25 @@ def main() -> int:
                     sql = timed_sql(store, cid, after, args.limit, args.repeat)
                     results[(n, label)] = (ms, items, sql)
             count_ms = statistics.median(
-                _time(lambda: client.get("/api/shared-events/count", params={"conversation_id": sizes[100_000]}))
+                _time(
+                    lambda: client.get(
+                        "/api/shared-events/count", params={"conversation_id": sizes[100_000]}
+                    )
+                )
                 for _ in range(args.repeat)
             )
         store.close()
 
-    print(f"\nshared search, limit={args.limit}, median of {args.repeat} (ms; HTTP round trip, SQL alone)")
+    print(
+        f"\nshared search, limit={args.limit}, median of {args.repeat} (ms; HTTP round trip, SQL alone)"
+    )
     print(f"{'page':<8}{'100 events':>22}{'100,000 events':>22}{'ratio':>8}")
     for label in ("first", "middle", "last"):
         small, big = results[(100, label)], results[(100_000, label)]
-        print(f"{label:<8}{small[0]:>9.2f} ({small[2]:.3f} sql){big[0]:>9.2f} ({big[2]:.3f} sql)"
-              f"{big[0] / small[0]:>8.2f}")
+        print(
+            f"{label:<8}{small[0]:>9.2f} ({small[2]:.3f} sql){big[0]:>9.2f} ({big[2]:.3f} sql)"
+            f"{big[0] / small[0]:>8.2f}"
+        )
     print(f"\ncount over 100,000 events: {count_ms:.2f} ms (index-only scan)")
     return 0
 

@@ -12,13 +12,15 @@ import asyncio
 import sys
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--db", help="SQLite file (default: a demo store in memory)")
-    parser.add_argument("--live", action="store_true", help="push events into the demo's live conversation")
+    parser.add_argument(
+        "--live", action="store_true", help="push events into the demo's live conversation"
+    )
     parser.add_argument("--rate", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
@@ -35,7 +37,9 @@ def main() -> int:
         print(f"{server.base_url} {live_id}".strip(), flush=True)
         if args.live:
             hub = app.state.live
-            hub.call(lambda: push(hub, live_id, args.rate, args.seconds), timeout=args.seconds + 120)
+            hub.call(
+                lambda: push(hub, live_id, args.rate, args.seconds), timeout=args.seconds + 120
+            )
         try:
             while True:
                 time.sleep(3600)
@@ -59,10 +63,20 @@ async def push(hub, cid: str, rate: int, seconds: float) -> None:
         batch = []
         while sent < due and len(batch) < per_tick * 4:
             event_id = str(uuid.uuid4())
-            now = datetime.now(timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds")
-            batch.append({"id": event_id, "timestamp": now, "source": "agent", "parent_id": parent or "__root__",
-                          "kind": "MessageEvent",
-                          "llm_message": {"role": "assistant", "content": [{"type": "text", "text": f"t={time.time():.6f} n={sent}"}]}})
+            now = datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
+            batch.append(
+                {
+                    "id": event_id,
+                    "timestamp": now,
+                    "source": "agent",
+                    "parent_id": parent or "__root__",
+                    "kind": "MessageEvent",
+                    "llm_message": {
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": f"t={time.time():.6f} n={sent}"}],
+                    },
+                }
+            )
             parent = event_id
             sent += 1
         if batch:

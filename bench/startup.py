@@ -27,11 +27,15 @@ import time
 from bench.common import ROOT, median, report
 
 LISTED = re.compile(rb"\d+ conversations")  # the list's status line, once rows are in
-ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[()][A-Z0-9]|\x1b[=>]")
+ANSI = re.compile(
+    rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[()][A-Z0-9]|\x1b[=>]"
+)
 
 
 def ohtui() -> list[str]:
-    found = shutil.which("ohtui", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    found = shutil.which(
+        "ohtui", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    )
     return [found] if found else [sys.executable, "-m", "tui"]
 
 
@@ -83,7 +87,13 @@ def first_paint(timeout: float = 30.0) -> tuple[float, float]:
 
 
 def import_offenders(code: str, top: int = 8) -> list[tuple[str, float]]:
-    result = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     rows = []
     for line in result.stderr.splitlines():
         parts = line.split("|")
@@ -104,20 +114,36 @@ def main() -> int:
     runs = [first_paint() for _ in range(max(1, (args.repeat + 1) // 2))]
     paints, listed = [r[0] for r in runs], [r[1] for r in runs]
     paint = median(paints)
-    figures = {"python_ms": bare * 1000, "version_ms": version * 1000, "first_paint_ms": paint * 1000,
-               "listed_ms": median(listed) * 1000}
+    figures = {
+        "python_ms": bare * 1000,
+        "version_ms": version * 1000,
+        "first_paint_ms": paint * 1000,
+        "listed_ms": median(listed) * 1000,
+    }
     print(f"python -c pass        {bare * 1000:6.0f} ms (baseline)")
-    print(f"ohtui --version       {version * 1000:6.0f} ms ({version / bare:.1f}× a bare interpreter)")
-    print(f"ohtui → first paint   {paint * 1000:6.0f} ms (the conversations screen, loading; runs: "
-          + ", ".join(f"{p * 1000:.0f}" for p in paints) + ")")
-    print(f"ohtui → demo listed   {median(listed) * 1000:6.0f} ms (the bundled server started in a thread after "
-          "the first paint; runs: " + ", ".join(f"{p * 1000:.0f}" for p in listed) + ")")
-    for label, code in (("--version", "import tui.cli"), ("the app", "import tui.app.app, tui.server.embedded")):
+    print(
+        f"ohtui --version       {version * 1000:6.0f} ms ({version / bare:.1f}× a bare interpreter)"
+    )
+    print(
+        f"ohtui → first paint   {paint * 1000:6.0f} ms (the conversations screen, loading; runs: "
+        + ", ".join(f"{p * 1000:.0f}" for p in paints)
+        + ")"
+    )
+    print(
+        f"ohtui → demo listed   {median(listed) * 1000:6.0f} ms (the bundled server started in a thread after "
+        "the first paint; runs: " + ", ".join(f"{p * 1000:.0f}" for p in listed) + ")"
+    )
+    for label, code in (
+        ("--version", "import tui.cli"),
+        ("the app", "import tui.app.app, tui.server.embedded"),
+    ):
         offenders = import_offenders(code)
         print(f"import offenders of {label} (cumulative):")
         for name, seconds in offenders:
             print(f"  {seconds * 1000:6.0f} ms  {name}")
-        figures[f"imports_{'version' if label == '--version' else 'app'}"] = [[n, round(s * 1000)] for n, s in offenders]
+        figures[f"imports_{'version' if label == '--version' else 'app'}"] = [
+            [n, round(s * 1000)] for n, s in offenders
+        ]
     report("startup", figures)
     return 0
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.test_fuzz import Stats, make_cases, run_campaign  # noqa: E402
+from tests.test_fuzz import Stats, make_cases, run_campaign
 
 
 def main() -> int:
@@ -26,7 +26,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     began = time.perf_counter()
-    stats = asyncio.run(run_campaign(make_cases(args.cases, seed=args.seed), Stats(), seed=args.seed))
+    stats = asyncio.run(
+        run_campaign(make_cases(args.cases, seed=args.seed), Stats(), seed=args.seed)
+    )
     elapsed = time.perf_counter() - began
     print(f"cases tried      {stats.tried:,} (seed {args.seed}) in {elapsed:.0f} s")
     print(f"typed / raw      {stats.typed:,} / {stats.raw:,}")

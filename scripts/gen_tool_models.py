@@ -306,7 +306,7 @@ def render(spec: dict) -> str:
     if clashes:
         raise ValueError(f"generated names clash: {sorted(clashes)}")
 
-    typing_names = sorted(gen.imports & {"Annotated", "Any", "Literal"} | {"Annotated", "Union"})
+    typing_names = sorted(gen.imports & {"Annotated", "Any", "Literal"} | {"Annotated"})
     pydantic_names = sorted(gen.imports & {"AfterValidator", "ConfigDict"} | {"Field"})
     content_names = sorted(gen.imports & (EXISTING | {"Content"}))
     header = [
@@ -334,11 +334,11 @@ def render(spec: dict) -> str:
         blocks += bodies[label]
     for label, group in groups.items():
         upper = label.upper()
-        members = "".join(f"        {class_name(n)},\n" for n, _ in group)
+        members = "\n    | ".join(class_name(n) for n, _ in group)
         kinds = "".join(f"    {literal(k)},\n" for _, k in group)
         classes = "".join(f"    {literal(k)}: {class_name(n)},\n" for n, k in group)
         blocks.append(
-            f'{label} = Annotated[\n    Union[\n{members}    ],\n    Field(discriminator="kind"),\n]\n'
+            f'{label} = Annotated[\n    {members},\n    Field(discriminator="kind"),\n]\n'
             f"{upper}_KINDS: tuple[str, ...] = (\n{kinds})\n"
             f"{upper}_CLASSES: dict[str, type[ClosedModel]] = {{\n{classes}}}"
         )

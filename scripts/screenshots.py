@@ -7,24 +7,24 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tui.app.app import OhtuiApp  # noqa: E402
-from tui.app.screens.conversation import ConversationScreen  # noqa: E402
-from tui.app.screens.conversations import ConversationsScreen  # noqa: E402
-from tui.app.screens.sandboxes import SandboxesScreen  # noqa: E402
-from tui.app.widgets.event_detail import EventDetail  # noqa: E402
-from tui.app.widgets.event_list import EventList  # noqa: E402
-from tui.client import OpenHandsClient  # noqa: E402
-from tui.server import Store, load_demo  # noqa: E402
-from tui.server.embedded import start_demo_server  # noqa: E402
+from tui.app.app import OhtuiApp
+from tui.app.screens.conversation import ConversationScreen
+from tui.app.screens.conversations import ConversationsScreen
+from tui.app.screens.sandboxes import SandboxesScreen
+from tui.app.widgets.event_detail import EventDetail
+from tui.app.widgets.event_list import EventList
+from tui.client import OpenHandsClient
+from tui.server import Store, load_demo
+from tui.server.embedded import start_demo_server
 
 SIZE = (140, 42)
-NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
 OUT = ROOT / "screenshots"
 IDS = load_demo(Store())  # the same seeded ids the embedded demo server uses
 
@@ -45,10 +45,15 @@ async def open_conversation(pilot, name: str, select: str | None = None) -> Conv
     screen = app.screen
     await until(pilot, lambda: screen.feed.base.complete and screen.feed.tree is not None)
     if select:
-        index = next(i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith(select))
+        index = next(
+            i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith(select)
+        )
         screen.query_one(EventList).cursor = index
         detail = screen.query_one(EventDetail)
-        await until(pilot, lambda: detail._event is not None and detail._event.id == screen.window.row(index).id)
+        await until(
+            pilot,
+            lambda: detail._event is not None and detail._event.id == screen.window.row(index).id,
+        )
     await pilot.pause(0.3)
     return screen
 

@@ -29,7 +29,9 @@ class RecordingTransport(httpx.AsyncHTTPTransport):
         return [dict(r.url.params) for r in self.requests if path_part in r.url.path]
 
 
-def make_app(base_url: str, *, transport: httpx.AsyncBaseTransport | None = None, **options) -> OhtuiApp:
+def make_app(
+    base_url: str, *, transport: httpx.AsyncBaseTransport | None = None, **options
+) -> OhtuiApp:
     client = OpenHandsClient(base_url, transport=transport)
     return OhtuiApp(client, url=base_url, clock=lambda: FIXED_NOW, **options)
 
@@ -40,7 +42,9 @@ async def wait_for(predicate, timeout: float = 20.0, pilot=None) -> None:
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
+            raise AssertionError(
+                f"timed out waiting for {getattr(predicate, '__name__', predicate)}"
+            )
         if pilot is not None:
             await pilot.pause(0.02)
         else:
@@ -65,7 +69,12 @@ def first_rows_shown(screen) -> bool:
     from tui.app.widgets.event_list import EventList
 
     lists = screen.query(EventList)  # empty until the screen has composed
-    return bool(lists) and lists.first().source is screen.window and len(screen.window) > 0 and screen.window.row(0) is not None
+    return (
+        bool(lists)
+        and lists.first().source is screen.window
+        and len(screen.window) > 0
+        and screen.window.row(0) is not None
+    )
 
 
 def list_ready(screen) -> bool:
@@ -82,8 +91,11 @@ def tree_ready(screen) -> bool:
     from tui.app.widgets.event_tree import EventTreeView
 
     views = screen.query(EventTreeView)
-    return (screen.feed.base.complete and bool(views)
-            and views.first().shown_size == len(screen.feed.base.head) > 0)
+    return (
+        screen.feed.base.complete
+        and bool(views)
+        and views.first().shown_size == len(screen.feed.base.head) > 0
+    )
 
 
 def screen_text(app) -> str:

@@ -51,8 +51,9 @@ def make_server() -> Iterator[Callable[..., RunningServer]]:
         store: Store | None = None, session_key: str | None = None, **app_options: Any
     ) -> RunningServer:
         owned = store is None
-        server = start_server(store if store is not None else Store(), session_key=session_key,
-                              **app_options)
+        server = start_server(
+            store if store is not None else Store(), session_key=session_key, **app_options
+        )
         started.append((server, owned))
         return server
 

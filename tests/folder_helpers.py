@@ -34,7 +34,9 @@ def tree_digest(root: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*")):
         info = os.stat(path)
-        digest.update(f"{path.relative_to(root)}|{info.st_size}|{info.st_mtime_ns}|{path.is_dir()}".encode())
+        digest.update(
+            f"{path.relative_to(root)}|{info.st_size}|{info.st_mtime_ns}|{path.is_dir()}".encode()
+        )
         if path.is_file():
             digest.update(path.read_bytes())
     return digest.hexdigest()

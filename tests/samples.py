@@ -11,9 +11,7 @@ SHARED = REPO.parent / "shared"
 SAMPLES = SHARED / "samples" / "openhands"
 
 if not SAMPLES.is_dir():  # fail loudly: every conformance test depends on it
-    raise RuntimeError(
-        f"missing sample data: expected {SAMPLES} (../shared beside the repo root)"
-    )
+    raise RuntimeError(f"missing sample data: expected {SAMPLES} (../shared beside the repo root)")
 
 
 def _page_items(body: object) -> list:
@@ -38,7 +36,9 @@ def event_files() -> dict[str, list]:
         data = json.loads(path.read_text())
         bodies = [r.get("body") for r in data] if isinstance(data, list) else [data.get("body")]
         items = [item for body in bodies for item in _page_items(body)]
-        if items or any(_page_items(b) == [] and isinstance(b, dict) and "items" in b for b in bodies):
+        if items or any(
+            _page_items(b) == [] and isinstance(b, dict) and "items" in b for b in bodies
+        ):
             out[str(path.relative_to(SAMPLES))] = items
     for path in sorted((SAMPLES / "constructed" / "app_server").glob("*events_search*.json")):
         out[str(path.relative_to(SAMPLES))] = _page_items(json.loads(path.read_text()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from concurrent.futures import Future
+from typing import Self
 
 
 class TcpProxy:
@@ -24,14 +25,16 @@ class TcpProxy:
         self.drops = 0
         self._loop = asyncio.new_event_loop()
         self._open: set[asyncio.Transport] = set()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="tcp-proxy", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="tcp-proxy", daemon=True
+        )
         self._server: asyncio.base_events.Server | None = None
 
     @property
     def base_url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def __enter__(self) -> TcpProxy:
+    def __enter__(self) -> Self:
         self._thread.start()
         self._server = self._call(asyncio.start_server(self._handle, self.host, 0))
         self.port = self._server.sockets[0].getsockname()[1]

@@ -15,8 +15,15 @@ async def _open_waiting(app, pilot, cid: str) -> ConversationScreen:
     app.open_conversation(cid)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
-    await wait_for(lambda: list_ready(screen) and screen.feed.base.complete and screen.live is not None
-                   and screen.live.waiting_for_confirmation, pilot=pilot)
+    await wait_for(
+        lambda: (
+            list_ready(screen)
+            and screen.feed.base.complete
+            and screen.live is not None
+            and screen.live.waiting_for_confirmation
+        ),
+        pilot=pilot,
+    )
     await wait_for(lambda: "waits for your approval of 1 action" in screen_text(app), pilot=pilot)
     return screen
 
@@ -33,7 +40,9 @@ async def test_the_pending_action_is_shown_and_approved_with_A(live_server):
         screen = await _open_waiting(app, pilot, cid)
         assert "$ find /workspace/project/scratch -name 'tmp-*' -delete" in screen_text(app)
         # the keys are in the footer while they apply
-        await wait_for(lambda: "A Approve" in screen_text(app) and "R Reject" in screen_text(app), pilot=pilot)
+        await wait_for(
+            lambda: "A Approve" in screen_text(app) and "R Reject" in screen_text(app), pilot=pilot
+        )
         await pilot.press("A")
         await wait_for(lambda: not screen.live.waiting_for_confirmation, pilot=pilot)
         await asyncio.to_thread(server.live.run_until_idle_sync, cid)
@@ -53,11 +62,22 @@ async def test_reject_asks_for_a_reason_and_the_agent_gets_it(live_server):
         await pilot.pause(0.05)
         assert "why reject?" in screen_text(app)
         await pilot.press(*"keep tmp files", "enter")
-        await wait_for(lambda: any(e["kind"] == "UserRejectObservation" and e.get("rejection_reason") == "keep tmp files"
-                                   for e in _stored(server, cid)), pilot=pilot)
-        await wait_for(lambda: screen.live.state.execution_status != ExecutionStatus.WAITING_FOR_CONFIRMATION, pilot=pilot)
+        await wait_for(
+            lambda: any(
+                e["kind"] == "UserRejectObservation"
+                and e.get("rejection_reason") == "keep tmp files"
+                for e in _stored(server, cid)
+            ),
+            pilot=pilot,
+        )
+        await wait_for(
+            lambda: screen.live.state.execution_status != ExecutionStatus.WAITING_FOR_CONFIRMATION,
+            pilot=pilot,
+        )
         await wait_for(lambda: "waits for your approval" not in screen_text(app), pilot=pilot)
-        assert "message to the agent" in screen.query_one("#message-line").placeholder  # back to normal
+        assert (
+            "message to the agent" in screen.query_one("#message-line").placeholder
+        )  # back to normal
 
 
 async def test_readonly_cannot_approve(live_server):

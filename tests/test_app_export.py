@@ -31,13 +31,21 @@ async def test_ctrl_s_writes_the_conversation_as_markdown(demo_server, tmp_path,
         target = tmp_path / f"ohtui-{IDS['hello'][:8]}-conversation.md"
         await wait_for(target.exists, pilot=pilot)
         text = target.read_text(encoding="utf-8")
-        assert text.startswith("# Write hello.py and run it") and "## User" in text and "python3" in text
+        assert (
+            text.startswith("# Write hello.py and run it")
+            and "## User" in text
+            and "python3" in text
+        )
         await pilot.press("ctrl+s")  # a second export never overwrites the first
-        await wait_for((tmp_path / f"ohtui-{IDS['hello'][:8]}-conversation-2.md").exists, pilot=pilot)
+        await wait_for(
+            (tmp_path / f"ohtui-{IDS['hello'][:8]}-conversation-2.md").exists, pilot=pilot
+        )
         assert screen.view_name() == "conversation"
 
 
-async def test_branch_and_filtered_views_export_exactly_what_is_shown(demo_server, tmp_path, monkeypatch):
+async def test_branch_and_filtered_views_export_exactly_what_is_shown(
+    demo_server, tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
@@ -60,9 +68,14 @@ async def test_branch_and_filtered_views_export_exactly_what_is_shown(demo_serve
         assert [e["id"] for e in lines] == shown
         screen.action_show_all()
         screen.filter_kind("ActionEvent")
-        await wait_for(lambda: screen.window.query == Query(kind="ActionEvent") and list_ready(screen), pilot=pilot)
+        await wait_for(
+            lambda: screen.window.query == Query(kind="ActionEvent") and list_ready(screen),
+            pilot=pilot,
+        )
         screen.action_export("jsonl", "view")
         filtered = tmp_path / f"ohtui-{IDS['branches'][:8]}-filtered.jsonl"
         await wait_for(filtered.exists, pilot=pilot)
-        kinds = {json.loads(line)["kind"] for line in filtered.read_text(encoding="utf-8").splitlines()}
+        kinds = {
+            json.loads(line)["kind"] for line in filtered.read_text(encoding="utf-8").splitlines()
+        }
         assert kinds == {"ActionEvent"}

@@ -30,7 +30,9 @@ async def _open(app, pilot, cid: str, *, indexed: bool = True) -> ConversationSc
     app.open_conversation(cid)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
-    await wait_for(lambda: list_ready(screen) and (screen.feed.base.complete or not indexed), pilot=pilot)
+    await wait_for(
+        lambda: list_ready(screen) and (screen.feed.base.complete or not indexed), pilot=pilot
+    )
     if indexed:
         await wait_for(lambda: tree_ready(screen), pilot=pilot)
     return screen
@@ -76,12 +78,19 @@ async def test_regex_case_and_only_matches(demo_server):
         screen = await _open(app, pilot, IDS["hello"])
         await pilot.press("slash", "ctrl+r")
         await pilot.press(*r"exit \d", "enter")
-        await wait_for(lambda: screen.query_one(EventList).current.summary.startswith("exit "), pilot=pilot)
+        await wait_for(
+            lambda: screen.query_one(EventList).current.summary.startswith("exit "), pilot=pilot
+        )
         await pilot.press("ctrl+o")  # only matches
-        await wait_for(lambda: isinstance(screen.window, PathWindow) and screen.window.what == "find", pilot=pilot)
+        await wait_for(
+            lambda: isinstance(screen.window, PathWindow) and screen.window.what == "find",
+            pilot=pilot,
+        )
         shown = [screen.window.row(i) for i in range(len(screen.window))]
         assert shown and all(r.summary.startswith("exit ") or "exit " in r.text for r in shown)
-        assert "find: 'exit \\\\d' (regex)" in str(screen.query_one(EventList).border_title) or "find:" in str(screen.query_one(EventList).border_title)
+        assert "find: 'exit \\\\d' (regex)" in str(
+            screen.query_one(EventList).border_title
+        ) or "find:" in str(screen.query_one(EventList).border_title)
         assert "events match" in _status(screen)
         await pilot.press("ctrl+t")  # match case: "EXIT" would not match, "exit" still does
         await wait_for(lambda: "events match" in _status(screen), pilot=pilot)
@@ -105,9 +114,22 @@ async def test_find_loads_pages_as_needed_on_a_long_conversation(make_server):
     store = Store()
     cid = generate_conversation(store, 3_000, seed=11)
     events = [json.loads(r.json) for r in store.iter_events(cid)]
-    store.append_events(cid, [{"id": "needle-1", "timestamp": "2099-01-01T00:00:00.000000", "source": "user",
-                               "parent_id": events[-1]["id"], "kind": "MessageEvent",
-                               "llm_message": {"role": "user", "content": [{"type": "text", "text": "the zebra needle"}]}}])
+    store.append_events(
+        cid,
+        [
+            {
+                "id": "needle-1",
+                "timestamp": "2099-01-01T00:00:00.000000",
+                "source": "user",
+                "parent_id": events[-1]["id"],
+                "kind": "MessageEvent",
+                "llm_message": {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "the zebra needle"}],
+                },
+            }
+        ],
+    )
     server = make_server(store)
     transport = RecordingTransport()
     app = make_app(server.base_url, transport=transport)
@@ -116,7 +138,11 @@ async def test_find_loads_pages_as_needed_on_a_long_conversation(make_server):
         screen.workers.cancel_group(screen, "index")  # search must load what it needs by itself
         await _find(pilot, screen, "zebra needle")
         event_list = screen.query_one(EventList)
-        await wait_for(lambda: event_list.current is not None and event_list.current.id == "needle-1", timeout=60, pilot=pilot)
+        await wait_for(
+            lambda: event_list.current is not None and event_list.current.id == "needle-1",
+            timeout=60,
+            pilot=pilot,
+        )
         assert len(transport.queries("/events/search")) > 5
 
 
@@ -131,7 +157,9 @@ async def test_jump_keys(demo_server):
         await pilot.press("u")
         await wait_for(lambda: event_list.cursor == next(i for i in users if i > 0), pilot=pilot)
         await pilot.press("U")
-        await wait_for(lambda: event_list.cursor == users[0] or event_list.cursor == users[-1], pilot=pilot)
+        await wait_for(
+            lambda: event_list.cursor == users[0] or event_list.cursor == users[-1], pilot=pilot
+        )
         from tui.app.widgets.event_tree import EventTreeView
 
         forks = screen.query_one(EventTreeView).fork_positions()
@@ -143,7 +171,9 @@ async def test_jump_keys(demo_server):
         second = next(i for i in fork_rows if i > 0)
         await wait_for(lambda: event_list.cursor == second, pilot=pilot)
         await pilot.press("left_square_bracket")
-        await wait_for(lambda: event_list.cursor == max(i for i in fork_rows if i < second), pilot=pilot)
+        await wait_for(
+            lambda: event_list.cursor == max(i for i in fork_rows if i < second), pilot=pilot
+        )
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot, IDS["fail"])
@@ -165,7 +195,9 @@ async def test_copy_command_and_event_json(demo_server):
         screen.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
         event_list = screen.query_one(EventList)
         event_list.focus()
-        target = next(i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith("$ "))
+        target = next(
+            i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith("$ ")
+        )
         event_list.cursor = target
         await pilot.press("c")
         command = screen.window.row(target).summary[2:]
@@ -183,14 +215,19 @@ def test_find_snapshot(snap_compare, demo_server):
         detail = screen.query_one(EventDetail)
         event_list = screen.query_one(EventList)
         await wait_for(lambda: "row" in _status(screen), pilot=pilot)
-        await wait_for(lambda: detail._event is not None and detail._event.id == event_list.current.id, pilot=pilot)
+        await wait_for(
+            lambda: detail._event is not None and detail._event.id == event_list.current.id,
+            pilot=pilot,
+        )
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=SIZE)
 
 
 async def test_find_key_can_be_remapped(demo_server):
-    app = make_app(demo_server.base_url, keymap={"conversation.find": "ctrl+k", "conversation.next-error": "x"})
+    app = make_app(
+        demo_server.base_url, keymap={"conversation.find": "ctrl+k", "conversation.next-error": "x"}
+    )
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot, IDS["fail"])
         screen.query_one(EventList).focus()

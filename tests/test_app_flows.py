@@ -25,7 +25,9 @@ from tui.server import Store, load_demo
 from tui.server.demo import generate_conversation
 
 
-async def open_conversation(app, pilot, conversation_id: str, *, counted: bool = True) -> ConversationScreen:
+async def open_conversation(
+    app, pilot, conversation_id: str, *, counted: bool = True
+) -> ConversationScreen:
     """Open a conversation and wait for its first rows (and, if ``counted``, its total)."""
     await wait_for(lambda: conversations_shown(app), pilot=pilot)
     app.open_conversation(conversation_id)
@@ -135,7 +137,9 @@ async def test_end_pressed_as_the_total_arrives_scrolls_to_the_end(make_server, 
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, cid)
         event_list = screen.query_one(EventList)
-        await wait_for(lambda: event_list.cursor == 4_999 and screen.window.row(4_999) is not None, pilot=pilot)
+        await wait_for(
+            lambda: event_list.cursor == 4_999 and screen.window.row(4_999) is not None, pilot=pilot
+        )
         assert event_list.scroll_offset.y == event_list.max_scroll_y > 4_900
         last = screen.window.row(4_999)
         await wait_for(lambda: last.summary[:30] in screen_text(app), pilot=pilot)
@@ -148,7 +152,10 @@ async def test_filters_reach_the_server_and_sort_toggles(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, ids["hello"])
         screen.filter_kind("ActionEvent")
-        await wait_for(lambda: screen.window.query.kind == "ActionEvent" and screen.window.row(0) is not None, pilot=pilot)
+        await wait_for(
+            lambda: screen.window.query.kind == "ActionEvent" and screen.window.row(0) is not None,
+            pilot=pilot,
+        )
         assert transport.queries("/events/search")[-1]["kind__eq"] == "ActionEvent"
         kinds = {screen.window.row(i).kind for i in range(len(screen.window))}
         assert kinds == {"ActionEvent"}
@@ -159,15 +166,24 @@ async def test_filters_reach_the_server_and_sort_toggles(demo_server):
         first_ts = screen.window.row(1).timestamp
         since.value = first_ts[:19].replace("T", " ")
         await pilot.press("enter")
-        await wait_for(lambda: screen.window.query.since is not None and screen.window.row(0) is not None, pilot=pilot)
+        await wait_for(
+            lambda: screen.window.query.since is not None and screen.window.row(0) is not None,
+            pilot=pilot,
+        )
         assert transport.queries("/events/search")[-1]["timestamp__gte"] == first_ts[:19]
-        assert all(screen.window.row(i).timestamp >= first_ts[:19] for i in range(len(screen.window)))
+        assert all(
+            screen.window.row(i).timestamp >= first_ts[:19] for i in range(len(screen.window))
+        )
 
         screen.query_one(EventList).focus()
         await pilot.press("a")  # all events again
-        await wait_for(lambda: screen.window.query.is_plain and screen.window.row(0) is not None, pilot=pilot)
+        await wait_for(
+            lambda: screen.window.query.is_plain and screen.window.row(0) is not None, pilot=pilot
+        )
         await pilot.press("o")
-        await wait_for(lambda: screen.window.query.descending and screen.window.row(0) is not None, pilot=pilot)
+        await wait_for(
+            lambda: screen.window.query.descending and screen.window.row(0) is not None, pilot=pilot
+        )
         assert transport.queries("/events/search")[-1]["sort_order"] == "TIMESTAMP_DESC"
         stamps = [screen.window.row(i).timestamp for i in range(min(20, len(screen.window)))]
         assert stamps == sorted(stamps, reverse=True)
@@ -217,10 +233,15 @@ async def test_detail_shows_action_with_paired_output_and_raw_toggle(demo_server
         screen = await open_conversation(app, pilot, ids["hello"])
         await wait_for(lambda: screen.feed.base.complete, pilot=pilot)
         event_list = screen.query_one(EventList)
-        target = next(i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith("$ "))
+        target = next(
+            i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith("$ ")
+        )
         event_list.cursor = target
         detail = screen.query_one(EventDetail)
-        await wait_for(lambda: detail._event is not None and detail._event.id == screen.window.row(target).id, pilot=pilot)
+        await wait_for(
+            lambda: detail._event is not None and detail._event.id == screen.window.row(target).id,
+            pilot=pilot,
+        )
         await pilot.pause(0.1)
         assert detail._paired is not None and detail._paired.kind == "ObservationEvent"
         text = screen_text(app)
@@ -236,16 +257,31 @@ async def test_detail_shows_action_with_paired_output_and_raw_toggle(demo_server
 async def test_raw_event_is_listed_and_explained(make_server):
     store = Store()
     cid = generate_conversation(store, 5, seed=1)
-    store.append_events(cid, [{"kind": "FutureEvent", "id": "raw-1", "timestamp": "2099-01-01T00:00:00", "source": "agent"}], normalize=False)
+    store.append_events(
+        cid,
+        [
+            {
+                "kind": "FutureEvent",
+                "id": "raw-1",
+                "timestamp": "2099-01-01T00:00:00",
+                "source": "agent",
+            }
+        ],
+        normalize=False,
+    )
     server = make_server(store)
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, cid)
-        await wait_for(lambda: len(screen.window) == 6 and screen.window.row(5) is not None, pilot=pilot)
+        await wait_for(
+            lambda: len(screen.window) == 6 and screen.window.row(5) is not None, pilot=pilot
+        )
         assert screen.window.row(5).flag == "raw"
         screen.query_one(EventList).cursor = 5
         detail = screen.query_one(EventDetail)
-        await wait_for(lambda: detail._event is not None and detail._event.id == "raw-1", pilot=pilot)
+        await wait_for(
+            lambda: detail._event is not None and detail._event.id == "raw-1", pilot=pilot
+        )
         await pilot.pause(0.1)
         assert "could not be parsed" in screen_text(app)
 
@@ -262,12 +298,19 @@ async def test_pause_resume_and_start_sandbox(make_server):
         screen = app.screen
         table = screen.query_one("DataTable")
         await wait_for(lambda: table.row_count >= 3, pilot=pilot)
-        running = next(i for i, key in enumerate(table.rows) if screen._sandboxes[key.value].status == "RUNNING")
+        running = next(
+            i
+            for i, key in enumerate(table.rows)
+            if screen._sandboxes[key.value].status == "RUNNING"
+        )
         box_id = list(table.rows)[running].value
         table.move_cursor(row=running)
         await pilot.press("p")
         await wait_for(lambda: store.get_sandbox(box_id)["status"] == "PAUSED", pilot=pilot)
-        await wait_for(lambda: not screen._pending and screen._sandboxes[box_id].status == "PAUSED", pilot=pilot)
+        await wait_for(
+            lambda: not screen._pending and screen._sandboxes[box_id].status == "PAUSED",
+            pilot=pilot,
+        )
         await pilot.press("r")
         await wait_for(lambda: store.get_sandbox(box_id)["status"] == "RUNNING", pilot=pilot)
         before = table.row_count
@@ -320,12 +363,16 @@ async def test_readonly_blocks_sandbox_actions(make_server):
 async def test_unreachable_server_shows_error_screen_with_retry(make_server):
     app = make_app("http://127.0.0.1:9")  # discard port: nothing listens
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot)
+        await wait_for(
+            lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot
+        )
         await pilot.pause(0.1)
         text = screen_text(app)
         assert "Cannot reach the service" in text and "Nothing answered" in text
         await pilot.press("r")
-        await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot)
+        await wait_for(
+            lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot
+        )
 
 
 class SlowCount(RecordingTransport):

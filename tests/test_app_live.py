@@ -27,10 +27,12 @@ async def open_live(app, pilot, cid: str) -> ConversationScreen:
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
     await wait_for(
-        lambda: screen.live is not None
-        and screen.live.state.connection is not None
-        and screen.live.state.connection.state == "live"
-        and screen.feed.base.complete,
+        lambda: (
+            screen.live is not None
+            and screen.live.state.connection is not None
+            and screen.live.state.connection.state == "live"
+            and screen.feed.base.complete
+        ),
         pilot=pilot,
     )
     return screen
@@ -130,7 +132,9 @@ async def test_send_message_from_the_input_line(live_server):
         await pilot.press("m")
         await pilot.press(*"hello agent", "enter")
         await wait_for(
-            lambda: any(r.kind == "MessageEvent" and "hello agent" in r.summary for r in rows(screen)),
+            lambda: any(
+                r.kind == "MessageEvent" and "hello agent" in r.summary for r in rows(screen)
+            ),
             pilot=pilot,
         )
 
@@ -187,8 +191,12 @@ async def replay_into_screen(app, pilot, frames: list, cid: str) -> Conversation
     app.open_conversation(cid)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
-    await wait_for(lambda: screen.feed.base.complete and screen._conversation is not None, pilot=pilot)
-    fake = screen._conversation.model_copy(update={"conversation_url": "/api/conversations/" + cid, "session_api_key": "k"})
+    await wait_for(
+        lambda: screen.feed.base.complete and screen._conversation is not None, pilot=pilot
+    )
+    fake = screen._conversation.model_copy(
+        update={"conversation_url": "/api/conversations/" + cid, "session_api_key": "k"}
+    )
     screen.live = LiveSession(app.client.base_url, fake)
     screen.previews = []
     for event in frames:
@@ -209,7 +217,9 @@ async def test_captured_stream_frames_become_one_message(make_server):
     async with app.run_test(size=SIZE) as pilot:
         screen = await replay_into_screen(app, pilot, frames, names["branches"])  # not live itself
         assert screen.previews and screen.previews[-1] == final.llm_message.text  # grew in place
-        assert not screen.query_one("#stream-preview").has_class("-visible")  # gone after the message
+        assert not screen.query_one("#stream-preview").has_class(
+            "-visible"
+        )  # gone after the message
         kinds = [r.kind for r in rows(screen)]
         assert "StreamingDeltaEvent" not in kinds
         assert final.id in {r.id for r in rows(screen)}
@@ -252,7 +262,19 @@ async def test_conversations_table_polls_statuses_and_keeps_cursor(make_server, 
 
         async with OpenHandsClient(server.base_url) as client:
             assert await client.pause_sandbox(sandbox)
-        await wait_for(lambda: str(getattr(screen._rows[target].sandbox_status, "value", screen._rows[target].sandbox_status)) == "PAUSED", pilot=pilot)
+        await wait_for(
+            lambda: (
+                str(
+                    getattr(
+                        screen._rows[target].sandbox_status,
+                        "value",
+                        screen._rows[target].sandbox_status,
+                    )
+                )
+                == "PAUSED"
+            ),
+            pilot=pilot,
+        )
         assert table.cursor_row == 3
 
 
@@ -267,14 +289,21 @@ async def test_sandbox_pause_shows_reconnecting_then_live_again(live_server):
         sandbox = server.store.get_conversation(cid)["sandbox_id"]
         async with OpenHandsClient(server.base_url) as client:
             await client.pause_sandbox(sandbox)
-            await wait_for(lambda: screen.live.state.connection.state in ("reconnecting", "offline"), pilot=pilot)
+            await wait_for(
+                lambda: screen.live.state.connection.state in ("reconnecting", "offline"),
+                pilot=pilot,
+            )
             await wait_for(lambda: "sandbox PAUSED" in screen_text(app), pilot=pilot)
             await client.resume_sandbox(sandbox)
-        await wait_for(lambda: screen.live.state.connection.state == "live", timeout=30, pilot=pilot)
+        await wait_for(
+            lambda: screen.live.state.connection.state == "live", timeout=30, pilot=pilot
+        )
         await wait_for(lambda: "sandbox RUNNING" in screen_text(app), pilot=pilot)
 
 
-async def test_detail_catches_up_with_followed_rows_at_most_twice_a_second(demo_server, monkeypatch):
+async def test_detail_catches_up_with_followed_rows_at_most_twice_a_second(
+    demo_server, monkeypatch
+):
     # drawing an event's detail costs 10–100 ms; following a fast stream must not redraw it per batch
     from tui.app.screens import conversation as conversation_module
 
@@ -294,7 +323,9 @@ async def test_detail_catches_up_with_followed_rows_at_most_twice_a_second(demo_
         for row in followed:  # six batches' cursor moves, 20 ms apart
             screen.post_message(EventList.Highlighted(event_list, 0, row, followed=True))
             await pilot.pause(0.02)
-        await wait_for(lambda: len(shown) == 2, timeout=conversation_module.FOLLOW_DETAIL_S * 4, pilot=pilot)
+        await wait_for(
+            lambda: len(shown) == 2, timeout=conversation_module.FOLLOW_DETAIL_S * 4, pilot=pilot
+        )
         assert shown == [followed[0], followed[-1]]  # at once, then the newest when due
         await pilot.pause(conversation_module.FOLLOW_DETAIL_S * 1.5)
         assert len(shown) == 2

@@ -34,14 +34,19 @@ async def test_conversation_flag_opens_it_directly(demo_server):
 
 async def test_shared_mode_uses_the_public_search_only(demo_server):
     transport = RecordingTransport()
-    app = make_app(demo_server.base_url, transport=transport, conversation_id=IDS["hello"], shared=True)
+    app = make_app(
+        demo_server.base_url, transport=transport, conversation_id=IDS["hello"], shared=True
+    )
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
         await wait_for(lambda: screen.feed.base.complete, pilot=pilot)
         paths = {r.url.path for r in transport.requests}
         assert paths == {"/api/shared-events/search"}  # nothing that needs credentials
-        assert all(screen.window.row(i).kind != "ConversationStateUpdateEvent" for i in range(len(screen.window)))
+        assert all(
+            screen.window.row(i).kind != "ConversationStateUpdateEvent"
+            for i in range(len(screen.window))
+        )
         await pilot.pause(0.1)
         assert "shared link (read-only)" in screen_text(app)
 
@@ -76,8 +81,15 @@ async def test_palette_filter_by_kind(demo_server):
         await pilot.press(*"filter: ObservationEvent")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await wait_for(lambda: screen.window.query.kind == "ObservationEvent" and screen.window.row(0) is not None, pilot=pilot)
-        assert {screen.window.row(i).kind for i in range(len(screen.window))} == {"ObservationEvent"}
+        await wait_for(
+            lambda: (
+                screen.window.query.kind == "ObservationEvent" and screen.window.row(0) is not None
+            ),
+            pilot=pilot,
+        )
+        assert {screen.window.row(i).kind for i in range(len(screen.window))} == {
+            "ObservationEvent"
+        }
 
 
 async def test_new_conversation_shows_progress_then_opens(make_server):
@@ -94,7 +106,12 @@ async def test_new_conversation_shows_progress_then_opens(make_server):
         screen = app.screen
         await wait_for(lambda: screen._conversation is not None, pilot=pilot)
         assert screen._conversation.title == "Try ohtui"
-        await wait_for(lambda: len(screen.window) >= 1 and screen.window.row(len(screen.window) - 1) is not None, pilot=pilot)
+        await wait_for(
+            lambda: (
+                len(screen.window) >= 1 and screen.window.row(len(screen.window) - 1) is not None
+            ),
+            pilot=pilot,
+        )
         summaries = [screen.window.row(i).summary for i in range(len(screen.window))]
         assert any("say hi" in s for s in summaries)
 

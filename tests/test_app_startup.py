@@ -31,7 +31,9 @@ async def test_the_list_shows_before_the_bundled_server_serves():
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         assert not served.is_set()  # on screen while the server was still starting
         table = app.screen.query_one(DataTable)
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)  # its requests waited, none failed
+        await wait_for(
+            lambda: table.row_count == 7, pilot=pilot
+        )  # its requests waited, none failed
         assert served.is_set()
         assert [type(s) for s in app.screen_stack[1:]] == [ConversationsScreen]  # not pushed twice
 
@@ -43,7 +45,9 @@ async def test_a_bundled_server_that_cannot_start_is_said_not_hung_on():
     deferred = DeferredServer(serve)
     app = make_app(deferred.url, warm_up=deferred.start, on_exit=deferred.stop)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot)
+        await wait_for(
+            lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot
+        )
         assert any("no demo today" in str(n.message) for n in app._notifications)
 
 
@@ -59,9 +63,14 @@ async def test_the_client_is_built_after_the_first_frame_in_a_thread(demo_server
         built.append((threading.current_thread().name, isinstance(app.screen, ConversationsScreen)))
         return OpenHandsClient(demo_server.base_url)
 
-    deferred = DeferredServer(lambda sock: (lambda: None))  # the demo server already serves
-    app = OhtuiApp(client_factory=factory, url=demo_server.base_url, clock=lambda: FIXED_NOW,
-                   warm_up=deferred.start, on_exit=deferred.stop)
+    deferred = DeferredServer(lambda sock: lambda: None)  # the demo server already serves
+    app = OhtuiApp(
+        client_factory=factory,
+        url=demo_server.base_url,
+        clock=lambda: FIXED_NOW,
+        warm_up=deferred.start,
+        on_exit=deferred.stop,
+    )
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one(DataTable)

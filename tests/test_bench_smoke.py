@@ -13,19 +13,31 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("name, args", [
-    ("open", ["--repeat", "1", "--sizes", "100,300"]),
-    ("keys", ["--presses", "4", "--sizes", "100,300"]),
-    ("load", ["--size", "300", "--repeat", "1"]),
-    ("live", ["--rates", "200", "--seconds", "1"]),
-    ("startup", ["--repeat", "1"]),
-])
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("open", ["--repeat", "1", "--sizes", "100,300"]),
+        ("keys", ["--presses", "4", "--sizes", "100,300"]),
+        ("load", ["--size", "300", "--repeat", "1"]),
+        ("live", ["--rates", "200", "--seconds", "1"]),
+        ("startup", ["--repeat", "1"]),
+    ],
+)
 def test_bench_runs_and_reports(name, args, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OHTUI_BENCH_DB": str(tmp_path / "bench.sqlite")}
-    result = subprocess.run([sys.executable, "-m", f"bench.{name}", *args], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", f"bench.{name}", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
-    reported = [json.loads(line[7:]) for line in result.stdout.splitlines() if line.startswith("RESULT ")]
+    reported = [
+        json.loads(line[7:]) for line in result.stdout.splitlines() if line.startswith("RESULT ")
+    ]
     assert reported and reported[-1]["bench"] == name
     if name == "live":
         assert reported[-1]["lost_200"] == 0 and reported[-1]["sent_200"] > 0

@@ -10,7 +10,13 @@ from tui.cli import build_parser, main
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tui", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "tui", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_version_via_python_m():
@@ -20,14 +26,25 @@ def test_version_via_python_m():
 
 def test_version_does_not_import_the_ui():
     code = "import sys; from tui.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\nprint('textual' in sys.modules, 'httpx' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
     assert result.stdout.split()[-2:] == ["False", "False"]
 
 
 def test_help_lists_the_options():
     result = run("--help")
     assert result.returncode == 0
-    for option in ("--url", "--api-key", "--session-key", "--conversation", "--shared", "--theme", "--readonly", "ohtui serve"):
+    for option in (
+        "--url",
+        "--api-key",
+        "--session-key",
+        "--conversation",
+        "--shared",
+        "--theme",
+        "--readonly",
+        "ohtui serve",
+    ):
         assert option in result.stdout
 
 

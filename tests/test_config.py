@@ -61,7 +61,10 @@ def test_paths_follow_xdg_and_the_overrides(isolated, tmp_path, monkeypatch, cap
     assert capsys.readouterr().out.strip() == str(isolated)
     monkeypatch.setenv("OHTUI_CONFIG", str(tmp_path / "env.toml"))
     assert config_location() == config_location(None)
-    assert config_location().path == tmp_path / "env.toml" and config_location().source == "OHTUI_CONFIG"
+    assert (
+        config_location().path == tmp_path / "env.toml"
+        and config_location().source == "OHTUI_CONFIG"
+    )
     assert main(["--print-config-path", "--config", str(tmp_path / "flag.toml")]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "flag.toml")
 
@@ -69,7 +72,12 @@ def test_paths_follow_xdg_and_the_overrides(isolated, tmp_path, monkeypatch, cap
 def test_no_file_means_defaults(isolated):
     resolved = load()
     assert not resolved.config_exists
-    assert (resolved.url, resolved.theme, resolved.readonly, resolved.keymap) == (None, None, False, {})
+    assert (resolved.url, resolved.theme, resolved.readonly, resolved.keymap) == (
+        None,
+        None,
+        False,
+        {},
+    )
     assert resolved.origins["theme"] == "default" and resolved.origins["url"] == "default"
 
 
@@ -99,7 +107,10 @@ def test_precedence_file_then_env_then_flags(isolated, monkeypatch):
 
     resolved = load({"theme": "from-flag", "readonly": True, "url": None})
     assert (resolved.theme, resolved.readonly) == ("from-flag", True)
-    assert resolved.origins["theme"] == "flag --theme" and resolved.origins["readonly"] == "flag --readonly"
+    assert (
+        resolved.origins["theme"] == "flag --theme"
+        and resolved.origins["readonly"] == "flag --readonly"
+    )
 
 
 def test_url_precedence_profile_env_flag(isolated, monkeypatch):
@@ -195,10 +206,15 @@ def test_a_profile_key_is_never_sent_to_another_url(isolated, monkeypatch):
 def test_env_and_flag_keys_are_masked(isolated, monkeypatch):
     monkeypatch.setenv("OHTUI_API_KEY", SENTINEL)
     resolved = load({"session_key": SENTINEL + "-flag"})
-    assert resolved.key("api_key") == SENTINEL and resolved.origins["api_key"] == "env OHTUI_API_KEY"
+    assert (
+        resolved.key("api_key") == SENTINEL and resolved.origins["api_key"] == "env OHTUI_API_KEY"
+    )
     assert resolved.origins["session_key"] == "flag --session-key"
     assert SENTINEL not in repr(resolved) and SENTINEL not in repr(Settings())
-    assert resolved.scrub(f"GET failed: {SENTINEL}-flag and {SENTINEL}") == "GET failed: ‹redacted› and ‹redacted›"
+    assert (
+        resolved.scrub(f"GET failed: {SENTINEL}-flag and {SENTINEL}")
+        == "GET failed: ‹redacted› and ‹redacted›"
+    )
 
 
 def test_keys_do_not_belong_in_the_file_and_errors_do_not_echo_values(isolated, monkeypatch):
@@ -216,7 +232,9 @@ def test_keys_do_not_belong_in_the_file_and_errors_do_not_echo_values(isolated, 
     monkeypatch.setenv("OHTUI_READONLY", SENTINEL)
     with pytest.raises(ConfigError) as caught:
         load()
-    assert "readonly (env OHTUI_READONLY)" in str(caught.value) and SENTINEL not in str(caught.value)
+    assert "readonly (env OHTUI_READONLY)" in str(caught.value) and SENTINEL not in str(
+        caught.value
+    )
 
 
 def test_broken_files_are_reported_plainly(isolated, capsys):
@@ -240,7 +258,12 @@ def test_broken_files_are_reported_plainly(isolated, capsys):
 def test_info_lists_every_path(isolated, tmp_path, capsys):
     assert main(["info"]) == 0
     out = capsys.readouterr().out
-    for label, folder in (("config dir", "config"), ("data dir", "data"), ("state dir", "state"), ("cache dir", "cache")):
+    for label, folder in (
+        ("config dir", "config"),
+        ("data dir", "data"),
+        ("state dir", "state"),
+        ("cache dir", "cache"),
+    ):
         assert re.search(rf"{label}\s+{re.escape(str(tmp_path / folder / 'ohtui'))}", out)
     assert "log dir" in out and "not created yet" in out
     assert re.search(r"profile\s+none", out) and "bundled demo server" in out
@@ -290,7 +313,9 @@ async def test_keymap_from_the_config_is_applied_to_the_running_app(isolated, de
     from tui.app.screens.conversations import ConversationsScreen
     from tui.app.screens.sandboxes import SandboxesScreen
 
-    write_config(isolated, '[keymap]\n"app.sandboxes" = "f2"\n"app.conversations" = "f3"\n"no.such" = "f9"\n')
+    write_config(
+        isolated, '[keymap]\n"app.sandboxes" = "f2"\n"app.conversations" = "f3"\n"no.such" = "f9"\n'
+    )
     resolved = load()
     app = make_app(demo_server.base_url, keymap=resolved.keymap)
     async with app.run_test(size=SIZE) as pilot:

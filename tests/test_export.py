@@ -46,7 +46,9 @@ def isolated(tmp_path, monkeypatch):
 
 
 def demo_events() -> list:
-    return [parse_event(json.loads(p.read_text())) for p in sorted((DEMO / "events").glob("*.json"))]
+    return [
+        parse_event(json.loads(p.read_text())) for p in sorted((DEMO / "events").glob("*.json"))
+    ]
 
 
 # --- event builders for hand-made cases --------------------------------------------------------
@@ -57,12 +59,24 @@ _n = 0
 def _base(kind: str, source: str, **fields) -> dict:
     global _n
     _n += 1
-    return {"id": f"ev-{_n}", "timestamp": f"2026-01-01T00:00:{_n % 60:02d}", "source": source, **fields, "kind": kind}
+    return {
+        "id": f"ev-{_n}",
+        "timestamp": f"2026-01-01T00:00:{_n % 60:02d}",
+        "source": source,
+        **fields,
+        "kind": kind,
+    }
 
 
 def message(text: str, role: str = "user", **llm) -> object:
     source = "user" if role == "user" else "agent"
-    event = parse_event(_base("MessageEvent", source, llm_message={"role": role, "content": [{"type": "text", "text": text}], **llm}))
+    event = parse_event(
+        _base(
+            "MessageEvent",
+            source,
+            llm_message={"role": role, "content": [{"type": "text", "text": text}], **llm},
+        )
+    )
     assert not isinstance(event, RawEvent), event
     return event
 
@@ -91,7 +105,12 @@ def output(call: str, text: str, exit_code: int = 0) -> object:
             "environment",
             tool_name="terminal",
             tool_call_id=call,
-            observation={"content": [{"type": "text", "text": text}], "command": "x", "exit_code": exit_code, "kind": "TerminalObservation"},
+            observation={
+                "content": [{"type": "text", "text": text}],
+                "command": "x",
+                "exit_code": exit_code,
+                "kind": "TerminalObservation",
+            },
             action_id="a",
         )
     )
@@ -118,7 +137,10 @@ def test_observations_are_shown_under_their_action_even_when_late():
 def test_every_sample_event_exports_without_error():
     events = [parse_event(obj) for objs in event_files().values() for obj in objs]
     markdown = to_markdown(events, conversation_id="all-samples")
-    assert markdown.startswith("# Conversation all-samples") and f"{len(events)} events exported" in markdown
+    assert (
+        markdown.startswith("# Conversation all-samples")
+        and f"{len(events)} events exported" in markdown
+    )
     for line in to_jsonl(events).splitlines():
         json.loads(line)
 
@@ -136,7 +158,11 @@ def test_jsonl_round_trips_the_sample():
 
 
 def test_jsonl_masks_encrypted_content_and_nothing_else():
-    event = message("hi", role="assistant", responses_reasoning_item={"id": "rs_1", "summary": ["plan"], "encrypted_content": SENTINEL})
+    event = message(
+        "hi",
+        role="assistant",
+        responses_reasoning_item={"id": "rs_1", "summary": ["plan"], "encrypted_content": SENTINEL},
+    )
     line = event_line(event)
     assert SENTINEL not in line and MASK in line
     back = parse_event(json.loads(line))
@@ -159,7 +185,12 @@ def test_jsonl_escapes_what_a_terminal_would_act_on_and_still_round_trips():
 def test_raw_events_export_as_sent():
     raw = parse_event({"kind": "FutureEvent", "id": "x1", "source": "agent", "token": "t0ps3cret"})
     assert isinstance(raw, RawEvent)
-    assert json.loads(event_line(raw)) == {"kind": "FutureEvent", "id": "x1", "source": "agent", "token": MASK}
+    assert json.loads(event_line(raw)) == {
+        "kind": "FutureEvent",
+        "id": "x1",
+        "source": "agent",
+        "token": MASK,
+    }
     markdown = to_markdown([raw])
     assert "### Unparsed event `FutureEvent`" in markdown and "t0ps3cret" not in markdown
     assert "```json" in markdown and "```text" in markdown
@@ -187,12 +218,18 @@ def as_sent_but_nulls(line: object, sent: object) -> bool:
             isinstance(line, dict)
             and set(line) <= set(sent)
             and all(
-                (k not in line or line[k] is None) if v is None else k in line and as_sent_but_nulls(line[k], v)
+                (k not in line or line[k] is None)
+                if v is None
+                else k in line and as_sent_but_nulls(line[k], v)
                 for k, v in sent.items()
             )
         )
     if isinstance(sent, list):
-        return isinstance(line, list) and len(line) == len(sent) and all(map(as_sent_but_nulls, line, sent))
+        return (
+            isinstance(line, list)
+            and len(line) == len(sent)
+            and all(map(as_sent_but_nulls, line, sent))
+        )
     return line == sent
 
 
@@ -239,9 +276,7 @@ def test_format_from_the_output_suffix():
 # --- hostile content ------------------------------------------------------------------------------
 
 
-HOSTILE = (
-    "Nice.\n\n```python\nprint('this fence is never closed')\n"
-)
+HOSTILE = "Nice.\n\n```python\nprint('this fence is never closed')\n"
 
 
 def _structure(markdown: str) -> tuple[list[tuple[str, str]], list]:
@@ -255,14 +290,29 @@ def _structure(markdown: str) -> tuple[list[tuple[str, str]], list]:
 
 def test_hostile_content_cannot_break_the_structure():
     events = [
-        message("Please run it.\n\n<!-- everything after this would be hidden\n\n<pre>\nand this swallowed"),
+        message(
+            "Please run it.\n\n<!-- everything after this would be hidden\n\n<pre>\nand this swallowed"
+        ),
         message(
             "Done </details> with `</details>` in code " + HOSTILE,
             role="assistant",
-            thinking_blocks=[{"type": "thinking", "thinking": "secretly </details><details open><summary>pwn</summary>\n~~~~\nunclosed"}],
+            thinking_blocks=[
+                {
+                    "type": "thinking",
+                    "thinking": "secretly </details><details open><summary>pwn</summary>\n~~~~\nunclosed",
+                }
+            ],
         ),
-        terminal("c1", "echo '````' && printf '\\x1b]52;c;ZXZpbA==\\x07'", thought="Trying ``` tricks </details>"),
-        output("c1", "````\n```\n\x1b[31mred\x1b[0m\x1b]52;c;ZXZpbA==\x07\nprogress 10%\rprogress 100%\n<!--", exit_code=3),
+        terminal(
+            "c1",
+            "echo '````' && printf '\\x1b]52;c;ZXZpbA==\\x07'",
+            thought="Trying ``` tricks </details>",
+        ),
+        output(
+            "c1",
+            "````\n```\n\x1b[31mred\x1b[0m\x1b]52;c;ZXZpbA==\x07\nprogress 10%\rprogress 100%\n<!--",
+            exit_code=3,
+        ),
         message("AFTER-MARKER"),
     ]
     markdown = to_markdown(events, conversation_id="c", title="Title <details> ```")
@@ -276,7 +326,9 @@ def test_hostile_content_cannot_break_the_structure():
     # The last message is a plain top-level paragraph: nothing before it swallowed it.
     assert tokens[-3].type == "paragraph_open" and tokens[-2].content.startswith("*")  # footer
     marker = [i for i, t in enumerate(tokens) if t.type == "inline" and t.content == "AFTER-MARKER"]
-    assert marker and tokens[marker[0] - 1].type == "paragraph_open" and tokens[marker[0]].level == 1
+    assert (
+        marker and tokens[marker[0] - 1].type == "paragraph_open" and tokens[marker[0]].level == 1
+    )
     # Only our own <details> pair reaches HTML; the attacker's tags are escaped.
     html = "".join(t.content for t in tokens if t.type == "html_block") + "".join(
         c.content for t in tokens if t.children for c in t.children if c.type == "html_inline"
@@ -286,7 +338,9 @@ def test_hostile_content_cannot_break_the_structure():
     # The terminal block keeps the backtick runs verbatim inside a longer fence.
     [console] = [t for t in tokens if t.type == "fence" and t.info == "console"]
     assert console.markup == "`````"
-    assert console.content.startswith("$ echo '````'") and "\n````\n```\n␛[31mred" in console.content
+    assert (
+        console.content.startswith("$ echo '````'") and "\n````\n```\n␛[31mred" in console.content
+    )
     assert "progress 100%" in console.content and "progress 10%" not in console.content
     assert "**Exit code 3**" in markdown
     # The unclosed fences in the message and the thinking were closed in place.

@@ -74,8 +74,11 @@ async def test_http_faults_during_indexing_are_recovered_and_nothing_is_lost(mak
         screen = await open_and_index(app, pilot, cid)
         await wait_for(lambda: screen.feed.base.complete, timeout=60, pilot=pilot)
         assert faults.pending == 0
-        assert dict(faults.hits) == {"status": 2 * MAX_RETRIES + 4, "slow": MAX_RETRIES + 1,
-                                     "malformed": MAX_RETRIES + 1}
+        assert dict(faults.hits) == {
+            "status": 2 * MAX_RETRIES + 4,
+            "slow": MAX_RETRIES + 1,
+            "malformed": MAX_RETRIES + 1,
+        }
         ids = shown_ids(screen)
         assert ids == logged_ids(store, cid)  # every event, in order, once
         assert len(ids) == len(set(ids))
@@ -89,7 +92,9 @@ async def test_a_page_cursor_that_loops_is_stopped_with_a_message(make_server):
     store = Store()
     cid = generate_conversation(store, 450, seed=4)
     server = make_server(store)
-    server.app.state.faults.add("repeat_page", f"/api/v1/conversation/{cid}/events/search", times=-1)
+    server.app.state.faults.add(
+        "repeat_page", f"/api/v1/conversation/{cid}/events/search", times=-1
+    )
     notes: list[str] = []
     app = app_for(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
@@ -115,7 +120,9 @@ async def test_key_revoked_mid_session_is_a_clear_error(make_server):
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         server.app.state.session_key = "rotated-key"  # the key is revoked on the server
         app.open_conversation(cid)
-        await wait_for(lambda: any("Could not load the conversation" in n for n in notes), pilot=pilot)
+        await wait_for(
+            lambda: any("Could not load the conversation" in n for n in notes), pilot=pilot
+        )
         text = " ".join(notes)
         assert "401" in text or "key" in text.lower()
         assert "first-key" not in text and "rotated-key" not in text
@@ -156,8 +163,14 @@ async def test_twenty_stream_drops_during_a_run_lose_nothing(live_server):
         app = app_for(proxy.base_url)
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_and_index(app, pilot, cid)
-            await wait_for(lambda: screen.live is not None and screen.live.state.connection is not None
-                           and screen.live.state.connection.state == "live", pilot=pilot)
+            await wait_for(
+                lambda screen=screen: (
+                    screen.live is not None
+                    and screen.live.state.connection is not None
+                    and screen.live.state.connection.state == "live"
+                ),
+                pilot=pilot,
+            )
             await asyncio.to_thread(server.live.send_message_sync, cid, "keep going for a while")
             codes = [None, 1011, 1012, 1013]  # None: the proxy cuts the TCP connection (1006)
             for n in range(20):
@@ -166,7 +179,11 @@ async def test_twenty_stream_drops_during_a_run_lose_nothing(live_server):
                 if code is None:
                     await asyncio.to_thread(proxy.drop_all)
                 else:
-                    await asyncio.to_thread(lambda: server.live.require(cid).close_all(Close(code, "test drop")))
+                    await asyncio.to_thread(
+                        lambda code=code: server.live.require(cid).close_all(
+                            Close(code, "test drop")
+                        )
+                    )
                 await asyncio.to_thread(server.live.step_sync, cid, 1)  # sent while reconnecting
                 await asyncio.sleep(0.05)
             await asyncio.to_thread(server.live.run_until_idle_sync, cid)
@@ -183,10 +200,21 @@ async def test_stream_closed_4001_and_4004_mid_stream_are_clear_and_final(live_s
         app = app_for(server.base_url)
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_and_index(app, pilot, cid)
-            await wait_for(lambda: screen.live is not None and screen.live.state.connection is not None
-                           and screen.live.state.connection.state == "live", pilot=pilot)
-            await asyncio.to_thread(lambda: server.live.require(cid).close_all(Close(code, "test close")))
-            await wait_for(lambda: screen.live.state.connection.state in ("failed", "offline"), pilot=pilot)
+            await wait_for(
+                lambda screen=screen: (
+                    screen.live is not None
+                    and screen.live.state.connection is not None
+                    and screen.live.state.connection.state == "live"
+                ),
+                pilot=pilot,
+            )
+            await asyncio.to_thread(
+                lambda code=code: server.live.require(cid).close_all(Close(code, "test close"))
+            )
+            await wait_for(
+                lambda screen=screen: screen.live.state.connection.state in ("failed", "offline"),
+                pilot=pilot,
+            )
             await pilot.pause(0.3)
             assert screen.live.state.connection.state in ("failed", "offline")  # not retried
             text = screen_text(app).lower()
@@ -201,27 +229,47 @@ async def test_oversized_and_hostile_requests_are_refused_cleanly(make_server):
     base = server.base_url
     async with httpx.AsyncClient(base_url=base, timeout=10) as http:
         big = "x" * (65 * 1024)
-        response = await http.post(f"/api/conversations/{cid}/events", json={"role": "user", "content": [{"type": "text", "text": big}]})
+        response = await http.post(
+            f"/api/conversations/{cid}/events",
+            json={"role": "user", "content": [{"type": "text", "text": big}]},
+        )
         assert response.status_code == 413 and "detail" in response.json()
 
         async def chunks():
             for _ in range(80):
                 yield b"x" * 1024
 
-        response = await http.post(f"/api/conversations/{cid}/events", content=chunks(),
-                                   headers={"content-type": "application/json"})
+        response = await http.post(
+            f"/api/conversations/{cid}/events",
+            content=chunks(),
+            headers={"content-type": "application/json"},
+        )
         assert response.status_code == 413
-        hostile = ["' OR 1=1 --", "%", "_", "x'); DROP TABLE events; --", "\\", "\x00", "ü' UNION SELECT * FROM sandboxes --"]
+        hostile = [
+            "' OR 1=1 --",
+            "%",
+            "_",
+            "x'); DROP TABLE events; --",
+            "\\",
+            "\x00",
+            "ü' UNION SELECT * FROM sandboxes --",
+        ]
         for value in hostile:
-            r = await http.get("/api/v1/app-conversations/search", params={"title__contains": value})
+            r = await http.get(
+                "/api/v1/app-conversations/search", params={"title__contains": value}
+            )
             assert r.status_code == 200 and r.json()["items"] == [], value
             r = await http.get("/api/shared-events/search", params={"conversation_id": value})
             assert r.status_code in (200, 422), value
             if r.status_code == 200:
                 assert r.json()["items"] == []
-            r = await http.get(f"/api/v1/conversation/{cid}/events/search", params={"kind__eq": value})
+            r = await http.get(
+                f"/api/v1/conversation/{cid}/events/search", params={"kind__eq": value}
+            )
             assert r.status_code == 422, value  # not one of the 19 kinds
-            r = await http.get(f"/api/v1/conversation/{cid}/events/search", params={"page_id": value})
+            r = await http.get(
+                f"/api/v1/conversation/{cid}/events/search", params={"page_id": value}
+            )
             assert r.status_code in (200, 400, 422), value
         # the data is intact and still served
         r = await http.get(f"/api/v1/conversation/{cid}/events/count")

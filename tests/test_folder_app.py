@@ -33,7 +33,10 @@ async def test_local_mode_has_no_sandbox_keys_and_counts_events(make_server, tmp
         screen = app.screen
         await wait_for(lambda: counts_shown(screen) == {first: "12"}, pilot=pilot)
         assert str(screen.query_one("DataTable").columns["sandbox"].label) == "Events"
-        assert app.check_action("show_sandboxes", ()) is False and screen.check_action("new", ()) is False
+        assert (
+            app.check_action("show_sandboxes", ()) is False
+            and screen.check_action("new", ()) is False
+        )
         await pilot.press("2", "n")
         await pilot.pause(0.2)
         assert app.screen is screen  # neither the sandboxes screen nor a new-conversation form
@@ -47,7 +50,9 @@ async def test_local_mode_has_no_sandbox_keys_and_counts_events(make_server, tmp
         await wait_for(lambda: counts_shown(screen) == {first: "12", second: "3"}, pilot=pilot)
         assert next(iter(screen.query_one("DataTable").rows)).value == second  # the newest on top
         for index in (3, 4):
-            (folder / "events" / f"event-{index:05d}-{events[index]['id']}.json").write_text(json.dumps(events[index]))
+            (folder / "events" / f"event-{index:05d}-{events[index]['id']}.json").write_text(
+                json.dumps(events[index])
+            )
         await screen.poll_statuses()
         await wait_for(lambda: counts_shown(screen)[second] == "5", pilot=pilot)
     sqlite.close()
@@ -59,10 +64,19 @@ def test_snapshot_of_the_local_conversations_list(snap_compare, make_server):
     async def run_before(pilot):
         app = pilot.app
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        await wait_for(lambda: "…" not in "".join(counts_shown(app.screen).values())
-                       and len(counts_shown(app.screen)) == 5, pilot=pilot)
+        await wait_for(
+            lambda: (
+                "…" not in "".join(counts_shown(app.screen).values())
+                and len(counts_shown(app.screen)) == 5
+            ),
+            pilot=pilot,
+        )
 
-    assert snap_compare(make_app(server.base_url, readonly=True, local=True), run_before=run_before, terminal_size=SIZE)
+    assert snap_compare(
+        make_app(server.base_url, readonly=True, local=True),
+        run_before=run_before,
+        terminal_size=SIZE,
+    )
 
 
 async def test_local_conversations_are_offered_beside_the_demo(demo_server, tmp_path, monkeypatch):
@@ -76,14 +90,18 @@ async def test_local_conversations_are_offered_beside_the_demo(demo_server, tmp_
     sqlite.close()
     assert cli._local_default() == tmp_path
     stops: list = []
-    app = make_app(demo_server.base_url, profiles={cli.LOCAL_PROFILE: cli._folder_factory(tmp_path, stops)})
+    app = make_app(
+        demo_server.base_url, profiles={cli.LOCAL_PROFILE: cli._folder_factory(tmp_path, stops)}
+    )
     try:
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(lambda: conversations_shown(app), pilot=pilot)
             assert app.check_action("show_sandboxes", ()) is True and not app.local
             app.switch_profile(cli.LOCAL_PROFILE)
-            await wait_for(lambda: conversations_shown(app) and counts_shown(app.screen) == {cid: "7"},
-                           pilot=pilot)
+            await wait_for(
+                lambda: conversations_shown(app) and counts_shown(app.screen) == {cid: "7"},
+                pilot=pilot,
+            )
             assert app.local and app.readonly and app.check_action("show_sandboxes", ()) is False
     finally:
         for stop in stops:

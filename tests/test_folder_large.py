@@ -33,7 +33,12 @@ def same_events(tmp_path_factory):
     root = tmp_path_factory.mktemp("folders")
     write_folder(root, cid, [json.loads(r.json) for r in rows])
     folder = FolderStore(root)
-    yield sqlite, folder, cid, [json.loads(r.json) for r in (rows[EVENTS // 3], rows[2 * EVENTS // 3])]
+    yield (
+        sqlite,
+        folder,
+        cid,
+        [json.loads(r.json) for r in (rows[EVENTS // 3], rows[2 * EVENTS // 3])],
+    )
     folder.close()
     sqlite.close()
     shutil.rmtree(root, ignore_errors=True)  # ~100,000 small files: not kept between runs
@@ -72,24 +77,37 @@ def test_every_page_and_count_equals_the_sqlite_store(same_events):
     for query in queries(marks):
         got, want = walk(folder, cid, query, 1000), walk(sqlite, cid, query, 1000)
         assert got == want, query
-        assert got or query.get("viewable_only"), query  # every query but the non-viewable kind has rows
+        assert got or query.get("viewable_only"), (
+            query
+        )  # every query but the non-viewable kind has rows
         filters = {k: v for k, v in query.items() if k != "descending"}
-        assert folder.count_events(cid, **filters) == sqlite.count_events(cid, **filters) == len(want), query
+        assert (
+            folder.count_events(cid, **filters) == sqlite.count_events(cid, **filters) == len(want)
+        ), query
 
 
 async def test_pages_through_the_server_equal_the_sqlite_server(same_events, make_server):
     sqlite, folder, cid, marks = same_events
     local, db = make_server(folder), make_server(sqlite)
     early = marks[0]["timestamp"]
-    client_queries = [{}, {"sort_order": "TIMESTAMP_DESC"}, {"kind": "ActionEvent", "timestamp_gte": early},
-                      {"kind": "MessageEvent", "sort_order": "TIMESTAMP_DESC"}]
+    client_queries = [
+        {},
+        {"sort_order": "TIMESTAMP_DESC"},
+        {"kind": "ActionEvent", "timestamp_gte": early},
+        {"kind": "MessageEvent", "sort_order": "TIMESTAMP_DESC"},
+    ]
     async with OpenHandsClient(local.base_url) as a, OpenHandsClient(db.base_url) as b:
         for query in client_queries:
             pages_a = pages_b = None
             for _ in range(3):  # first three pages, following each server's own page ids
-                pages_a = await a.search_events(cid, limit=100, page_id=pages_a and pages_a.next_page_id, **query)
-                pages_b = await b.search_events(cid, limit=100, page_id=pages_b and pages_b.next_page_id, **query)
-                assert [e.id for e in pages_a.items] == [e.id for e in pages_b.items] and pages_a.items, query
+                pages_a = await a.search_events(
+                    cid, limit=100, page_id=pages_a and pages_a.next_page_id, **query
+                )
+                pages_b = await b.search_events(
+                    cid, limit=100, page_id=pages_b and pages_b.next_page_id, **query
+                )
+                assert [e.id for e in pages_a.items] == [
+                    e.id for e in pages_b.items
+                ] and pages_a.items, query
             filters = {k: v for k, v in query.items() if k != "sort_order"}
             assert await a.count_events(cid, **filters) == await b.count_events(cid, **filters)
-

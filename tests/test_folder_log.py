@@ -17,7 +17,9 @@ def test_the_index_in_the_name_orders_the_log_also_past_99999(tmp_path):
     for index in (100001, 99998, 100000, 99999):
         touch(events, index, f"{index:08x}-aaaa")
     (events / ".eventlog.lock").write_text("")
-    (events / "event-1-short.json").write_text("{}")  # not an event file name (index under 5 digits)
+    (events / "event-1-short.json").write_text(
+        "{}"
+    )  # not an event file name (index under 5 digits)
     log = FolderLog(tmp_path)
     assert log.ids == [f"{i:08x}-aaaa" for i in (99998, 99999, 100000, 100001)]
     assert log.index[f"{100000:08x}-aaaa"] == 2
@@ -45,4 +47,8 @@ def test_a_late_file_with_a_lower_index_goes_at_the_end(tmp_path):
     log = FolderLog(tmp_path)
     touch(events, 1, "00000001-aaaa")
     assert log.refresh() == 1
-    assert log.ids == ["00000000-aaaa", "00000002-aaaa", "00000001-aaaa"]  # served positions never move
+    assert log.ids == [
+        "00000000-aaaa",
+        "00000002-aaaa",
+        "00000001-aaaa",
+    ]  # served positions never move

@@ -32,14 +32,19 @@ async def collect(ws, ids: list[str], want: int, timeout: float = 15.0) -> None:
     async def run() -> None:
         while len(ids) < want:
             frame = json.loads(await ws.recv())
-            if frame.get("kind") == "ConversationStateUpdateEvent" and frame.get("key") == "full_state":
+            if (
+                frame.get("kind") == "ConversationStateUpdateEvent"
+                and frame.get("key") == "full_state"
+            ):
                 continue
             ids.append(frame["id"])
 
     await asyncio.wait_for(run(), timeout)
 
 
-async def write_steadily(folder, events: list[dict], start: int, *, half_at: int | None = None) -> None:
+async def write_steadily(
+    folder, events: list[dict], start: int, *, half_at: int | None = None
+) -> None:
     """Write ``events[start:]`` one file every 20 ms, as the agent does; the file at ``half_at``
     is first written half, then completed 300 ms later (while nothing else is written)."""
     for index in range(start, len(events)):
@@ -82,7 +87,9 @@ async def test_new_event_files_reach_followers_once_and_in_order(mode, make_serv
     ids: list[str] = []
     try:
         await collect(ws, ids, 10)  # the replay of what was there
-        await asyncio.gather(write_steadily(folder, events, 10, half_at=40), collect(ws, ids, len(events)))
+        await asyncio.gather(
+            write_steadily(folder, events, 10, half_at=40), collect(ws, ids, len(events))
+        )
         await asyncio.sleep(0.3)  # nothing more may follow: no file is sent twice
         with pytest.raises(TimeoutError):
             await collect(ws, ids, len(events) + 1, timeout=0.5)
@@ -101,7 +108,9 @@ async def test_a_status_change_in_base_state_reaches_followers(make_server, tmp_
     try:
         first = json.loads(await asyncio.wait_for(ws.recv(), 5))
         assert first["key"] == "full_state" and first["value"]["execution_status"] == "running"
-        (folder / "base_state.json").write_text(json.dumps({"id": cid, "execution_status": "finished"}))
+        (folder / "base_state.json").write_text(
+            json.dumps({"id": cid, "execution_status": "finished"})
+        )
 
         async def next_state() -> dict:
             while True:
@@ -124,4 +133,6 @@ async def test_without_watchfiles_the_watcher_says_so(tmp_path, monkeypatch):
             break
         await asyncio.sleep(0.02)
     watcher.stop()
-    assert watcher.error == "watchfiles is not installed" and not watcher.ready  # the follower polls
+    assert (
+        watcher.error == "watchfiles is not installed" and not watcher.ready
+    )  # the follower polls

@@ -42,14 +42,24 @@ async def test_real_sample_folders_are_served_in_file_order(root, make_server):
 async def test_paging_and_filters_equal_the_sqlite_store(make_server, tmp_path):
     sqlite = Store()
     cid = generate_conversation(sqlite, 2_000, seed=9)
-    rows = sorted(sqlite.iter_events(cid), key=lambda r: (r.timestamp, r.seq))  # write files in that order
+    rows = sorted(
+        sqlite.iter_events(cid), key=lambda r: (r.timestamp, r.seq)
+    )  # write files in that order
     write_folder(tmp_path, cid, [json.loads(r.json) for r in rows])
     folder_server, sqlite_server = make_server(FolderStore(tmp_path)), make_server(sqlite)
     some = json.loads(rows[700].json)["timestamp"]
-    queries = [dict(), dict(sort_order="TIMESTAMP_DESC"), dict(kind="ActionEvent"),
-               dict(kind="ObservationEvent", sort_order="TIMESTAMP_DESC"), dict(timestamp_gte=some),
-               dict(timestamp_lt=some, kind="MessageEvent")]
-    async with OpenHandsClient(folder_server.base_url) as local, OpenHandsClient(sqlite_server.base_url) as db:
+    queries = [
+        {},
+        {"sort_order": "TIMESTAMP_DESC"},
+        {"kind": "ActionEvent"},
+        {"kind": "ObservationEvent", "sort_order": "TIMESTAMP_DESC"},
+        {"timestamp_gte": some},
+        {"timestamp_lt": some, "kind": "MessageEvent"},
+    ]
+    async with (
+        OpenHandsClient(folder_server.base_url) as local,
+        OpenHandsClient(sqlite_server.base_url) as db,
+    ):
         for query in queries:
             got = [e.id async for e in local.iter_events(cid, **query)]
             want = [e.id async for e in db.iter_events(cid, **query)]
@@ -59,9 +69,20 @@ async def test_paging_and_filters_equal_the_sqlite_store(make_server, tmp_path):
 
 
 async def test_a_large_folder_is_read_lazily(make_server, tmp_path):
-    events = [{"id": f"00000000-0000-4000-8000-{n:012d}", "timestamp": f"2026-01-01T00:{n // 6000:02d}:{n // 100 % 60:02d}.{n:06d}",
-               "source": "agent", "parent_id": None, "kind": "MessageEvent",
-               "llm_message": {"role": "assistant", "content": [{"type": "text", "text": f"step {n}"}]}} for n in range(5_000)]
+    events = [
+        {
+            "id": f"00000000-0000-4000-8000-{n:012d}",
+            "timestamp": f"2026-01-01T00:{n // 6000:02d}:{n // 100 % 60:02d}.{n:06d}",
+            "source": "agent",
+            "parent_id": None,
+            "kind": "MessageEvent",
+            "llm_message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": f"step {n}"}],
+            },
+        }
+        for n in range(5_000)
+    ]
     cid = "ab" * 16
     write_folder(tmp_path, cid, events)
     store = FolderStore(tmp_path)
@@ -73,12 +94,16 @@ async def test_a_large_folder_is_read_lazily(make_server, tmp_path):
     assert len(store._bodies) <= 150  # a page, the newest file and a title: not the 5,000 files
 
 
-async def test_bad_files_and_unknown_kinds_are_raw_and_a_half_written_newest_file_waits(make_server, tmp_path):
+async def test_bad_files_and_unknown_kinds_are_raw_and_a_half_written_newest_file_waits(
+    make_server, tmp_path
+):
     sqlite = Store()
     cid = generate_conversation(sqlite, 10, seed=2)
     events = [json.loads(r.json) for r in sqlite.iter_events(cid)]
     folder = write_folder(tmp_path, cid, events[:9])
-    (folder / "events" / f"event-00004-{events[4]['id']}.json").write_text('{"id": "broken", ')  # corrupt, mid-log
+    (folder / "events" / f"event-00004-{events[4]['id']}.json").write_text(
+        '{"id": "broken", '
+    )  # corrupt, mid-log
     future = {**events[6], "kind": "EventFromTheFuture"}  # a kind this version does not know
     (folder / "events" / f"event-00006-{events[6]['id']}.json").write_text(json.dumps(future))
     half = folder / "events" / f"event-00009-{events[9]['id']}.json"
@@ -95,7 +120,9 @@ async def test_bad_files_and_unknown_kinds_are_raw_and_a_half_written_newest_fil
         got = [e async for e in client.iter_events(cid)]
         assert len(got) == 10 and got[-1].id == events[9]["id"]
         new_id = "11111111-2222-4333-8444-555555555555"
-        (folder / "events" / f"event-00010-{new_id}.json").write_text(json.dumps({**events[9], "id": new_id}))
+        (folder / "events" / f"event-00010-{new_id}.json").write_text(
+            json.dumps({**events[9], "id": new_id})
+        )
         assert await client.count_events(cid) == 11  # new files are picked up
 
 
@@ -140,9 +167,16 @@ async def test_a_folder_being_written_shows_up_live_once_and_in_order(make_serve
         app.open_conversation(cid)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: list_ready(screen) and screen.feed.base.complete and screen.live is not None
-                       and screen.live.state.connection is not None and screen.live.state.connection.state == "live",
-                       pilot=pilot)
+        await wait_for(
+            lambda: (
+                list_ready(screen)
+                and screen.feed.base.complete
+                and screen.live is not None
+                and screen.live.state.connection is not None
+                and screen.live.state.connection.state == "live"
+            ),
+            pilot=pilot,
+        )
         directory = folder / "events"
         for index in range(20, 60):  # the agent writes one file every 20 ms
             path = directory / f"event-{index:05d}-{events[index]['id']}.json"
@@ -153,7 +187,9 @@ async def test_a_folder_being_written_shows_up_live_once_and_in_order(make_serve
             path.write_text(text)
             await asyncio.sleep(0.02)
         want = [e["id"] for e in events]
-        await wait_for(lambda: [r.id for r in screen.feed.base.head] == want, timeout=20, pilot=pilot)
+        await wait_for(
+            lambda: [r.id for r in screen.feed.base.head] == want, timeout=20, pilot=pilot
+        )
 
 
 def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):
@@ -167,12 +203,22 @@ def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):
         app.open_conversation(cid)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: list_ready(screen) and tree_ready(screen)
-                       and screen.query_one("#event-detail")._event is not None, pilot=pilot)
+        await wait_for(
+            lambda: (
+                list_ready(screen)
+                and tree_ready(screen)
+                and screen.query_one("#event-detail")._event is not None
+            ),
+            pilot=pilot,
+        )
         screen.query_one("#event-tree").focus()
         await pilot.pause(0.3)
 
-    assert snap_compare(make_app(server.base_url, readonly=True, local=True), run_before=run_before, terminal_size=SIZE)
+    assert snap_compare(
+        make_app(server.base_url, readonly=True, local=True),
+        run_before=run_before,
+        terminal_size=SIZE,
+    )
 
 
 async def test_new_folders_and_status_changes_are_picked_up(make_server, tmp_path):
@@ -181,7 +227,9 @@ async def test_new_folders_and_status_changes_are_picked_up(make_server, tmp_pat
     sqlite = Store()
     first = generate_conversation(sqlite, 5, seed=1)
     folder = write_folder(tmp_path, first, [json.loads(r.json) for r in sqlite.iter_events(first)])
-    (folder / "base_state.json").write_text(json.dumps({"id": first, "execution_status": "running"}))
+    (folder / "base_state.json").write_text(
+        json.dumps({"id": first, "execution_status": "running"})
+    )
     store = FolderStore(tmp_path)
     server = make_server(store)
     start_following(server, store)
@@ -193,7 +241,9 @@ async def test_new_folders_and_status_changes_are_picked_up(make_server, tmp_pat
         write_folder(tmp_path, second, [json.loads(r.json) for r in sqlite.iter_events(second)])
         page = await client.search_conversations(limit=10)
         assert {c.id for c in page.items} == {first, second}  # a new conversation appears
-        (folder / "base_state.json").write_text(json.dumps({"id": first, "execution_status": "finished"}))
+        (folder / "base_state.json").write_text(
+            json.dumps({"id": first, "execution_status": "finished"})
+        )
         (found,) = await client.get_conversations([first])
         assert status_value(found.execution_status) == "finished"
     app = make_app(server.base_url, readonly=True)
@@ -202,9 +252,16 @@ async def test_new_folders_and_status_changes_are_picked_up(make_server, tmp_pat
         app.open_conversation(first)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: screen.live is not None and screen.live.state.execution_status is not None, pilot=pilot)
-        (folder / "base_state.json").write_text(json.dumps({"id": first, "execution_status": "error"}))
-        await wait_for(lambda: status_value(screen.live.state.execution_status) == "error", pilot=pilot)
+        await wait_for(
+            lambda: screen.live is not None and screen.live.state.execution_status is not None,
+            pilot=pilot,
+        )
+        (folder / "base_state.json").write_text(
+            json.dumps({"id": first, "execution_status": "error"})
+        )
+        await wait_for(
+            lambda: status_value(screen.live.state.execution_status) == "error", pilot=pilot
+        )
 
 
 def test_a_folder_made_before_its_first_event_file_is_found_and_titled_later(tmp_path):
@@ -216,16 +273,22 @@ def test_a_folder_made_before_its_first_event_file_is_found_and_titled_later(tmp
     store = FolderStore(tmp_path)
     second = generate_conversation(sqlite, 6, seed=2)
     events = [json.loads(r.json) for r in sqlite.iter_events(second)]
-    user = next(i for i, e in enumerate(events) if e["kind"] == "MessageEvent" and e["source"] == "user")
+    user = next(
+        i for i, e in enumerate(events) if e["kind"] == "MessageEvent" and e["source"] == "user"
+    )
     folder = tmp_path / second
     (folder / "events").mkdir(parents=True)
     assert store.rescan() == []  # a folder, no event yet: not a conversation yet
     for index in range(user):  # everything before the user's message
-        (folder / "events" / f"event-{index:05d}-{events[index]['id']}.json").write_text(json.dumps(events[index]))
+        (folder / "events" / f"event-{index:05d}-{events[index]['id']}.json").write_text(
+            json.dumps(events[index])
+        )
     assert store.rescan() == [second]
     assert store.get_conversation(second)["title"] == second  # the folder's name, for now
     for index in range(user, len(events)):
-        (folder / "events" / f"event-{index:05d}-{events[index]['id']}.json").write_text(json.dumps(events[index]))
+        (folder / "events" / f"event-{index:05d}-{events[index]['id']}.json").write_text(
+            json.dumps(events[index])
+        )
     (found,) = store.get_conversations([second])
     text = events[user]["llm_message"]["content"][0]["text"]
     assert found["title"] == text.splitlines()[0][:120]

@@ -67,9 +67,13 @@ HOSTILE = [
 ]
 
 #: characters that must never reach a rendered line (tab and newline included: a line is one row)
-UNSAFE_ON_SCREEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+UNSAFE_ON_SCREEN = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 #: inside multi-line detail text only newlines and tabs (Textual expands them) may remain
-UNSAFE_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+UNSAFE_IN_TEXT = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 MB = 1_000_000
 DEEP = 10_000
@@ -103,7 +107,13 @@ def _slots(data: Any) -> list[tuple[Any, Any]]:
     stack = [data]
     while stack:
         node = stack.pop()
-        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        items = (
+            node.items()
+            if isinstance(node, dict)
+            else enumerate(node)
+            if isinstance(node, list)
+            else ()
+        )
         for key, value in items:
             out.append((node, key))
             if isinstance(value, (dict, list)):
@@ -115,7 +125,9 @@ def _dicts(data: Any) -> list[dict]:
     return [data] + [c[k] for c, k in _slots(data) if isinstance(c[k], dict)]
 
 
-def _pick(rng: random.Random, data: Any, want: Callable[[Any], bool] = lambda v: True) -> tuple[Any, Any] | None:
+def _pick(
+    rng: random.Random, data: Any, want: Callable[[Any], bool] = lambda v: True
+) -> tuple[Any, Any] | None:
     slots = [(c, k) for c, k in _slots(data) if want(c[k])]
     # top-level fields are the interesting ones half the time
     top = [(c, k) for c, k in slots if c is data]
@@ -216,24 +228,36 @@ def m_bad_unicode(rng, ev, batch):
     if rng.random() < 0.3:  # bytes that are not UTF-8 at all, through the text entry point
         raw = json.dumps(ev, ensure_ascii=False).encode("utf-8", "surrogatepass")
         cut = rng.randrange(len(raw))
-        return JsonText(raw[:cut] + rng.choice([b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\x80\x80"]) + raw[cut:])
+        return JsonText(
+            raw[:cut] + rng.choice([b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\x80\x80"]) + raw[cut:]
+        )
     for _ in range(rng.randint(1, 3)):
         slot = _pick(rng, ev, lambda v: isinstance(v, str))
         if slot is not None:
             container, key = slot
             value = container[key]
             cut = rng.randrange(len(value) + 1)
-            container[key] = value[:cut] + rng.choice(["\ud800", "\udfff", "\udc80\udcff", "\ud83d"]) + value[cut:]
+            container[key] = (
+                value[:cut]
+                + rng.choice(["\ud800", "\udfff", "\udc80\udcff", "\ud83d"])
+                + value[cut:]
+            )
     return ev
 
 
 def m_nan_inf(rng, ev, batch):
-    numbers = [(c, k) for c, k in _slots(ev) if isinstance(c[k], (int, float)) and not isinstance(c[k], bool)]
+    numbers = [
+        (c, k)
+        for c, k in _slots(ev)
+        if isinstance(c[k], (int, float)) and not isinstance(c[k], bool)
+    ]
     targets = rng.sample(numbers, min(len(numbers), 3)) if numbers else []
     if not targets:
         ev[rng.choice(["exit_code", "value", "summary_offset"])] = float("nan")
     for container, key in targets:
-        container[key] = rng.choice([float("nan"), float("inf"), float("-inf"), 10**400, -(2**63) - 1])
+        container[key] = rng.choice(
+            [float("nan"), float("inf"), float("-inf"), 10**400, -(2**63) - 1]
+        )
     if rng.random() < 0.3:  # and through JSON text, where NaN/Infinity are literals
         return JsonText(json.dumps(ev, allow_nan=True))
     return ev
@@ -241,9 +265,23 @@ def m_nan_inf(rng, ev, batch):
 
 def m_bad_timestamp(rng, ev, batch):
     ev["timestamp"] = rng.choice(
-        [None, 0, 1.5e12, "", "not a time", "9999-99-99T99:99:99", "2024-02-30T25:61:61",
-         "-0001-01-01T00:00:00", "2024-01-01T00:00:00+99:00", "x" * 5000,
-         "2024-01-01\nT00:00:00", "\x1b[2J2024", ["2024"], {"t": 1}, True]
+        [
+            None,
+            0,
+            1.5e12,
+            "",
+            "not a time",
+            "9999-99-99T99:99:99",
+            "2024-02-30T25:61:61",
+            "-0001-01-01T00:00:00",
+            "2024-01-01T00:00:00+99:00",
+            "x" * 5000,
+            "2024-01-01\nT00:00:00",
+            "\x1b[2J2024",
+            ["2024"],
+            {"t": 1},
+            True,
+        ]
     )
     return ev
 
@@ -258,8 +296,23 @@ def m_hostile_text(rng, ev, batch):
 
 
 def m_not_an_event(rng, ev, batch):
-    return rng.choice([None, 1, "event", [], [ev], {}, {"kind": None}, True, 1.5, JsonText("{"),
-                       JsonText(""), JsonText("[" * DEEP + "]" * DEEP), JsonText('{"a": ' * DEEP)])
+    return rng.choice(
+        [
+            None,
+            1,
+            "event",
+            [],
+            [ev],
+            {},
+            {"kind": None},
+            True,
+            1.5,
+            JsonText("{"),
+            JsonText(""),
+            JsonText("[" * DEEP + "]" * DEEP),
+            JsonText('{"a": ' * DEEP),
+        ]
+    )
 
 
 def _ids(batch: list) -> list[str]:
@@ -327,7 +380,9 @@ class Case:
     payload: Any
 
 
-def make_cases(count: int, seed: int, source: SampleSource | None = None, batch_size: int = 8) -> Iterable[list[Case]]:
+def make_cases(
+    count: int, seed: int, source: SampleSource | None = None, batch_size: int = 8
+) -> Iterable[list[Case]]:
     """Batches of mutated sample events (a batch is what one detail/tree round shows)."""
     rng = random.Random(seed)
     source = source or SampleSource()
@@ -382,9 +437,15 @@ def parse_case(case: Case, stats: Stats) -> tuple[Any, EventRow] | None:
     """parse → row, checking the pure invariants; returns None if the case failed."""
     try:
         payload = case.payload
-        event = parse_event_json(payload.text) if isinstance(payload, JsonText) else parse_event(payload)
+        event = (
+            parse_event_json(payload.text)
+            if isinstance(payload, JsonText)
+            else parse_event(payload)
+        )
     except BaseException as exc:  # noqa: BLE001 - counting is the point
-        stats.fail(case, f"parse raised {type(exc).__name__}: {exc!s:.200} for {_describe(case.payload)}")
+        stats.fail(
+            case, f"parse raised {type(exc).__name__}: {exc!s:.200} for {_describe(case.payload)}"
+        )
         return None
     if isinstance(event, RawEvent):
         stats.raw += 1
@@ -398,7 +459,10 @@ def parse_case(case: Case, stats: Stats) -> tuple[Any, EventRow] | None:
     try:
         row = make_row(event)
     except BaseException as exc:  # noqa: BLE001
-        stats.fail(case, f"make_row raised {type(exc).__name__}: {exc!s:.200} for {_describe(case.payload)}")
+        stats.fail(
+            case,
+            f"make_row raised {type(exc).__name__}: {exc!s:.200} for {_describe(case.payload)}",
+        )
         return None
     if isinstance(event, RawEvent) and row.flag != "raw":
         stats.fail(case, "a raw event's row is not flagged raw")
@@ -434,7 +498,9 @@ def check_tree(rows: list[EventRow], stats: Stats) -> EventTree | None:
         seen.append(pos)
         stack.extend(tree.child_list(pos))
     if sorted(seen) != list(range(n)):
-        stats.fail(None, f"tree walk reached {sorted(Counter(seen).items())[:10]}… not each of {n} once")
+        stats.fail(
+            None, f"tree walk reached {sorted(Counter(seen).items())[:10]}… not each of {n} once"
+        )
     for pos in range(n):
         if len(tree.path_to(pos)) > n:
             stats.fail(None, "a parent chain longer than the batch (cycle)")
@@ -510,7 +576,9 @@ def _static_texts(detail: EventDetail) -> Iterable[str]:
             yield plain
 
 
-async def _show_batch(app: FuzzApp, pilot, items: list[tuple[Case, Any, EventRow]], stats: Stats, rng: random.Random) -> None:
+async def _show_batch(
+    app: FuzzApp, pilot, items: list[tuple[Case, Any, EventRow]], stats: Stats, rng: random.Random
+) -> None:
     rows = [row for _, _, row in items]
     events = [event for _, event, _ in items]
     tree = check_tree(rows, stats)
@@ -522,7 +590,9 @@ async def _show_batch(app: FuzzApp, pilot, items: list[tuple[Case, Any, EventRow
             for is_cursor in (False, True):
                 strip = event_list._render_row(row, 60, is_cursor)
                 problem = check_line(strip.text, "list row") or (
-                    None if strip.cell_length == 60 else f"list row is {strip.cell_length} cells, not 60"
+                    None
+                    if strip.cell_length == 60
+                    else f"list row is {strip.cell_length} cells, not 60"
                 )
                 if problem:
                     stats.fail(items[index][0], problem)
@@ -544,14 +614,19 @@ async def _show_batch(app: FuzzApp, pilot, items: list[tuple[Case, Any, EventRow
                     try:
                         app.query_one(f"#{mode}{slot}", EventDetail).show(event, paired)
                     except BaseException as exc:  # noqa: BLE001
-                        stats.fail(case, f"EventDetail.show ({mode}) raised {type(exc).__name__}: {exc!s:.300} for {_describe(case.payload)}")
+                        stats.fail(
+                            case,
+                            f"EventDetail.show ({mode}) raised {type(exc).__name__}: {exc!s:.300} for {_describe(case.payload)}",
+                        )
             await pilot._wait_for_screen()
             await pilot._wait_for_screen()
         await _settle(app, pilot)
         errors_before = len(app.errors)
         lines = [strip.text for strip in app.screen._compositor.render_strips()]
         elapsed = time.perf_counter() - began
-        stats.slowest = sorted([*stats.slowest, (elapsed, "+".join(c.mutation for c, _, _ in chunk))], reverse=True)[:5]
+        stats.slowest = sorted(
+            [*stats.slowest, (elapsed, "+".join(c.mutation for c, _, _ in chunk))], reverse=True
+        )[:5]
         for line in lines:
             problem = check_line(line, "screen")
             if problem:
@@ -562,11 +637,16 @@ async def _show_batch(app: FuzzApp, pilot, items: list[tuple[Case, Any, EventRow
                 for text in _static_texts(app.query_one(f"#{mode}{slot}", EventDetail)):
                     bad = UNSAFE_IN_TEXT.search(text)
                     if bad:
-                        stats.fail(case, f"detail ({mode}) text holds {bad.group()!r}: {text[:100]!r}")
+                        stats.fail(
+                            case, f"detail ({mode}) text holds {bad.group()!r}: {text[:100]!r}"
+                        )
                         break
         if len(app.errors) > errors_before or app.errors:
             for exc in app.errors:
-                stats.fail(chunk[0][0], f"render raised {type(exc).__name__}: {exc!s:.300} (batch of {[c.mutation for c, _, _ in chunk]})")
+                stats.fail(
+                    chunk[0][0],
+                    f"render raised {type(exc).__name__}: {exc!s:.300} (batch of {[c.mutation for c, _, _ in chunk]})",
+                )
             app.errors.clear()
             raise _Restart
     if not app.is_running:
@@ -596,7 +676,9 @@ class _Restart(Exception):
     """A widget died: continue on a fresh app."""
 
 
-async def run_campaign(batches: Iterable[list[Case]], stats: Stats, seed: int = 0, size=(100, 20)) -> Stats:
+async def run_campaign(
+    batches: Iterable[list[Case]], stats: Stats, seed: int = 0, size=(100, 20)
+) -> Stats:
     """Check every case of every batch; failures are collected in ``stats``, never raised."""
     rng = random.Random(seed)
     pending = iter(batches)
@@ -623,7 +705,9 @@ async def run_campaign(batches: Iterable[list[Case]], stats: Stats, seed: int = 
 
 
 def _assert_clean(stats: Stats) -> None:
-    assert not stats.failures, f"{len(stats.failures)} failure(s):\n" + "\n".join(stats.failures[:20])
+    assert not stats.failures, f"{len(stats.failures)} failure(s):\n" + "\n".join(
+        stats.failures[:20]
+    )
 
 
 async def test_mutated_samples_survive_the_display_path():
@@ -636,7 +720,11 @@ async def test_mutated_samples_survive_the_display_path():
 
 def test_mutation_fuzzer_is_reproducible():
     def summary(seed: int) -> list[str]:
-        return [f"{c.mutation}:{_describe(c.payload)[:80]}" for batch in make_cases(60, seed=seed) for c in batch]
+        return [
+            f"{c.mutation}:{_describe(c.payload)[:80]}"
+            for batch in make_cases(60, seed=seed)
+            for c in batch
+        ]
 
     assert summary(7) == summary(7) and summary(7) != summary(8)
 
@@ -649,7 +737,11 @@ _text = st.one_of(
     st.lists(st.sampled_from(HOSTILE), max_size=4).map("".join),
 )
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True) | _text,
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | _text,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_text, inner, max_size=4),
     max_leaves=12,
 )
@@ -680,8 +772,14 @@ def _sample_with_changes(draw) -> Any:
 
 _event_like = st.fixed_dictionaries(
     {"kind": st.sampled_from(EVENT_KINDS) | _text},
-    optional={"id": _text, "timestamp": _text | _json, "source": st.sampled_from(["agent", "user", "environment", "hook"]) | _text,
-              "parent_id": _text | st.none(), "value": _json, "key": _text},
+    optional={
+        "id": _text,
+        "timestamp": _text | _json,
+        "source": st.sampled_from(["agent", "user", "environment", "hook"]) | _text,
+        "parent_id": _text | st.none(),
+        "value": _json,
+        "key": _text,
+    },
 )
 _events = st.one_of(_sample_with_changes(), _event_like, _json)
 
@@ -689,7 +787,9 @@ _events = st.one_of(_sample_with_changes(), _event_like, _json)
 def test_generated_events_survive_the_display_path():
     collected: list[Any] = []
 
-    @settings(max_examples=200, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=200, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(_events)
     def pure_path(data: Any) -> None:  # parse and row (shrinks on failure)
         stats = Stats()
@@ -700,7 +800,9 @@ def test_generated_events_survive_the_display_path():
 
     pure_path()
     # then the same inputs through the widgets, in batches of one app run
-    batches = [[Case("hypothesis", d) for d in collected[i : i + 8]] for i in range(0, len(collected), 8)]
+    batches = [
+        [Case("hypothesis", d) for d in collected[i : i + 8]] for i in range(0, len(collected), 8)
+    ]
     stats = asyncio.run(run_campaign(batches, Stats()))
     _assert_clean(stats)
     assert stats.tried == len(collected) >= 100

@@ -55,61 +55,193 @@ def _text(value: str) -> dict:
 
 
 def _event(n: int, kind: str, parent: str | None, **fields) -> dict:
-    return {"id": f"ev-{n:02d}", "timestamp": f"{T0}{n:02d}.000000", "parent_id": parent or "__root__",
-            **fields, "kind": kind}
+    return {
+        "id": f"ev-{n:02d}",
+        "timestamp": f"{T0}{n:02d}.000000",
+        "parent_id": parent or "__root__",
+        **fields,
+        "kind": kind,
+    }
 
 
 def _action(n: int, parent: str, action: dict, call: str, tool: str = "terminal", **fields) -> dict:
-    return _event(n, "ActionEvent", parent, source="agent", thought=[_text(f"thinking {HOSTILE}")],
-                  tool_name=tool, tool_call_id=call, tool_call={**TOOL_CALL, "id": call, "name": tool},
-                  llm_response_id="r", action=action, **fields)
+    return _event(
+        n,
+        "ActionEvent",
+        parent,
+        source="agent",
+        thought=[_text(f"thinking {HOSTILE}")],
+        tool_name=tool,
+        tool_call_id=call,
+        tool_call={**TOOL_CALL, "id": call, "name": tool},
+        llm_response_id="r",
+        action=action,
+        **fields,
+    )
 
 
-def _observation(n: int, parent: str, observation: dict, call: str, action_id: str, tool: str = "terminal") -> dict:
-    return _event(n, "ObservationEvent", parent, source="environment", tool_name=tool, tool_call_id=call,
-                  action_id=action_id, observation=observation)
+def _observation(
+    n: int, parent: str, observation: dict, call: str, action_id: str, tool: str = "terminal"
+) -> dict:
+    return _event(
+        n,
+        "ObservationEvent",
+        parent,
+        source="environment",
+        tool_name=tool,
+        tool_call_id=call,
+        action_id=action_id,
+        observation=observation,
+    )
 
 
 def hostile_events() -> list[dict]:
     """One valid (typed) event per place hostile text can sit, chained ev-01 → ev-12."""
     message = f"# Heading {MARKUP}\n\n**bold** `{MARKUP}` {ESC_SEQUENCES}\n\n```\n{HOSTILE}\n```\n\n[a link](https://evil.example) \u202eevil"
     return [
-        _event(1, "MessageEvent", None, source="user",
-               llm_message={"role": "user", "content": [_text(f"please {HOSTILE}")]}),
-        _event(2, "MessageEvent", "ev-01", source="agent", sender=HOSTILE,
-               llm_message={"role": "assistant", "content": [_text(message)], "reasoning_content": f"reason {HOSTILE}",
-                            "thinking_blocks": [{"type": "thinking", "thinking": f"think {HOSTILE}"}]}),
-        _action(3, "ev-02", {"kind": "TerminalAction", "command": f"echo '{HOSTILE}'"}, "call_t",
-                summary=f"summary {HOSTILE}"),
-        _observation(4, "ev-03", {"kind": "TerminalObservation", "command": f"echo '{HOSTILE}'", "exit_code": 1,
-                                  "content": [_text(f"out {HOSTILE}\n" * 3)],
-                                  "metadata": {"exit_code": 1, "working_dir": f"/w/{HOSTILE}"}}, "call_t", "ev-03"),
-        _action(5, "ev-04", {"kind": "FileEditorAction", "command": "str_replace", "path": f"/src/{HOSTILE}.py",
-                             "old_str": f"old {HOSTILE}", "new_str": f"new {HOSTILE}"}, "call_f", tool="file_editor"),
-        _observation(6, "ev-05", {"kind": "FileEditorObservation", "command": "str_replace", "path": f"/src/{HOSTILE}.py",
-                                  "content": [_text(f"edited {HOSTILE}")]}, "call_f", "ev-05", tool="file_editor"),
-        _event(7, "AgentErrorEvent", "ev-06", source="agent", tool_name=f"tool {HOSTILE}", tool_call_id="call_e",
-               error=f"error {HOSTILE}"),
-        _event(8, "ConversationErrorEvent", "ev-07", source="environment", code=f"E{HOSTILE}", detail=f"detail {HOSTILE}"),
-        _event(9, "HookExecutionEvent", "ev-08", source="hook", hook_event_type="PreToolUse",
-               hook_command=f"hook {HOSTILE}", success=False, exit_code=2, stdout=f"stdout {HOSTILE}",
-               stderr=f"stderr {HOSTILE}", reason=f"reason {HOSTILE}"),
-        _action(10, "ev-09", {"kind": "ThinkAction", "thought": f"thought {HOSTILE}"}, "call_k", tool="think"),
+        _event(
+            1,
+            "MessageEvent",
+            None,
+            source="user",
+            llm_message={"role": "user", "content": [_text(f"please {HOSTILE}")]},
+        ),
+        _event(
+            2,
+            "MessageEvent",
+            "ev-01",
+            source="agent",
+            sender=HOSTILE,
+            llm_message={
+                "role": "assistant",
+                "content": [_text(message)],
+                "reasoning_content": f"reason {HOSTILE}",
+                "thinking_blocks": [{"type": "thinking", "thinking": f"think {HOSTILE}"}],
+            },
+        ),
+        _action(
+            3,
+            "ev-02",
+            {"kind": "TerminalAction", "command": f"echo '{HOSTILE}'"},
+            "call_t",
+            summary=f"summary {HOSTILE}",
+        ),
+        _observation(
+            4,
+            "ev-03",
+            {
+                "kind": "TerminalObservation",
+                "command": f"echo '{HOSTILE}'",
+                "exit_code": 1,
+                "content": [_text(f"out {HOSTILE}\n" * 3)],
+                "metadata": {"exit_code": 1, "working_dir": f"/w/{HOSTILE}"},
+            },
+            "call_t",
+            "ev-03",
+        ),
+        _action(
+            5,
+            "ev-04",
+            {
+                "kind": "FileEditorAction",
+                "command": "str_replace",
+                "path": f"/src/{HOSTILE}.py",
+                "old_str": f"old {HOSTILE}",
+                "new_str": f"new {HOSTILE}",
+            },
+            "call_f",
+            tool="file_editor",
+        ),
+        _observation(
+            6,
+            "ev-05",
+            {
+                "kind": "FileEditorObservation",
+                "command": "str_replace",
+                "path": f"/src/{HOSTILE}.py",
+                "content": [_text(f"edited {HOSTILE}")],
+            },
+            "call_f",
+            "ev-05",
+            tool="file_editor",
+        ),
+        _event(
+            7,
+            "AgentErrorEvent",
+            "ev-06",
+            source="agent",
+            tool_name=f"tool {HOSTILE}",
+            tool_call_id="call_e",
+            error=f"error {HOSTILE}",
+        ),
+        _event(
+            8,
+            "ConversationErrorEvent",
+            "ev-07",
+            source="environment",
+            code=f"E{HOSTILE}",
+            detail=f"detail {HOSTILE}",
+        ),
+        _event(
+            9,
+            "HookExecutionEvent",
+            "ev-08",
+            source="hook",
+            hook_event_type="PreToolUse",
+            hook_command=f"hook {HOSTILE}",
+            success=False,
+            exit_code=2,
+            stdout=f"stdout {HOSTILE}",
+            stderr=f"stderr {HOSTILE}",
+            reason=f"reason {HOSTILE}",
+        ),
+        _action(
+            10,
+            "ev-09",
+            {"kind": "ThinkAction", "thought": f"thought {HOSTILE}"},
+            "call_k",
+            tool="think",
+        ),
         _action(11, "ev-10", {"kind": "FinishAction", "message": message}, "call_z", tool="finish"),
-        _event(12, "ConversationStateUpdateEvent", "ev-11", source="environment", key=f"key {HOSTILE}", value=HOSTILE),
+        _event(
+            12,
+            "ConversationStateUpdateEvent",
+            "ev-11",
+            source="environment",
+            key=f"key {HOSTILE}",
+            value=HOSTILE,
+        ),
     ]
 
 
 def hostile_store(events: list[dict] | None = None) -> Store:
     store = Store()
-    store.put_conversation(conversation_info(
-        id=CID, sandbox_id="sb-hostile", title=f"title {HOSTILE}", llm_model=f"model {HOSTILE}",
-        created_at="2026-11-20T10:00:00Z", updated_at="2026-11-20T10:01:00Z", execution_status="finished",
-    ))
+    store.put_conversation(
+        conversation_info(
+            id=CID,
+            sandbox_id="sb-hostile",
+            title=f"title {HOSTILE}",
+            llm_model=f"model {HOSTILE}",
+            created_at="2026-11-20T10:00:00Z",
+            updated_at="2026-11-20T10:01:00Z",
+            execution_status="finished",
+        )
+    )
     store.append_events(CID, hostile_events() if events is None else events)
     # and one that does not validate, with a hostile kind: listed as raw, still literal
-    store.append_events(CID, [{"id": "ev-99", "timestamp": f"{T0}59.000000", "source": "agent",
-                               "kind": f"Future{HOSTILE}", "x": HOSTILE}], normalize=False)
+    store.append_events(
+        CID,
+        [
+            {
+                "id": "ev-99",
+                "timestamp": f"{T0}59.000000",
+                "source": "agent",
+                "kind": f"Future{HOSTILE}",
+                "x": HOSTILE,
+            }
+        ],
+        normalize=False,
+    )
     return store
 
 
@@ -134,7 +266,10 @@ def assert_screen_is_inert(app) -> str:
         assert not style.link, f"a terminal hyperlink (OSC 8) to {style.link!r} on {seg.text!r}"
         click = style.meta.get("@click")
         # ours: Markdown links (posted, never opened) and widget internals; never app actions
-        assert click is None or "quit" not in str(click) and "app." not in str(click), (click, seg.text)
+        assert click is None or "quit" not in str(click) and "app." not in str(click), (
+            click,
+            seg.text,
+        )
     assert app.is_running and app.return_code is None
     return text
 
@@ -187,7 +322,9 @@ async def _detail_pages(app, pilot, detail: EventDetail, pages: int = 10) -> str
         seen.append(_region_text(text, detail.region))
         if detail.scroll_y >= detail.max_scroll_y:
             break
-        detail.scroll_to(y=detail.scroll_y + detail.region.height - 2, animate=False, immediate=True)
+        detail.scroll_to(
+            y=detail.scroll_y + detail.region.height - 2, animate=False, immediate=True
+        )
     return "\n".join(seen)
 
 
@@ -226,16 +363,31 @@ async def test_every_hostile_event_is_literal_in_list_tree_and_detail(make_serve
         await pilot.pause(0.05)
         # the header: the title literal, its escape sequences as stand-ins
         text = assert_screen_is_inert(app)
-        assert "title [bold red]x[/] [@click=app.quit]click[/] [link=https://evil.example]lnk[/link]" in text
+        assert (
+            "title [bold red]x[/] [@click=app.quit]click[/] [link=https://evil.example]lnk[/link]"
+            in text
+        )
         # list rows and tree labels: literal, one line each
-        for summary in ("user: please [bold red]x[/] [@click=app.quit]", "$ echo '[bold red]x[/]",
-                        "exit 1 · out [bold red]x[/]", "str_replace /src/[bold red]x[/]",
-                        "tool [bold red]x[/]", "E[bold red]x[/]", "PreToolUse hook [bold red]x[/]",
-                        "think: thought [bold red]x[/]", "key [bold red]x[/]", "Future[bold",
-                        "unparsed: (event): Input tag 'Future[bold red]x[/]"):
+        for summary in (
+            "user: please [bold red]x[/] [@click=app.quit]",
+            "$ echo '[bold red]x[/]",
+            "exit 1 · out [bold red]x[/]",
+            "str_replace /src/[bold red]x[/]",
+            "tool [bold red]x[/]",
+            "E[bold red]x[/]",
+            "PreToolUse hook [bold red]x[/]",
+            "think: thought [bold red]x[/]",
+            "key [bold red]x[/]",
+            "Future[bold",
+            "unparsed: (event): Input tag 'Future[bold red]x[/]",
+        ):
             assert text.count(summary) >= 1, summary
         in_tree = _region_text(text, tree.region)
-        assert "user: please [bold" in in_tree and "$ echo '[bold" in in_tree and "Future[bold" in in_tree
+        assert (
+            "user: please [bold" in in_tree
+            and "$ echo '[bold" in in_tree
+            and "Future[bold" in in_tree
+        )
 
         details = []
         detail = screen.query_one(EventDetail)
@@ -250,13 +402,26 @@ async def test_every_hostile_event_is_literal_in_list_tree_and_detail(make_serve
             detail.raw_mode = False
         everything = "\n".join(details)
         # markup shown as typed in the detail of each kind (Markdown included)
-        for shown in ("please [bold red]x[/]", "· [bold red]x[/] [@click=app.quit]",  # sender
-                      "reason [bold red]x[/]", "think [bold red]x[/]", "summary [bold red]x[/]",
-                      "$ echo '[bold red]x[/]", "out [bold red]x[/]", "/w/[bold red]x[/]",
-                      "/src/[bold red]x[/]", "edited [bold red]x[/]", "error [bold red]x[/]",
-                      "detail [bold red]x[/]", "hook [bold red]x[/]", "stdout [bold red]x[/]",
-                      "stderr [bold red]x[/]", "thought [bold red]x[/]", "[link=https://evil.example]lnk[/link]",
-                      "Future[bold red]x[/]"):
+        for shown in (
+            "please [bold red]x[/]",
+            "· [bold red]x[/] [@click=app.quit]",  # sender
+            "reason [bold red]x[/]",
+            "think [bold red]x[/]",
+            "summary [bold red]x[/]",
+            "$ echo '[bold red]x[/]",
+            "out [bold red]x[/]",
+            "/w/[bold red]x[/]",
+            "/src/[bold red]x[/]",
+            "edited [bold red]x[/]",
+            "error [bold red]x[/]",
+            "detail [bold red]x[/]",
+            "hook [bold red]x[/]",
+            "stdout [bold red]x[/]",
+            "stderr [bold red]x[/]",
+            "thought [bold red]x[/]",
+            "[link=https://evil.example]lnk[/link]",
+            "Future[bold red]x[/]",
+        ):
             assert shown in everything, shown
         # escape sequences and overrides as visible stand-ins
         assert "␛[31mred␛[0m␛[2J␛[H␛]52;c;ZXZpbA==␇␛]8;;https://evil.example␛\\osc8" in everything
@@ -283,28 +448,51 @@ async def test_markdown_message_actions_cannot_fire(make_server):
             assert isinstance(app.screen, ConversationScreen)
 
 
-@pytest.mark.parametrize("first_words", ["[@click=app.quit]side[/] branch", "side [/nope] branch ["])
+@pytest.mark.parametrize(
+    "first_words", ["[@click=app.quit]side[/] branch", "side [/nope] branch ["]
+)
 async def test_branch_label_from_hostile_message_is_literal(make_server, first_words):
     events = hostile_events()[:2]
     # a fork at ev-01: a side branch whose first message carries markup, and the main line
-    events.append(_event(3, "MessageEvent", "ev-01", source="agent",
-                         llm_message={"role": "assistant", "content": [_text(first_words)]}))
-    events.append(_event(4, "MessageEvent", "ev-02", source="user",
-                         llm_message={"role": "user", "content": [_text("main line")]}))
+    events.append(
+        _event(
+            3,
+            "MessageEvent",
+            "ev-01",
+            source="agent",
+            llm_message={"role": "assistant", "content": [_text(first_words)]},
+        )
+    )
+    events.append(
+        _event(
+            4,
+            "MessageEvent",
+            "ev-02",
+            source="user",
+            llm_message={"role": "user", "content": [_text("main line")]},
+        )
+    )
     server = make_server(hostile_store(events))
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot)
         view = screen.query_one(EventTreeView)
         await pilot.pause(0.1)
-        side = next(n for n in view.root.children if isinstance(n.data, Branch)
-                    and "side" in view._first_words(n.data.start).plain)
+        side = next(
+            n
+            for n in view.root.children
+            if isinstance(n.data, Branch) and "side" in view._first_words(n.data.start).plain
+        )
         view.focus()
         view.move_cursor(side)
         await pilot.press("b")
         await wait_for(lambda: screen.window is not screen.query_window, pilot=pilot)
         await pilot.pause(0.1)
-        y, title = next((y, line) for y, line in enumerate(screen_text(app).split("\n")) if "Events · branch" in line)
+        y, title = next(
+            (y, line)
+            for y, line in enumerate(screen_text(app).split("\n"))
+            if "Events · branch" in line
+        )
         assert first_words[:20] in title
         assert_screen_is_inert(app)
         await pilot.click(offset=(title.index("side") + 1, y))
@@ -353,13 +541,39 @@ def big_events() -> list[dict]:
     assert len(big) >= 50 * 1024 * 1024
     huge = ("0123456789abcdef\x1b[31m" * (HUGE_LINE // 21 + 1))[:HUGE_LINE]
     return [
-        _event(1, "MessageEvent", None, source="user", llm_message={"role": "user", "content": [_text("go")]}),
+        _event(
+            1,
+            "MessageEvent",
+            None,
+            source="user",
+            llm_message={"role": "user", "content": [_text("go")]},
+        ),
         _action(2, "ev-01", {"kind": "TerminalAction", "command": "make"}, "call_b"),
-        _observation(3, "ev-02", {"kind": "TerminalObservation", "command": "make", "exit_code": 0,
-                                  "content": [_text(big)]}, "call_b", "ev-02"),
+        _observation(
+            3,
+            "ev-02",
+            {
+                "kind": "TerminalObservation",
+                "command": "make",
+                "exit_code": 0,
+                "content": [_text(big)],
+            },
+            "call_b",
+            "ev-02",
+        ),
         _action(4, "ev-03", {"kind": "TerminalAction", "command": "cat one.line"}, "call_l"),
-        _observation(5, "ev-04", {"kind": "TerminalObservation", "command": "cat one.line", "exit_code": 0,
-                                  "content": [_text(huge)]}, "call_l", "ev-04"),
+        _observation(
+            5,
+            "ev-04",
+            {
+                "kind": "TerminalObservation",
+                "command": "cat one.line",
+                "exit_code": 0,
+                "content": [_text(huge)],
+            },
+            "call_l",
+            "ev-04",
+        ),
     ]
 
 
@@ -405,12 +619,21 @@ server.stop()
 def big_server(tmp_path):
     db = str(tmp_path / "big.db")
     store = Store(db)
-    store.put_conversation(conversation_info(id=CID, sandbox_id="sb", title="big", created_at="2026-11-20T10:00:00Z"))
-    store.append_events(CID, big_events(), normalize=False)  # stored as given: no 50 MB re-validation
+    store.put_conversation(
+        conversation_info(id=CID, sandbox_id="sb", title="big", created_at="2026-11-20T10:00:00Z")
+    )
+    store.append_events(
+        CID, big_events(), normalize=False
+    )  # stored as given: no 50 MB re-validation
     store.close()
     gc.collect()
-    proc = subprocess.Popen([sys.executable, "-c", _SERVE, db], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True, cwd=Path(__file__).resolve().parents[1])
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SERVE, db],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     try:
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:"), url
@@ -461,16 +684,22 @@ async def test_50mb_output_and_million_char_line_render_abbreviated_and_bounded(
         tracemalloc.stop()
         rss_growth = rss.stop()
     peak_mb = max(load_peak, show_peak) / 1e6
-    print(f"load {loaded:.1f}s (traced peak {load_peak / 1e6:.0f} MB), 50 MB detail {shown_50mb:.2f}s "
-          f"(traced peak while showing {show_peak / 1e6:.0f} MB), rss peak +{rss_growth:.0f} MB")
+    print(
+        f"load {loaded:.1f}s (traced peak {load_peak / 1e6:.0f} MB), 50 MB detail {shown_50mb:.2f}s "
+        f"(traced peak while showing {show_peak / 1e6:.0f} MB), rss peak +{rss_growth:.0f} MB"
+    )
     assert loaded < 10 and shown_50mb < 5
     assert peak_mb < 300 and rss_growth < 300
 
 
 class _Rows:
     def __init__(self, n: int) -> None:
-        self.rows = [EventRow(f"id-{i}", f"2026-01-01T00:00:{i % 60:02d}", "agent", "ActionEvent", f"$ step {i}")
-                     for i in range(n)]
+        self.rows = [
+            EventRow(
+                f"id-{i}", f"2026-01-01T00:00:{i % 60:02d}", "agent", "ActionEvent", f"$ step {i}"
+            )
+            for i in range(n)
+        ]
 
     def __len__(self) -> int:
         return len(self.rows)

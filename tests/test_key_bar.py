@@ -16,8 +16,13 @@ async def test_keys_follow_the_screen_and_a_click_presses_one(demo_server):
         assert "n New conversation" in bar.text and "q Quit" in bar.text
         assert bar.palette is not None and bar.palette.display == "^p"
         assert all(item.description != "Down" for item in bar.items)  # show=False keys stay out
-        await wait_for(lambda: any(span[2].description == "New conversation" for span in bar._spans), pilot=pilot)
-        start, _end, item = next(span for span in bar._spans if span[2].description == "New conversation")
+        await wait_for(
+            lambda: any(span[2].description == "New conversation" for span in bar._spans),
+            pilot=pilot,
+        )
+        start, _end, item = next(
+            span for span in bar._spans if span[2].description == "New conversation"
+        )
         await pilot.click(KeyBar, offset=(start + 1, 0))
         await wait_for(lambda: isinstance(app.screen, NewConversationScreen), pilot=pilot)
         # the modal's own bindings (no key bar of its own) leave the conversations bar as it was

@@ -21,17 +21,25 @@ MINIMAL: dict[str, dict] = {
     "ConversationErrorEvent": {"source": "environment", "code": "E", "detail": "d"},
     "ConversationStateUpdateEvent": {},
     "HookExecutionEvent": {
-        "hook_event_type": "PreToolUse", "hook_command": "c", "success": True, "exit_code": 0,
+        "hook_event_type": "PreToolUse",
+        "hook_command": "c",
+        "success": True,
+        "exit_code": 0,
     },
     "LLMCompletionLogEvent": {"filename": "f", "log_data": "{}"},
     "ActionEvent": {
-        "thought": [], "tool_name": "terminal", "tool_call_id": "call_1",
-        "tool_call": TOOL_CALL, "llm_response_id": "r",
+        "thought": [],
+        "tool_name": "terminal",
+        "tool_call_id": "call_1",
+        "tool_call": TOOL_CALL,
+        "llm_response_id": "r",
     },
     "MessageEvent": {"source": "user", "llm_message": {"role": "user", "content": [TEXT]}},
     "AgentErrorEvent": {"tool_name": "t", "tool_call_id": "c", "error": "boom"},
     "ObservationEvent": {
-        "tool_name": "think", "tool_call_id": "c", "action_id": "a",
+        "tool_name": "think",
+        "tool_call_id": "c",
+        "action_id": "a",
         "observation": {"kind": "ThinkObservation"},
     },
     "UserRejectObservation": {"tool_name": "t", "tool_call_id": "c", "action_id": "a"},
@@ -44,20 +52,37 @@ MINIMAL: dict[str, dict] = {
 REQUIRED = {
     kind: [k for k in fields if k != "source" or kind in SOURCE_REQUIRED]
     for kind, fields in MINIMAL.items()
-    for SOURCE_REQUIRED in [("ServerErrorEvent", "ConversationErrorEvent", "MessageEvent", "TokenEvent")]
+    for SOURCE_REQUIRED in [
+        ("ServerErrorEvent", "ConversationErrorEvent", "MessageEvent", "TokenEvent")
+    ]
 }
 DEFAULT_SOURCE = {
-    "ACPToolCallEvent": "agent", "Condensation": "environment", "CondensationRequest": "environment",
-    "CondensationSummaryEvent": "environment", "ConversationStateUpdateEvent": "environment",
-    "HookExecutionEvent": "hook", "LLMCompletionLogEvent": "environment", "ActionEvent": "agent",
-    "AgentErrorEvent": "agent", "ObservationEvent": "environment",
-    "UserRejectObservation": "environment", "SystemPromptEvent": "agent",
-    "StreamingDeltaEvent": "agent", "InterruptEvent": "user", "PauseEvent": "user",
+    "ACPToolCallEvent": "agent",
+    "Condensation": "environment",
+    "CondensationRequest": "environment",
+    "CondensationSummaryEvent": "environment",
+    "ConversationStateUpdateEvent": "environment",
+    "HookExecutionEvent": "hook",
+    "LLMCompletionLogEvent": "environment",
+    "ActionEvent": "agent",
+    "AgentErrorEvent": "agent",
+    "ObservationEvent": "environment",
+    "UserRejectObservation": "environment",
+    "SystemPromptEvent": "agent",
+    "StreamingDeltaEvent": "agent",
+    "InterruptEvent": "user",
+    "PauseEvent": "user",
 }
 
 
 def make(kind: str, **extra) -> dict:
-    return {"id": f"id-{kind}", "timestamp": "2026-01-01T00:00:00", **MINIMAL[kind], **extra, "kind": kind}
+    return {
+        "id": f"id-{kind}",
+        "timestamp": "2026-01-01T00:00:00",
+        **MINIMAL[kind],
+        **extra,
+        "kind": kind,
+    }
 
 
 def test_all_19_kinds_covered():
@@ -92,7 +117,9 @@ def test_default_source(kind):
     assert parse_event(make(kind)).source == DEFAULT_SOURCE[kind]
 
 
-@pytest.mark.parametrize("kind", ["ServerErrorEvent", "ConversationErrorEvent", "MessageEvent", "TokenEvent"])
+@pytest.mark.parametrize(
+    "kind", ["ServerErrorEvent", "ConversationErrorEvent", "MessageEvent", "TokenEvent"]
+)
 def test_source_required_where_spec_says(kind):
     data = make(kind)
     del data["source"]
@@ -131,12 +158,17 @@ def test_condensation_constraints():
 def test_tool_call_origin_required_and_checked():
     bad = make("ActionEvent", tool_call={k: v for k, v in TOOL_CALL.items() if k != "origin"})
     assert isinstance(parse_event(bad), RawEvent)
-    assert isinstance(parse_event(make("ActionEvent", tool_call={**TOOL_CALL, "origin": "x"})), RawEvent)
+    assert isinstance(
+        parse_event(make("ActionEvent", tool_call={**TOOL_CALL, "origin": "x"})), RawEvent
+    )
 
 
 def test_classification_accepted_and_checked():
     ok = parse_event(
-        make("AgentErrorEvent", classification={"kind": "transient", "retryable": True, "user_action": "retry"})
+        make(
+            "AgentErrorEvent",
+            classification={"kind": "transient", "retryable": True, "user_action": "retry"},
+        )
     )
     assert ok.classification.kind == "transient"
     assert isinstance(
@@ -146,14 +178,20 @@ def test_classification_accepted_and_checked():
 
 
 def test_legacy_keys_are_stripped_and_nothing_else_tolerated():
-    msg = {"role": "user", "content": [{**TEXT, "enable_truncation": True}], "vision_enabled": False}
+    msg = {
+        "role": "user",
+        "content": [{**TEXT, "enable_truncation": True}],
+        "vision_enabled": False,
+    }
     event = parse_event(make("MessageEvent", llm_message=msg))
     assert event.llm_message.text == "hi"
     assert "enable_truncation" not in event.model_dump_json()
     assert isinstance(
         parse_event(make("MessageEvent", llm_message={**msg, "not_legacy": 1})), RawEvent
     )
-    assert isinstance(TextContent.model_validate({"text": "x", "enable_truncation": 1}), TextContent)
+    assert isinstance(
+        TextContent.model_validate({"text": "x", "enable_truncation": 1}), TextContent
+    )
 
 
 def test_unknown_kind_and_garbage_never_raise():
@@ -163,7 +201,12 @@ def test_unknown_kind_and_garbage_never_raise():
     bad = parse_event_json(b"{not json")
     assert isinstance(bad, RawEvent) and "invalid JSON" in bad.error
     unknown = parse_event({"kind": "FutureEvent", "id": "x", "timestamp": "t", "parent_id": "p"})
-    assert (unknown.id, unknown.kind, unknown.timestamp, unknown.parent_id) == ("x", "FutureEvent", "t", "p")
+    assert (unknown.id, unknown.kind, unknown.timestamp, unknown.parent_id) == (
+        "x",
+        "FutureEvent",
+        "t",
+        "p",
+    )
 
 
 def test_unknown_action_kind_is_raw_with_reason():
@@ -182,9 +225,7 @@ def test_explicit_null_id_rejected_but_absent_ok():
 def test_encrypted_content_never_in_repr_or_str():
     secret = "gAAAA-SECRET-CIPHERTEXT"
     item = ReasoningItemModel(id="r", summary=["s"], encrypted_content=secret)
-    event = parse_event(
-        make("ActionEvent", responses_reasoning_item=item.model_dump())
-    )
+    event = parse_event(make("ActionEvent", responses_reasoning_item=item.model_dump()))
     for text in (repr(item), str(item), repr(event), str(event)):
         assert secret not in text
     # but it round-trips for re-sending

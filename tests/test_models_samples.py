@@ -13,7 +13,6 @@ from tui.models.content import LEGACY_MESSAGE_KEYS, LEGACY_TEXT_KEYS
 FILES = event_files()
 
 
-
 def strip_none(value):
     if isinstance(value, dict):
         return {k: strip_none(v) for k, v in value.items() if v is not None}
@@ -77,10 +76,21 @@ def test_totals_by_kind(capsys):
     assert totals["RawEvent"] == 0
     # the kinds the real captures are known to contain
     for kind in (
-        "ActionEvent", "ObservationEvent", "MessageEvent", "SystemPromptEvent",
-        "ConversationStateUpdateEvent", "HookExecutionEvent", "AgentErrorEvent",
-        "ConversationErrorEvent", "UserRejectObservation", "InterruptEvent", "PauseEvent",
-        "StreamingDeltaEvent", "ServerErrorEvent", "TokenEvent", "ACPToolCallEvent",
+        "ActionEvent",
+        "ObservationEvent",
+        "MessageEvent",
+        "SystemPromptEvent",
+        "ConversationStateUpdateEvent",
+        "HookExecutionEvent",
+        "AgentErrorEvent",
+        "ConversationErrorEvent",
+        "UserRejectObservation",
+        "InterruptEvent",
+        "PauseEvent",
+        "StreamingDeltaEvent",
+        "ServerErrorEvent",
+        "TokenEvent",
+        "ACPToolCallEvent",
         "CondensationSummaryEvent",
     ):
         assert totals[kind] > 0, kind

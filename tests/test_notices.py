@@ -49,7 +49,11 @@ async def test_desktop_notification_runs_notify_send_without_a_shell(tmp_path, m
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     assert await desktop_notify("ohtui", "Fix it; rm -rf / $(echo no)") is True
-    assert log.read_text().splitlines() == ["--app-name=ohtui", "ohtui", "Fix it; rm -rf / $(echo no)"]
+    assert log.read_text().splitlines() == [
+        "--app-name=ohtui",
+        "ohtui",
+        "Fix it; rm -rf / $(echo no)",
+    ]
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     assert await desktop_notify("ohtui", "x") is False
 
@@ -67,8 +71,14 @@ async def test_a_live_run_that_finishes_notifies_and_rings(live_server):
         app.open_conversation(cid)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: list_ready(screen) and screen.live is not None
-                       and screen.live.state.execution_status is not None, pilot=pilot)
+        await wait_for(
+            lambda: (
+                list_ready(screen)
+                and screen.live is not None
+                and screen.live.state.execution_status is not None
+            ),
+            pilot=pilot,
+        )
         await asyncio.to_thread(server.live.send_message_sync, cid, "say hi please")
         await asyncio.to_thread(server.live.run_until_idle_sync, cid)
         await wait_for(lambda: any("the agent finished" in m for m, _ in told), pilot=pilot)
@@ -89,7 +99,9 @@ async def test_the_conversations_list_notifies_from_polling(live_server):
         await asyncio.to_thread(server.live.send_message_sync, cid, "one more, please")
         await asyncio.to_thread(server.live.step_sync, cid, 1)
         screen.refresh_rows([cid])  # a poll while it runs
-        await wait_for(lambda: status_value(screen._rows[cid].execution_status) == "running", pilot=pilot)
+        await wait_for(
+            lambda: status_value(screen._rows[cid].execution_status) == "running", pilot=pilot
+        )
         await asyncio.to_thread(server.live.run_until_idle_sync, cid)
         screen.refresh_rows([cid])
         await wait_for(lambda: any("the agent finished" in m for m in told), pilot=pilot)

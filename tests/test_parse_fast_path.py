@@ -36,14 +36,17 @@ def test_single_events_read_the_same_both_ways():
         assert type(fast) is type(careful) and fast == careful, text[:200]
 
 
-@pytest.mark.parametrize("text", [
-    '{"kind": "NoSuchEvent", "id": "x", "timestamp": "t", "source": "agent"}',
-    '{"kind": "MessageEvent", "id": "x"}',
-    '{"kind": "MessageEvent", "id": "x", "timestamp": "t", "source": "user", "llm_message": {"role": "user", "content": []}, "bogus": 1}',
-    '{"kind": "MessageEvent", "id": "x", "timestamp": NaN}',
-    '{"id": "\\ud800", "kind": 5}',
-    "[1, 2]",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"kind": "NoSuchEvent", "id": "x", "timestamp": "t", "source": "agent"}',
+        '{"kind": "MessageEvent", "id": "x"}',
+        '{"kind": "MessageEvent", "id": "x", "timestamp": "t", "source": "user", "llm_message": {"role": "user", "content": []}, "bogus": 1}',
+        '{"kind": "MessageEvent", "id": "x", "timestamp": NaN}',
+        '{"id": "\\ud800", "kind": 5}',
+        "[1, 2]",
+    ],
+)
 def test_invalid_events_are_raw_with_the_careful_reason(text):
     fast = parse_event_json(text)
     assert isinstance(fast, RawEvent) and fast == _careful(text)
@@ -53,8 +56,14 @@ def _nested(depth: int) -> dict:
     value: object = 1
     for _ in range(depth - 1):  # the event object is the first level
         value = [value]
-    return {"kind": "ConversationStateUpdateEvent", "id": "deep", "timestamp": "2026-01-01T00:00:00",
-            "source": "environment", "key": "k", "value": value}
+    return {
+        "kind": "ConversationStateUpdateEvent",
+        "id": "deep",
+        "timestamp": "2026-01-01T00:00:00",
+        "source": "environment",
+        "key": "k",
+        "value": value,
+    }
 
 
 def test_deep_events_are_raw_on_every_path():
@@ -76,8 +85,12 @@ def test_pages_read_the_same_both_ways_and_fall_back_whole():
     fast = EventPage.read_valid(body)
     careful = EventPage.from_json(json.loads(body))
     assert fast is not None and fast.next_page_id == "p2"
-    assert fast.items == careful.items and [type(e) for e in fast.items] == [type(e) for e in careful.items]
+    assert fast.items == careful.items and [type(e) for e in fast.items] == [
+        type(e) for e in careful.items
+    ]
     spoiled = json.dumps({"items": [*items[:5], {"kind": "Unknown", "id": "u"}], "next_page_id": 7})
     assert EventPage.read_valid(spoiled) is None  # one bad event: the careful path, event by event
     page = EventPage.from_json(json.loads(spoiled))
-    assert len(page.items) == 6 and isinstance(page.items[-1], RawEvent) and page.next_page_id is None
+    assert (
+        len(page.items) == 6 and isinstance(page.items[-1], RawEvent) and page.next_page_id is None
+    )

@@ -57,13 +57,26 @@ def test_redact_masks_secrets_and_url_tokens():
     out = redact(data)
     assert out["responses_reasoning_item"]["encrypted_content"] == MASK
     assert out["agent"]["llm"]["api_key"] == MASK
-    assert "abc123" not in out["exposed_urls"][0]["url"] and "folder=/w" in out["exposed_urls"][0]["url"]
+    assert (
+        "abc123" not in out["exposed_urls"][0]["url"]
+        and "folder=/w" in out["exposed_urls"][0]["url"]
+    )
     assert mask_url("http://x/?session_api_key=k&a=1") == "http://x/?session_api_key=****&a=1"
 
 
 def test_stats_rows_read_as_words_before_any_tokens():
     empty = make("ConversationStateUpdateEvent", key="stats", value={"usage_to_metrics": {}})
     assert summarize(parse_event(empty)) == "stats: $0.00 · no tokens yet"
-    used = make("ConversationStateUpdateEvent", key="stats", value={"usage_to_metrics": {"agent": {
-        "accumulated_cost": 0.02, "accumulated_token_usage": {"prompt_tokens": 900, "completion_tokens": 100}}}})
+    used = make(
+        "ConversationStateUpdateEvent",
+        key="stats",
+        value={
+            "usage_to_metrics": {
+                "agent": {
+                    "accumulated_cost": 0.02,
+                    "accumulated_token_usage": {"prompt_tokens": 900, "completion_tokens": 100},
+                }
+            }
+        },
+    )
     assert summarize(parse_event(used)) == "stats: $0.02 · 1.0k tokens"

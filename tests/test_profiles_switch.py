@@ -34,7 +34,9 @@ async def test_palette_switches_to_another_profile(make_server, tmp_path, monkey
     monkeypatch.delenv("OHTUI_TEST_UNSET_KEY", raising=False)
     args = argparse.Namespace(config=str(config))
     profiles = {name: _profile_factory(args, name) for name in ("one", "two", "broken")}
-    app = OhtuiApp(OpenHandsClient(first.base_url), url=first.base_url, profiles=profiles, profile="one")
+    app = OhtuiApp(
+        OpenHandsClient(first.base_url), url=first.base_url, profiles=profiles, profile="one"
+    )
     notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
@@ -44,9 +46,14 @@ async def test_palette_switches_to_another_profile(make_server, tmp_path, monkey
         assert "Profile: one (current)" in names and "Profile: two" in names
         app.switch_profile("broken")
         await pilot.pause(0.1)
-        assert any("Cannot use profile 'broken'" in n and "OHTUI_TEST_UNSET_KEY" in n for n in notes)
+        assert any(
+            "Cannot use profile 'broken'" in n and "OHTUI_TEST_UNSET_KEY" in n for n in notes
+        )
         assert app.url == first.base_url  # still on the first server
         app.switch_profile("two")
-        await wait_for(lambda: conversations_shown(app) and "on the second server" in screen_text(app), pilot=pilot)
+        await wait_for(
+            lambda: conversations_shown(app) and "on the second server" in screen_text(app),
+            pilot=pilot,
+        )
         assert app.url == second.base_url and app.profile == "two"
         assert "on the first server" not in screen_text(app)

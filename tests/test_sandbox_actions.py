@@ -19,7 +19,9 @@ async def _sandboxes(app, pilot):
 
 
 def _select(screen, table, status: str) -> str:
-    row = next(i for i, key in enumerate(table.rows) if screen._sandboxes[key.value].status == status)
+    row = next(
+        i for i, key in enumerate(table.rows) if screen._sandboxes[key.value].status == status
+    )
     table.move_cursor(row=row)
     return list(table.rows)[row].value
 
@@ -51,7 +53,9 @@ async def test_an_unconfirmed_change_is_dropped_with_a_notice(make_server, monke
     store = Store()
     load_demo(store)
     server = make_server(store)
-    server.app.state.faults.add("status", "/api/v1/sandboxes/", status=200, body='{"success": true}', methods=("POST",))
+    server.app.state.faults.add(
+        "status", "/api/v1/sandboxes/", status=200, body='{"success": true}', methods=("POST",)
+    )
     monkeypatch.setattr(sandboxes_module, "PENDING_MAX_S", 0.5)
     app = make_app(server.base_url)
     notes: list[str] = []

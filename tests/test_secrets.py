@@ -36,13 +36,27 @@ def _secret_store() -> tuple[Store, dict[str, str]]:
         store.update_sandbox(sandbox["id"], session_api_key=KEY)
     last = list(store.iter_events(names["hello"]))[-1]
     parent = json.loads(last.json)["id"]
-    store.append_events(names["hello"], [{
-        "id": "secret-reasoning", "timestamp": "2099-01-01T00:00:00.000000", "source": "agent",
-        "kind": "MessageEvent", "parent_id": parent,
-        "llm_message": {"role": "assistant", "content": [{"type": "text", "text": "I thought about it."}],
-                        "responses_reasoning_item": {"id": "rs_1", "summary": ["weighed options"],
-                                                     "encrypted_content": CIPHER}},
-    }])
+    store.append_events(
+        names["hello"],
+        [
+            {
+                "id": "secret-reasoning",
+                "timestamp": "2099-01-01T00:00:00.000000",
+                "source": "agent",
+                "kind": "MessageEvent",
+                "parent_id": parent,
+                "llm_message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "I thought about it."}],
+                    "responses_reasoning_item": {
+                        "id": "rs_1",
+                        "summary": ["weighed options"],
+                        "encrypted_content": CIPHER,
+                    },
+                },
+            }
+        ],
+    )
     return store, names
 
 
@@ -51,7 +65,9 @@ def _assert_clean(where: str, text: str) -> None:
         assert needle not in text, f"{needle!r} shown in {where}"
 
 
-async def test_no_secret_on_any_screen_log_or_export(make_server, caplog, tmp_path, capsys, monkeypatch):
+async def test_no_secret_on_any_screen_log_or_export(
+    make_server, caplog, tmp_path, capsys, monkeypatch
+):
     caplog.set_level(logging.DEBUG)
     store, names = _secret_store()
     server = make_server(store, session_key=KEY)
@@ -59,7 +75,11 @@ async def test_no_secret_on_any_screen_log_or_export(make_server, caplog, tmp_pa
     from tui.app.app import OhtuiApp
     from tui.client import OpenHandsClient
 
-    app = OhtuiApp(OpenHandsClient(server.base_url, session_api_key=KEY), url=server.base_url, clock=lambda: FIXED_NOW)
+    app = OhtuiApp(
+        OpenHandsClient(server.base_url, session_api_key=KEY),
+        url=server.base_url,
+        clock=lambda: FIXED_NOW,
+    )
     seen: list[tuple[str, str]] = []
 
     def look(where: str) -> None:
@@ -75,13 +95,20 @@ async def test_no_secret_on_any_screen_log_or_export(make_server, caplog, tmp_pa
             app.open_conversation(names[name])
             await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
             screen = app.screen
-            await wait_for(lambda: list_ready(screen) and screen.feed.base.complete, pilot=pilot)
+            await wait_for(
+                lambda screen=screen: list_ready(screen) and screen.feed.base.complete, pilot=pilot
+            )
             detail = screen.query_one(EventDetail)
             event_list = screen.query_one(EventList)
             for index in range(len(screen.window)):
                 event_list.cursor = index
                 want = screen.window.row(index).id
-                await wait_for(lambda: detail._event is not None and detail._event.id == want, pilot=pilot)
+                await wait_for(
+                    lambda detail=detail, want=want: (
+                        detail._event is not None and detail._event.id == want
+                    ),
+                    pilot=pilot,
+                )
                 await pilot.pause(0.02)
                 look(f"{name} event {index}")
                 detail.raw_mode = True
@@ -100,7 +127,9 @@ async def test_no_secret_on_any_screen_log_or_export(make_server, caplog, tmp_pa
         await wait_for(lambda: sandboxes.row_count > 0, pilot=pilot)
         await pilot.pause(0.1)
         look("sandboxes")
-        cells = [str(cell) for row in range(sandboxes.row_count) for cell in sandboxes.get_row_at(row)]
+        cells = [
+            str(cell) for row in range(sandboxes.row_count) for cell in sandboxes.get_row_at(row)
+        ]
         assert any("tkn=" in cell for cell in cells)  # the VSCODE URL is listed, its token masked
         seen.append(("sandboxes table cells", "\n".join(cells)))
         await pilot.press("s")
@@ -111,13 +140,26 @@ async def test_no_secret_on_any_screen_log_or_export(make_server, caplog, tmp_pa
 
     for fmt in ("md", "jsonl"):
         target = tmp_path / f"hello.{fmt}"
-        argv = ["export", names["hello"], "--format", fmt, "-o", str(target), "--url", server.base_url, "--session-key", KEY]
+        argv = [
+            "export",
+            names["hello"],
+            "--format",
+            fmt,
+            "-o",
+            str(target),
+            "--url",
+            server.base_url,
+            "--session-key",
+            KEY,
+        ]
         assert await asyncio.to_thread(main, argv) == 0
         seen.append((f"export {fmt}", target.read_text(encoding="utf-8")))
     assert "weighed options" in seen[-1][1]  # the reasoning item itself was exported
     monkeypatch.setenv("OHTUI_SESSION_KEY", KEY)
     config = tmp_path / "config.toml"
-    config.write_text('[profiles.work]\nurl = "http://127.0.0.1:9"\nsession_key_env = "OHTUI_SESSION_KEY"\n')
+    config.write_text(
+        '[profiles.work]\nurl = "http://127.0.0.1:9"\nsession_key_env = "OHTUI_SESSION_KEY"\n'
+    )
     monkeypatch.setenv("OHTUI_CONFIG", str(config))
     assert await asyncio.to_thread(main, ["info", "--profile", "work"]) == 0
     out = capsys.readouterr()

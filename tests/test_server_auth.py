@@ -61,7 +61,10 @@ def test_shared_search_stays_public(secured):
     c, names = secured
     response = c.get("/api/shared-events/search", params={"conversation_id": names["hello"]})
     assert response.status_code == 200 and response.json()["items"]
-    assert c.get("/api/shared-events/count", params={"conversation_id": names["hello"]}).status_code == 200
+    assert (
+        c.get("/api/shared-events/count", params={"conversation_id": names["hello"]}).status_code
+        == 200
+    )
 
 
 def test_open_by_default(demo_server):
@@ -73,7 +76,9 @@ def test_open_by_default(demo_server):
 def test_other_schemes_are_rejected(secured):
     c, _ = secured
     for header in (f"Basic {KEY}", f"Token {KEY}", KEY, "Bearer", f"Bearer {KEY[:-1]}"):
-        assert c.get("/api/v1/sandboxes/search", headers={"Authorization": header}).status_code == 401
+        assert (
+            c.get("/api/v1/sandboxes/search", headers={"Authorization": header}).status_code == 401
+        )
 
 
 # -- profile validation never shows the key ---------------------------------------------------
@@ -108,11 +113,24 @@ def test_validate_never_echoes_the_key(demo_server, caplog, body):
 def test_validate_results(demo_server, caplog):
     caplog.set_level(logging.INFO, logger="tui.server")
     with httpx.Client(base_url=demo_server.base_url) as c:
-        good = c.post("/api/profiles/p1/validate", json={"model": "anthropic/claude-sonnet-4-5", "api_key": SECRET}).json()
-        assert good == {"valid": True, "name": "p1", "model": "anthropic/claude-sonnet-4-5", "errors": [], "error": None}
-        bad_key = c.post("/api/profiles/p1/validate", json={"model": "a/b", "api_key": "short"}).json()
+        good = c.post(
+            "/api/profiles/p1/validate",
+            json={"model": "anthropic/claude-sonnet-4-5", "api_key": SECRET},
+        ).json()
+        assert good == {
+            "valid": True,
+            "name": "p1",
+            "model": "anthropic/claude-sonnet-4-5",
+            "errors": [],
+            "error": None,
+        }
+        bad_key = c.post(
+            "/api/profiles/p1/validate", json={"model": "a/b", "api_key": "short"}
+        ).json()
         assert not bad_key["valid"] and bad_key["errors"][0]["type"] == "authentication_error"
-        bad = c.post("/api/profiles/p1/validate", json={"model": "gpt", "base_url": "ftp://x"}).json()
+        bad = c.post(
+            "/api/profiles/p1/validate", json={"model": "gpt", "base_url": "ftp://x"}
+        ).json()
         assert {e["type"] for e in bad["errors"]} == {"invalid_model", "invalid_base_url"}
         assert bad["error"] == bad["errors"][0]
         stored = c.post("/api/profiles/default/validate").json()
@@ -133,9 +151,17 @@ def test_create_directory_is_in_memory(make_server):
     with httpx.Client(base_url=server.base_url) as c:
         body = c.post("/api/file/create_directory", json={"path": probe + "/a/b"}).json()
         assert body == {"success": True, "path": probe + "/a/b"}
-        assert c.post("/file/create_directory", json={"path": "/workspace/legacy"}).json()["success"]
-        assert c.post("/api/file/create_directory", params={"path": "/workspace/q"}).json()["path"] == "/workspace/q"
-        assert c.post("/api/file/create_directory", json={"path": "rel/dir"}).json()["path"] == "/workspace/project/rel/dir"
+        assert c.post("/file/create_directory", json={"path": "/workspace/legacy"}).json()[
+            "success"
+        ]
+        assert (
+            c.post("/api/file/create_directory", params={"path": "/workspace/q"}).json()["path"]
+            == "/workspace/q"
+        )
+        assert (
+            c.post("/api/file/create_directory", json={"path": "rel/dir"}).json()["path"]
+            == "/workspace/project/rel/dir"
+        )
         for bad in ("/workspace/../etc", "..", "a/../../b", ""):
             response = c.post("/api/file/create_directory", json={"path": bad})
             assert response.status_code == 400, bad
@@ -149,11 +175,15 @@ def test_shared_public_only_serves_public_conversations_only(make_server):
     names = load_demo(store)
     server = make_server(store, shared_public_only=True)
     with httpx.Client(base_url=server.base_url) as c:
-        public = c.get("/api/shared-events/search", params={"conversation_id": names["hello"]}).json()
+        public = c.get(
+            "/api/shared-events/search", params={"conversation_id": names["hello"]}
+        ).json()
         assert public["items"]
         hidden = names["confirm"]  # public is null in the demo
         assert c.get("/api/shared-events/search", params={"conversation_id": hidden}).json() == {
-            "items": [], "next_page_id": None}
+            "items": [],
+            "next_page_id": None,
+        }
         assert c.get("/api/shared-events/count", params={"conversation_id": hidden}).json() == 0
         # the authenticated search is not affected
         assert c.get(f"/api/v1/conversation/{hidden}/events/count").json() > 0

@@ -19,11 +19,30 @@ SANDBOXES = "/api/v1/sandboxes"
 
 #: Keys of a served AppConversation, as in constructed/app_server/app_conversation_page.json.
 CONVERSATION_KEYS = [
-    "id", "created_by_user_id", "sandbox_id", "selected_repository", "selected_branch",
-    "git_provider", "title", "trigger", "pr_number", "llm_model", "agent_kind", "metrics",
-    "parent_conversation_id", "sub_conversation_ids", "public", "tags", "created_at",
-    "updated_at", "sandbox_status", "execution_status", "conversation_url", "session_api_key",
-    "acp_server", "launched_agent_profile",
+    "id",
+    "created_by_user_id",
+    "sandbox_id",
+    "selected_repository",
+    "selected_branch",
+    "git_provider",
+    "title",
+    "trigger",
+    "pr_number",
+    "llm_model",
+    "agent_kind",
+    "metrics",
+    "parent_conversation_id",
+    "sub_conversation_ids",
+    "public",
+    "tags",
+    "created_at",
+    "updated_at",
+    "sandbox_status",
+    "execution_status",
+    "conversation_url",
+    "session_api_key",
+    "acp_server",
+    "launched_agent_profile",
 ]
 
 
@@ -71,7 +90,9 @@ def test_search_shape_and_order(client):
     body = client.get(f"{CONV}/search").json()
     items = body["items"]
     assert body["next_page_id"] is None and len(items) == 7  # the sub-conversation is hidden
-    assert [item["created_at"] for item in items] == sorted((i["created_at"] for i in items), reverse=True)
+    assert [item["created_at"] for item in items] == sorted(
+        (i["created_at"] for i in items), reverse=True
+    )
     for item in items:
         assert list(item) == CONVERSATION_KEYS
         assert len(item["id"]) == 32 and int(item["id"], 16) >= 0
@@ -100,14 +121,23 @@ def test_metrics_and_sub_conversations(client):
     assert sub["parent_conversation_id"] == long["id"]
     assert long["sub_conversation_ids"] == [sub["id"]]
     usage = long["metrics"]["accumulated_token_usage"]
-    assert long["metrics"]["accumulated_cost"] > 0 and usage["prompt_tokens"] > usage["completion_tokens"] > 0
+    assert (
+        long["metrics"]["accumulated_cost"] > 0
+        and usage["prompt_tokens"] > usage["completion_tokens"] > 0
+    )
 
 
 def test_paging_and_count(client):
-    everything = client.get(f"{CONV}/search", params={"include_sub_conversations": True}).json()["items"]
+    everything = client.get(f"{CONV}/search", params={"include_sub_conversations": True}).json()[
+        "items"
+    ]
     ids, page_id = [], None
     while True:
-        params = {"limit": 3, "include_sub_conversations": True, **({"page_id": page_id} if page_id else {})}
+        params = {
+            "limit": 3,
+            "include_sub_conversations": True,
+            **({"page_id": page_id} if page_id else {}),
+        }
         body = client.get(f"{CONV}/search", params=params).json()
         ids += [item["id"] for item in body["items"]]
         page_id = body["next_page_id"]
@@ -120,6 +150,7 @@ def test_paging_and_count(client):
 
 def test_filters(client):
     items = list(by_title(client).values())
+
     def titles(**params):
         return {i["title"] for i in client.get(f"{CONV}/search", params=params).json()["items"]}
 
@@ -129,17 +160,23 @@ def test_filters(client):
     assert titles(title__contains="[bold]") == titles(title__contains="flaky")
     sandbox = items[0]["sandbox_id"]
     assert titles(sandbox_id__eq=sandbox, include_sub_conversations=True) == {
-        i["title"] for i in items if i["sandbox_id"] == sandbox}
+        i["title"] for i in items if i["sandbox_id"] == sandbox
+    }
     ordered = sorted(items, key=lambda i: i["created_at"])
     middle = ordered[3]["created_at"]
     assert titles(created_at__gte=middle, include_sub_conversations=True) == {
-        i["title"] for i in ordered[3:]}
-    assert titles(created_at__lt=middle, include_sub_conversations=True) == {i["title"] for i in ordered[:3]}
+        i["title"] for i in ordered[3:]
+    }
+    assert titles(created_at__lt=middle, include_sub_conversations=True) == {
+        i["title"] for i in ordered[:3]
+    }
     updated = sorted(i["updated_at"] for i in items)[4]
     assert titles(updated_at__gte=updated, include_sub_conversations=True) == {
-        i["title"] for i in items if i["updated_at"] >= updated}
+        i["title"] for i in items if i["updated_at"] >= updated
+    }
     assert titles(updated_at__lt=updated, include_sub_conversations=True) == {
-        i["title"] for i in items if i["updated_at"] < updated}
+        i["title"] for i in items if i["updated_at"] < updated
+    }
     assert client.get(f"{CONV}/count", params={"title__contains": "flaky"}).json() == 1
 
 
@@ -153,13 +190,24 @@ def test_hostile_title_filters_match_nothing_in_the_demo(client, hostile):
 def test_like_wildcards_are_literal(make_server):
     store = Store()
     for n, title in enumerate(["100% done", "snake_case", "plain", "back\\slash"]):
-        store.put_conversation(conversation_info(
-            id=f"{n + 1:032x}", sandbox_id="sb", title=title,
-            created_at=f"2026-08-20T09:0{n}:00.000000Z", updated_at=f"2026-08-20T09:0{n}:00.000000Z"))
+        store.put_conversation(
+            conversation_info(
+                id=f"{n + 1:032x}",
+                sandbox_id="sb",
+                title=title,
+                created_at=f"2026-08-20T09:0{n}:00.000000Z",
+                updated_at=f"2026-08-20T09:0{n}:00.000000Z",
+            )
+        )
     server = make_server(store)
     with httpx.Client(base_url=server.base_url) as c:
+
         def titles(text):
-            return [i["title"] for i in c.get(f"{CONV}/search", params={"title__contains": text}).json()["items"]]
+            return [
+                i["title"]
+                for i in c.get(f"{CONV}/search", params={"title__contains": text}).json()["items"]
+            ]
+
         assert titles("%") == ["100% done"]
         assert titles("_") == ["snake_case"]
         assert titles("\\") == ["back\\slash"]
@@ -180,8 +228,16 @@ def test_batch_get(client):
     assert client.get(CONV).status_code == 422
 
 
-@pytest.mark.parametrize("params", [{"limit": 0}, {"limit": 101}, {"created_at__gte": "soon"},
-                                    {"page_id": "zzz"}, {"include_sub_conversations": "maybe"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"limit": 0},
+        {"limit": 101},
+        {"created_at__gte": "soon"},
+        {"page_id": "zzz"},
+        {"include_sub_conversations": "maybe"},
+    ],
+)
 def test_search_validation(client, params):
     response = client.get(f"{CONV}/search", params=params)
     assert response.status_code == 422
@@ -195,11 +251,17 @@ def test_start_task_advances_to_ready_with_a_fake_clock(demo_copy):
     clock = FakeClock()
     _server, c, _ = demo_copy(clock=clock, start_delay=3.0)
     before = c.get(f"{SANDBOXES}/search").json()["items"]
-    task = c.post(CONV, json={
-        "title": "From the test",
-        "initial_message": {"role": "user", "content": [{"type": "text", "text": "Hello there"}]},
-        "selected_repository": "octo/demo",
-    }).json()
+    task = c.post(
+        CONV,
+        json={
+            "title": "From the test",
+            "initial_message": {
+                "role": "user",
+                "content": [{"type": "text", "text": "Hello there"}],
+            },
+            "selected_repository": "octo/demo",
+        },
+    ).json()
     AppConversationStartTask.model_validate(task)
     assert task["status"] == "WORKING" and task["app_conversation_id"] is None
     assert task["request"]["initial_message"]["content"][0]["text"] == "Hello there"
@@ -222,7 +284,9 @@ def test_start_task_advances_to_ready_with_a_fake_clock(demo_copy):
 
     conversation = c.get(CONV, params={"ids": [ready["app_conversation_id"]]}).json()[0]
     assert conversation["title"] == "From the test"
-    assert conversation["sandbox_status"] == "RUNNING" and conversation["execution_status"] == "idle"
+    assert (
+        conversation["sandbox_status"] == "RUNNING" and conversation["execution_status"] == "idle"
+    )
     assert conversation["selected_repository"] == "octo/demo"
     after = c.get(f"{SANDBOXES}/search").json()["items"]
     assert len(after) == len(before) + 1
@@ -232,8 +296,9 @@ def test_start_task_advances_to_ready_with_a_fake_clock(demo_copy):
     assert events[1]["llm_message"]["content"][0]["text"] == "Hello there"
     assert events[1]["parent_id"] == events[0]["id"]
 
-    found = c.get(f"{CONV}/start-tasks/search",
-                  params={"conversation_id__eq": conversation["id"]}).json()["items"]
+    found = c.get(
+        f"{CONV}/start-tasks/search", params={"conversation_id__eq": conversation["id"]}
+    ).json()["items"]
     assert [t["id"] for t in found] == [task["id"]]
     assert c.get(f"{CONV}/start-tasks/count").json() == 1
 
@@ -260,7 +325,9 @@ def test_start_task_in_real_time(make_server):
 
 def test_start_on_an_existing_paused_sandbox_resumes_it(demo_copy):
     _server, c, _names = demo_copy(start_delay=0)
-    paused = next(s for s in c.get(f"{SANDBOXES}/search").json()["items"] if s["status"] == "PAUSED")
+    paused = next(
+        s for s in c.get(f"{SANDBOXES}/search").json()["items"] if s["status"] == "PAUSED"
+    )
     task = c.post(CONV, json={"sandbox_id": paused["id"]}).json()
     ready = c.get(f"{CONV}/start-tasks", params={"ids": [task["id"]]}).json()[0]
     assert ready["status"] == "READY" and ready["sandbox_id"] == paused["id"]
@@ -272,7 +339,9 @@ def test_start_on_an_unknown_sandbox_fails_the_task(demo_copy):
     task = c.post(CONV, json={"sandbox_id": "oh-agent-server-nope"}).json()
     failed = c.get(f"{CONV}/start-tasks", params={"ids": [task["id"]]}).json()[0]
     assert failed["status"] == "ERROR" and "not found" in failed["detail"]
-    assert c.post(CONV, json={"initial_message": {"content": [{"type": "nope"}]}}).status_code == 422
+    assert (
+        c.post(CONV, json={"initial_message": {"content": [{"type": "nope"}]}}).status_code == 422
+    )
 
 
 def test_start_task_search_paging(demo_copy):
@@ -285,15 +354,19 @@ def test_start_task_search_paging(demo_copy):
     for order, expected in (("CREATED_AT", ids), ("CREATED_AT_DESC", ids[::-1])):
         got, page = [], None
         while True:
-            body = c.get(f"{CONV}/start-tasks/search", params={
-                "limit": 2, "sort_order": order, **({"page_id": page} if page else {})}).json()
+            body = c.get(
+                f"{CONV}/start-tasks/search",
+                params={"limit": 2, "sort_order": order, **({"page_id": page} if page else {})},
+            ).json()
             got += [t["id"] for t in body["items"]]
             page = body["next_page_id"]
             if not page:
                 break
         assert got == expected
     first = c.get(f"{CONV}/start-tasks/search", params={"limit": 2}).json()["next_page_id"]
-    wrong = c.get(f"{CONV}/start-tasks/search", params={"page_id": first, "sort_order": "UPDATED_AT"})
+    wrong = c.get(
+        f"{CONV}/start-tasks/search", params={"page_id": first, "sort_order": "UPDATED_AT"}
+    )
     assert wrong.status_code == 422
 
 
@@ -308,8 +381,10 @@ def test_send_message(demo_copy):
     # follow only when stepped (agent_pace=None, see test_server_live.py)
     assert c.get(f"/api/v1/conversation/{cid}/events/count").json() == before + 3
     assert c.get(CONV, params={"ids": [cid]}).json()[0]["execution_status"] == "running"
-    last = c.get("/api/shared-events/search", params={
-        "conversation_id": cid, "sort_order": "TIMESTAMP_DESC", "limit": 1}).json()["items"][0]
+    last = c.get(
+        "/api/shared-events/search",
+        params={"conversation_id": cid, "sort_order": "TIMESTAMP_DESC", "limit": 1},
+    ).json()["items"][0]
     assert last["llm_message"]["content"][0]["text"] == "One more thing"
     paused = names["branches"]
     assert c.post(f"{CONV}/{paused}/send-message", json=body).status_code == 409
@@ -346,10 +421,14 @@ def test_sandbox_search_shape(client):
     assert f"tkn={running['session_api_key']}&folder=/workspace/project" in urls["VSCODE"]["url"]
     assert [u["port"] for u in running["exposed_urls"]] == [8000, 8001, 8011, 8012]
     for status in ("PAUSED", "ERROR", "STARTING"):
-        assert statuses[status]["session_api_key"] is None and statuses[status]["exposed_urls"] is None
+        assert (
+            statuses[status]["session_api_key"] is None and statuses[status]["exposed_urls"] is None
+        )
     assert statuses["ERROR"]["status_detail"]
     page = client.get(f"{SANDBOXES}/search", params={"limit": 2}).json()
-    rest = client.get(f"{SANDBOXES}/search", params={"limit": 10, "page_id": page["next_page_id"]}).json()
+    rest = client.get(
+        f"{SANDBOXES}/search", params={"limit": 10, "page_id": page["next_page_id"]}
+    ).json()
     assert [s["id"] for s in page["items"] + rest["items"]] == [s["id"] for s in body["items"]]
 
 
@@ -361,7 +440,11 @@ def test_pause_resume_cycle(demo_copy):
     key = c.get(SANDBOXES, params={"id": [sid]}).json()[0]["session_api_key"]
     assert c.post(f"{SANDBOXES}/{sid}/pause").json() == {"success": True}
     paused = c.get(SANDBOXES, params={"id": [sid]}).json()[0]
-    assert paused["status"] == "PAUSED" and paused["session_api_key"] is None and paused["exposed_urls"] is None
+    assert (
+        paused["status"] == "PAUSED"
+        and paused["session_api_key"] is None
+        and paused["exposed_urls"] is None
+    )
     conversation = c.get(CONV, params={"ids": [cid]}).json()[0]
     assert conversation["sandbox_status"] == "PAUSED" and conversation["execution_status"] is None
     assert c.post(f"{SANDBOXES}/{sid}/resume").json() == {"success": True}
@@ -374,7 +457,9 @@ def test_pause_resume_cycle(demo_copy):
 def test_resume_with_a_delay_goes_through_starting(demo_copy):
     clock = FakeClock()
     _server, c, _names = demo_copy(clock=clock, resume_delay=2.0)
-    sid = next(s["id"] for s in c.get(f"{SANDBOXES}/search").json()["items"] if s["status"] == "PAUSED")
+    sid = next(
+        s["id"] for s in c.get(f"{SANDBOXES}/search").json()["items"] if s["status"] == "PAUSED"
+    )
     c.post(f"{SANDBOXES}/{sid}/resume")
     assert c.get(SANDBOXES, params={"id": [sid]}).json()[0]["status"] == "STARTING"
     clock.now += 2.0
@@ -432,9 +517,13 @@ def test_specs(client):
         SandboxSpecInfo.model_validate(spec)
     assert body["items"][0]["working_dir"] == "/workspace/project"
     first = client.get("/api/v1/sandbox-specs/search", params={"limit": 1}).json()
-    second = client.get("/api/v1/sandbox-specs/search", params={"limit": 5, "page_id": first["next_page_id"]}).json()
+    second = client.get(
+        "/api/v1/sandbox-specs/search", params={"limit": 5, "page_id": first["next_page_id"]}
+    ).json()
     assert [s["id"] for s in first["items"] + second["items"]] == [s["id"] for s in body["items"]]
-    got = client.get("/api/v1/sandbox-specs", params={"id": [body["items"][1]["id"], "nope"]}).json()
+    got = client.get(
+        "/api/v1/sandbox-specs", params={"id": [body["items"][1]["id"], "nope"]}
+    ).json()
     assert got[0] == body["items"][1] and got[1] is None
 
 
@@ -442,7 +531,9 @@ def test_records_match_the_real_samples_keys(client):
     """Same keys, in the same order, as the real app server's records."""
     from pathlib import Path
 
-    samples = Path(__file__).resolve().parents[2] / "shared/samples/openhands/constructed/app_server"
+    samples = (
+        Path(__file__).resolve().parents[2] / "shared/samples/openhands/constructed/app_server"
+    )
     if not samples.is_dir():
         pytest.skip("samples not available")
     real_conv = json.loads((samples / "app_conversation_page.json").read_text())["items"][0]
@@ -477,8 +568,12 @@ def test_concurrent_polls_create_one_conversation(demo_copy):
 
 def test_openapi_and_docs(client):
     schema = client.get("/openapi.json").json()
-    for path in ("/api/shared-events/search", "/api/v1/app-conversations/search",
-                 "/api/v1/sandboxes/{sandbox_id}/pause", "/api/profiles/{name}/validate"):
+    for path in (
+        "/api/shared-events/search",
+        "/api/v1/app-conversations/search",
+        "/api/v1/sandboxes/{sandbox_id}/pause",
+        "/api/profiles/{name}/validate",
+    ):
         assert path in schema["paths"]
     kinds = schema["components"]["schemas"]["EventKind"]["enum"]
     assert len(kinds) == 19

@@ -40,7 +40,14 @@ def test_every_kind_appears(demo):
     kinds = Counter(e["kind"] for e in all_events(demo))
     assert set(kinds) == set(EVENT_KINDS)
     assert kinds["StreamingDeltaEvent"] == 3
-    assert sum(1 for cid, evs in demo.events.items() if any(e["kind"] == "StreamingDeltaEvent" for e in evs)) == 1
+    assert (
+        sum(
+            1
+            for cid, evs in demo.events.items()
+            if any(e["kind"] == "StreamingDeltaEvent" for e in evs)
+        )
+        == 1
+    )
 
 
 def test_every_event_validates(demo):
@@ -63,15 +70,28 @@ def test_event_formats(demo):
 
 def test_content_highlights(demo):
     events = all_events(demo)
-    terminal = [e["observation"] for e in events if e["kind"] == "ObservationEvent"
-                and e["observation"]["kind"] == "TerminalObservation"]
+    terminal = [
+        e["observation"]
+        for e in events
+        if e["kind"] == "ObservationEvent" and e["observation"]["kind"] == "TerminalObservation"
+    ]
     assert any(o["exit_code"] not in (0, -1) for o in terminal)
-    edits = [e["observation"] for e in events if e["kind"] == "ObservationEvent"
-             and e["observation"]["kind"] == "FileEditorObservation"]
-    assert any(o["command"] == "str_replace" and o["old_content"] != o["new_content"] for o in edits)
+    edits = [
+        e["observation"]
+        for e in events
+        if e["kind"] == "ObservationEvent" and e["observation"]["kind"] == "FileEditorObservation"
+    ]
+    assert any(
+        o["command"] == "str_replace" and o["old_content"] != o["new_content"] for o in edits
+    )
     assert any(o["command"] == "create" for o in edits)
-    assert any(e["kind"] == "ActionEvent" and e.get("action", {}).get("kind") == "TaskTrackerAction" for e in events)
-    assert any(e.get("thinking_blocks") or e.get("llm_message", {}).get("thinking_blocks") for e in events)
+    assert any(
+        e["kind"] == "ActionEvent" and e.get("action", {}).get("kind") == "TaskTrackerAction"
+        for e in events
+    )
+    assert any(
+        e.get("thinking_blocks") or e.get("llm_message", {}).get("thinking_blocks") for e in events
+    )
     assert any(e.get("reasoning_content") for e in events)
     assert any(e["kind"] == "AgentErrorEvent" and e.get("classification") for e in events)
     assert any(e["kind"] == "ActionEvent" and "action" not in e for e in events)  # unknown tool
@@ -86,15 +106,26 @@ def test_real_branches_exist(demo):
     branched = demo.events[demo.names["branches"]]
     tree = EventTree((e["id"], e["parent_id"]) for e in branched)
     user_forks = [
-        p for p in tree.branch_points()
-        if sum(1 for k in tree.child_list(p) if branched[k]["kind"] == "MessageEvent"
-               and branched[k]["source"] == "user") >= 2
+        p
+        for p in tree.branch_points()
+        if sum(
+            1
+            for k in tree.child_list(p)
+            if branched[k]["kind"] == "MessageEvent" and branched[k]["source"] == "user"
+        )
+        >= 2
     ]
     assert user_forks, "two user messages share a parent"
     # a later branch point re-parents a user message onto an event well before the head
     positions = {e["id"]: i for i, e in enumerate(branched)}
-    jumps = [i for i, e in enumerate(branched) if e["kind"] == "MessageEvent" and e["source"] == "user"
-             and e["parent_id"] in positions and positions[e["parent_id"]] < i - 5]
+    jumps = [
+        i
+        for i, e in enumerate(branched)
+        if e["kind"] == "MessageEvent"
+        and e["source"] == "user"
+        and e["parent_id"] in positions
+        and positions[e["parent_id"]] < i - 5
+    ]
     assert len(jumps) >= 2
 
 
@@ -135,8 +166,11 @@ def test_generated_events_validate_and_branch():
         assert UUID4.match(event["id"])
         assert set(event) == set(parsed.model_dump(mode="json"))  # full dumps, nulls included
     tree = EventTree((e["id"], e["parent_id"]) for e in events)
-    forks = [p for p in tree.branch_points()
-             if sum(events[k]["kind"] != "ConversationStateUpdateEvent" for k in tree.child_list(p)) >= 2]
+    forks = [
+        p
+        for p in tree.branch_points()
+        if sum(events[k]["kind"] != "ConversationStateUpdateEvent" for k in tree.child_list(p)) >= 2
+    ]
     assert len(forks) >= 4
     assert generate_events(500, seed=3) == generate_events(500, seed=3)
     assert generate_events(500, seed=3) != generate_events(500, seed=4)
@@ -161,9 +195,14 @@ def test_append_events_strict_and_raw():
     with pytest.raises(ValueError):
         store.append_events("c", [{"kind": "MessageEvent", "source": "user"}], strict=True)
     assert store.count_events("c") == 0
-    store.append_events("c", [{"kind": "FutureEvent", "id": "x", "timestamp": "2026-01-01T00:00:00"}])
+    store.append_events(
+        "c", [{"kind": "FutureEvent", "id": "x", "timestamp": "2026-01-01T00:00:00"}]
+    )
     assert json.loads(store.get_events("c", ["x"])[0]) == {
-        "kind": "FutureEvent", "id": "x", "timestamp": "2026-01-01T00:00:00"}
+        "kind": "FutureEvent",
+        "id": "x",
+        "timestamp": "2026-01-01T00:00:00",
+    }
 
 
 # -- runner and serve -------------------------------------------------------------------------
@@ -186,8 +225,10 @@ def test_file_database_round_trip(tmp_path):
     again = Store(path)
     assert again.count_events(names["long"]) > 1400
     with ServerThread(create_app(again)) as server:
-        body = httpx.get(server.base_url + "/api/shared-events/search",
-                         params={"conversation_id": names["hello"], "limit": 3}).json()
+        body = httpx.get(
+            server.base_url + "/api/shared-events/search",
+            params={"conversation_id": names["hello"], "limit": 3},
+        ).json()
         assert len(body["items"]) == 3 and body["next_page_id"]
     again.close()
 

@@ -122,14 +122,18 @@ def test_descending_is_the_exact_reverse(demo_server, client):
 def test_kind_filter(demo_server, client):
     cid = demo_server.store.conversation_ids()[0]
     for kind in ("ActionEvent", "HookExecutionEvent", "AgentErrorEvent"):
-        items = client.get(SHARED, params={"conversation_id": cid, "kind__eq": kind}).json()["items"]
+        items = client.get(SHARED, params={"conversation_id": cid, "kind__eq": kind}).json()[
+            "items"
+        ]
         assert items and {e["kind"] for e in items} == {kind}
         assert len(items) == sum(1 for e in stored(demo_server.store, cid) if e["kind"] == kind)
 
 
 def test_state_updates_never_come_out_of_shared_search(demo_server, client):
     cid = demo_server.store.conversation_ids()[0]
-    body = client.get(SHARED, params={"conversation_id": cid, "kind__eq": "ConversationStateUpdateEvent"}).json()
+    body = client.get(
+        SHARED, params={"conversation_id": cid, "kind__eq": "ConversationStateUpdateEvent"}
+    ).json()
     assert body == {"items": [], "next_page_id": None}
 
 
@@ -137,7 +141,9 @@ def test_timestamp_bounds_are_inclusive_then_exclusive(demo_server, client):
     cid = demo_server.store.conversation_ids()[0]
     events = stored(demo_server.store, cid, viewable_only=True)
     lo, hi = events[3]["timestamp"], events[10]["timestamp"]
-    items = client.get(SHARED, params={"conversation_id": cid, "timestamp__gte": lo, "timestamp__lt": hi}).json()["items"]
+    items = client.get(
+        SHARED, params={"conversation_id": cid, "timestamp__gte": lo, "timestamp__lt": hi}
+    ).json()["items"]
     assert [e["id"] for e in items] == [e["id"] for e in events if lo <= e["timestamp"] < hi]
     assert items[0]["timestamp"] == lo and all(e["timestamp"] != hi for e in items)
 
@@ -148,7 +154,9 @@ def test_tz_aware_filters_compare_their_wall_clock_digits(demo_server, client):
     naive = events[5]["timestamp"]
     a = client.get(SHARED, params={"conversation_id": cid, "timestamp__gte": naive}).json()
     b = client.get(SHARED, params={"conversation_id": cid, "timestamp__gte": naive + "Z"}).json()
-    c = client.get(SHARED, params={"conversation_id": cid, "timestamp__gte": naive + "+05:00"}).json()
+    c = client.get(
+        SHARED, params={"conversation_id": cid, "timestamp__gte": naive + "+05:00"}
+    ).json()
     assert a == b == c and len(a["items"]) == len(events) - 5
 
 
@@ -158,8 +166,13 @@ def test_filters_combined_with_both_orders_and_paging(demo_server, client):
     events = [e for e in stored(store, cid) if e["kind"] == "ObservationEvent"]
     lo, hi = events[10]["timestamp"], events[-10]["timestamp"]
     expected = [e["id"] for e in events if lo <= e["timestamp"] < hi]
-    params = {"conversation_id": cid, "kind__eq": "ObservationEvent", "timestamp__gte": lo,
-              "timestamp__lt": hi, "limit": 17}
+    params = {
+        "conversation_id": cid,
+        "kind__eq": "ObservationEvent",
+        "timestamp__gte": lo,
+        "timestamp__lt": hi,
+        "limit": 17,
+    }
     asc, sizes = walk(client, SHARED, **params)
     desc, _ = walk(client, SHARED, sort_order="TIMESTAMP_DESC", **params)
     assert [e["id"] for e in asc] == expected
@@ -213,8 +226,9 @@ def test_next_page_id_is_null_exactly_at_the_end(big):
         if n % 50 == 0:
             break
     for limit in (50, 100):
-        _, sizes = walk(c, SHARED, conversation_id=cid, limit=limit,
-                        timestamp__lt=events[cut]["timestamp"])
+        _, sizes = walk(
+            c, SHARED, conversation_id=cid, limit=limit, timestamp__lt=events[cut]["timestamp"]
+        )
         if n % limit == 0:
             assert sizes == [limit] * (n // limit)
         else:
@@ -223,8 +237,10 @@ def test_next_page_id_is_null_exactly_at_the_end(big):
 
 def test_deep_pages_use_an_index_without_sorting(big):
     server, _, cid, _ = big
-    sql = ("SELECT timestamp, seq, json FROM events WHERE conversation_id = ? AND viewable = 1"
-           " AND (timestamp, seq) > (?, ?) ORDER BY timestamp, seq LIMIT 101")
+    sql = (
+        "SELECT timestamp, seq, json FROM events WHERE conversation_id = ? AND viewable = 1"
+        " AND (timestamp, seq) > (?, ?) ORDER BY timestamp, seq LIMIT 101"
+    )
     plan = " ".join(server.store.explain(sql, (cid, "2026-08-20T10:00:00", 5000)))
     assert "USING INDEX ix_events_view" in plan and "TEMP B-TREE" not in plan
 
@@ -275,7 +291,9 @@ def test_missing_conversation_id_is_422(client):
 def test_every_kind_is_accepted_by_the_filter(demo_server, client):
     cid = demo_server.store.conversation_ids()[0]
     for kind in EVENT_KINDS:
-        assert client.get(SHARED, params={"conversation_id": cid, "kind__eq": kind}).status_code == 200
+        assert (
+            client.get(SHARED, params={"conversation_id": cid, "kind__eq": kind}).status_code == 200
+        )
 
 
 # -- authenticated search, count, batch -------------------------------------------------------
@@ -285,7 +303,9 @@ def test_authenticated_search_includes_state_updates(demo_server, client):
     cid = demo_server.store.conversation_ids()[0]
     items, _ = walk(client, v1(cid), limit=13)
     assert [e["id"] for e in items] == [e["id"] for e in stored(demo_server.store, cid)]
-    updates = client.get(v1(cid), params={"kind__eq": "ConversationStateUpdateEvent"}).json()["items"]
+    updates = client.get(v1(cid), params={"kind__eq": "ConversationStateUpdateEvent"}).json()[
+        "items"
+    ]
     assert updates and all(e["kind"] == "ConversationStateUpdateEvent" for e in updates)
     assert {e["key"] for e in updates} >= {"execution_status", "stats", "last_user_message_id"}
 
@@ -298,10 +318,12 @@ def test_counts(demo_server, client):
     # like the real service, the shared count does not drop non-viewable events
     assert client.get("/api/shared-events/count", params={"conversation_id": cid}).json() == total
     assert client.get(v1(cid, "count"), params={"kind__eq": "ActionEvent"}).json() == sum(
-        e["kind"] == "ActionEvent" for e in events)
+        e["kind"] == "ActionEvent" for e in events
+    )
     lo = events[10]["timestamp"]
     assert client.get(v1(cid, "count"), params={"timestamp__gte": lo}).json() == sum(
-        e["timestamp"] >= lo for e in events)
+        e["timestamp"] >= lo for e in events
+    )
     assert client.get(v1("0" * 32, "count")).json() == 0
     assert client.get(v1(cid, "count"), params={"kind__eq": "Bogus"}).status_code == 422
 

@@ -37,8 +37,9 @@ def rest_events(server: RunningServer, cid: str) -> list[dict[str, Any]]:
     items, page_id = [], None
     while True:
         params = {"limit": 100, **({"page_id": page_id} if page_id else {})}
-        body = httpx.get(f"{server.base_url}/api/v1/conversation/{cid}/events/search",
-                         params=params, timeout=10).json()
+        body = httpx.get(
+            f"{server.base_url}/api/v1/conversation/{cid}/events/search", params=params, timeout=10
+        ).json()
         items += body["items"]
         page_id = body["next_page_id"]
         if not page_id:
@@ -54,14 +55,24 @@ def sandbox_action(server: RunningServer, sandbox_id: str, action: str) -> Any:
     return app_call(server, "POST", f"/api/v1/sandboxes/{sandbox_id}/{action}")
 
 
-def control(server: RunningServer, cid: str, action: str, key: str | None, **body: Any) -> httpx.Response:
+def control(
+    server: RunningServer, cid: str, action: str, key: str | None, **body: Any
+) -> httpx.Response:
     headers = {"X-Session-API-Key": key} if key else {}
-    return httpx.post(f"{server.base_url}/api/conversations/{cid}/{action}", json=body or None,
-                      headers=headers, timeout=10)
+    return httpx.post(
+        f"{server.base_url}/api/conversations/{cid}/{action}",
+        json=body or None,
+        headers=headers,
+        timeout=10,
+    )
 
 
 async def open_ws(
-    server: RunningServer, cid: str, key: str | None = None, *, how: str = "header",
+    server: RunningServer,
+    cid: str,
+    key: str | None = None,
+    *,
+    how: str = "header",
     **params: Any,
 ) -> ClientConnection:
     query = {k: v for k, v in params.items() if v is not None}
@@ -72,8 +83,14 @@ async def open_ws(
         headers["X-Session-API-Key"] = key
     url = f"{server.ws_url}/sockets/events/{cid}" + (f"?{urlencode(query)}" if query else "")
     # max_queue=None: frames a test leaves unread must not stall the closing handshake
-    ws = await connect(url, additional_headers=headers, proxy=None, open_timeout=TIMEOUT,
-                       max_queue=None, close_timeout=2)
+    ws = await connect(
+        url,
+        additional_headers=headers,
+        proxy=None,
+        open_timeout=TIMEOUT,
+        max_queue=None,
+        close_timeout=2,
+    )
     if key is not None and how == "frame":
         await ws.send(json.dumps({"type": "auth", "session_api_key": key}))
     return ws
@@ -83,7 +100,9 @@ async def recv(ws: ClientConnection, n: int = 1) -> list[dict[str, Any]]:
     return [json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT)) for _ in range(n)]
 
 
-async def recv_until(ws: ClientConnection, pred: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+async def recv_until(
+    ws: ClientConnection, pred: Callable[[dict[str, Any]], bool]
+) -> list[dict[str, Any]]:
     frames = []
     while True:
         (frame,) = await recv(ws)
@@ -114,7 +133,9 @@ def is_status(value: str) -> Callable[[dict[str, Any]], bool]:
 
 
 def persisted(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [f for f in frames if f["kind"] != "StreamingDeltaEvent" and f.get("key") != "full_state"]
+    return [
+        f for f in frames if f["kind"] != "StreamingDeltaEvent" and f.get("key") != "full_state"
+    ]
 
 
 def has_nulls(value: Any) -> bool:
@@ -137,7 +158,9 @@ def test_conversation_url_and_key_only_while_running(live):
     server, names, cid, key = live
     conv = record(server, cid)
     assert conv["conversation_url"] == f"/api/conversations/{cid}"
-    sandbox = httpx.get(server.base_url + "/api/v1/sandboxes", params={"id": conv["sandbox_id"]}).json()[0]
+    sandbox = httpx.get(
+        server.base_url + "/api/v1/sandboxes", params={"id": conv["sandbox_id"]}
+    ).json()[0]
     assert key and key == sandbox["session_api_key"] and conv["sandbox_status"] == "RUNNING"
     paused = record(server, names["branches"])
     assert paused["sandbox_status"] == "PAUSED"
@@ -290,16 +313,26 @@ async def test_live_run_frames_in_order_and_persisted(live):
     assert [f["id"] for f in received] == [f["id"] for f in frames]
 
     kinds = [f["kind"] for f in received]
-    assert {"ActionEvent", "ObservationEvent", "HookExecutionEvent", "AgentErrorEvent"} <= set(kinds)
+    assert {"ActionEvent", "ObservationEvent", "HookExecutionEvent", "AgentErrorEvent"} <= set(
+        kinds
+    )
     actions = {f["id"]: f for f in received if f["kind"] == "ActionEvent"}
     for obs in (f for f in received if f["kind"] == "ObservationEvent"):
         assert actions[obs["action_id"]]["tool_call_id"] == obs["tool_call_id"]
     hooks = [f for f in received if f["kind"] == "HookExecutionEvent"]
-    assert hooks and all("parent_id" not in h and h["hook_event_type"] == "PreToolUse" for h in hooks)
+    assert hooks and all(
+        "parent_id" not in h and h["hook_event_type"] == "PreToolUse" for h in hooks
+    )
     error = next(f for f in received if f["kind"] == "AgentErrorEvent")
     assert error["classification"]["kind"] == "agent_action"
-    assert received[-1]["key"] == "full_state" and received[-1]["value"]["execution_status"] == "finished"
-    assert any(f["kind"] == "ActionEvent" and f.get("action", {}).get("kind") == "FinishAction" for f in received)
+    assert (
+        received[-1]["key"] == "full_state"
+        and received[-1]["value"]["execution_status"] == "finished"
+    )
+    assert any(
+        f["kind"] == "ActionEvent" and f.get("action", {}).get("kind") == "FinishAction"
+        for f in received
+    )
     for frame in received:
         assert not isinstance(parse_event(frame), RawEvent), frame
 
@@ -313,7 +346,9 @@ async def test_live_run_frames_in_order_and_persisted(live):
 
     # the app conversation follows: status and metrics from the last stats update
     conv = record(server, cid)
-    last_stats = [f for f in received if f.get("key") == "stats"][-1]["value"]["usage_to_metrics"]["agent"]
+    last_stats = [f for f in received if f.get("key") == "stats"][-1]["value"]["usage_to_metrics"][
+        "agent"
+    ]
     assert conv["execution_status"] == "finished" and conv["metrics"] == last_stats
     assert 0 < conv["metrics"]["accumulated_cost"] < 5
     await ws.close()
@@ -325,8 +360,11 @@ async def test_deltas_are_transient_and_join_to_the_message(live):
     await recv(ws)
     await ws.send(json.dumps({"role": "user", "content": [{"type": "text", "text": "Thanks!"}]}))
     opening = await recv(ws, 3)
-    assert [f["kind"] for f in opening] == ["MessageEvent", "ConversationStateUpdateEvent",
-                                            "ConversationStateUpdateEvent"]
+    assert [f["kind"] for f in opening] == [
+        "MessageEvent",
+        "ConversationStateUpdateEvent",
+        "ConversationStateUpdateEvent",
+    ]
     assert opening[0]["source"] == "user" and opening[2]["value"] == "running"
     frames = await run_to_end(server, cid)
     assert await recv(ws, len(frames)) == frames
@@ -335,7 +373,10 @@ async def test_deltas_are_transient_and_join_to_the_message(live):
     assert all("parent_id" not in d and d["source"] == "agent" for d in deltas)
     message = next(f for f in frames if f["kind"] == "MessageEvent")
     assert frames.index(message) > frames.index(deltas[-1])
-    assert "".join(d.get("content", "") for d in deltas) == message["llm_message"]["content"][0]["text"]
+    assert (
+        "".join(d.get("content", "") for d in deltas)
+        == message["llm_message"]["content"][0]["text"]
+    )
     rest_ids = {e["id"] for e in rest_events(server, cid)}
     assert message["id"] in rest_ids and not rest_ids & {d["id"] for d in deltas}
     await ws.close()
@@ -348,9 +389,13 @@ async def test_reasoning_deltas_come_first(live):
     deltas = [f for f in frames if f["kind"] == "StreamingDeltaEvent"]
     reasoning = [d for d in deltas if "reasoning_content" in d]
     assert reasoning and deltas.index(reasoning[-1]) < min(
-        i for i, d in enumerate(deltas) if "content" in d)
+        i for i, d in enumerate(deltas) if "content" in d
+    )
     message = next(f for f in frames if f["kind"] == "MessageEvent" and f["source"] == "agent")
-    assert "".join(d["reasoning_content"] for d in reasoning) == message["llm_message"]["reasoning_content"]
+    assert (
+        "".join(d["reasoning_content"] for d in reasoning)
+        == message["llm_message"]["reasoning_content"]
+    )
     assert any(f["kind"] == "LLMCompletionLogEvent" for f in frames)
 
 
@@ -361,8 +406,12 @@ async def test_invalid_client_frame_gets_a_server_error(live):
     await ws.send(json.dumps({"role": "nobody", "content": 5}))
     (error,) = await recv(ws)
     assert error["kind"] == "ServerErrorEvent" and error["source"] == "environment"
-    assert error["code"] == "ValidationError" and "2 validation errors for Message" in error["detail"]
-    assert "parent_id" not in error and error["id"] not in {e["id"] for e in rest_events(server, cid)}
+    assert (
+        error["code"] == "ValidationError" and "2 validation errors for Message" in error["detail"]
+    )
+    assert "parent_id" not in error and error["id"] not in {
+        e["id"] for e in rest_events(server, cid)
+    }
     await ws.close()
 
 
@@ -373,8 +422,15 @@ async def test_pause_run_interrupt_and_409(live):
     server, _names, cid, key = live
     ws = await open_ws(server, cid, key)
     await recv(ws)
-    assert control(server, cid, "events", key, role="user",
-                   content=[{"type": "text", "text": "[hello] go"}], run=True).json() == {"success": True}
+    assert control(
+        server,
+        cid,
+        "events",
+        key,
+        role="user",
+        content=[{"type": "text", "text": "[hello] go"}],
+        run=True,
+    ).json() == {"success": True}
     await recv_until(ws, is_status("running"))
     first = await step(server, cid)  # the plan action goes out
     assert [f["kind"] for f in first] == ["ActionEvent"]
@@ -383,7 +439,9 @@ async def test_pause_run_interrupt_and_409(live):
     assert control(server, cid, "pause", key).json() == {"success": True}
     paused = await recv_until(ws, lambda f: f.get("key") == "full_state")
     assert [(f["kind"], f.get("value")) for f in paused[:2]] == [
-        ("ConversationStateUpdateEvent", "paused"), ("PauseEvent", None)]
+        ("ConversationStateUpdateEvent", "paused"),
+        ("PauseEvent", None),
+    ]
     assert paused[1]["source"] == "user" and paused[-1]["value"]["execution_status"] == "paused"
     assert await step(server, cid) == []  # nothing runs while paused
     assert record(server, cid)["execution_status"] == "paused"
@@ -410,16 +468,23 @@ async def test_fail_on_demand_and_by_script(live):
     await step(server, cid)
     await asyncio.to_thread(server.live.fail_sync, cid)
     failed = await step(server, cid)
-    assert [f.get("value") if f["kind"] != "ConversationErrorEvent" else f["kind"] for f in failed[:2]] == [
-        "error", "ConversationErrorEvent"]
+    assert [
+        f.get("value") if f["kind"] != "ConversationErrorEvent" else f["kind"] for f in failed[:2]
+    ] == ["error", "ConversationErrorEvent"]
     error = failed[1]
     assert error["code"] == "LLMServiceUnavailableError" and error["parent_id"]
-    assert error["classification"] == {"kind": "transient", "retryable": True, "user_action": "retry"}
+    assert error["classification"] == {
+        "kind": "transient",
+        "retryable": True,
+        "user_action": "retry",
+    }
     assert failed[-1]["key"] == "full_state" and record(server, cid)["execution_status"] == "error"
 
     ws = await open_ws(server, cid, key)
     await recv(ws)
-    await ws.send(json.dumps({"role": "user", "content": [{"type": "text", "text": "[fail] again"}]}))
+    await ws.send(
+        json.dumps({"role": "user", "content": [{"type": "text", "text": "[fail] again"}]})
+    )
     await recv_until(ws, is_status("running"))
     frames = await run_to_end(server, cid)
     assert any(f["kind"] == "ConversationErrorEvent" for f in frames)
@@ -437,17 +502,25 @@ async def test_confirmation_reject_and_accept(live):
     assert frames[-1]["value"]["confirmation_policy"]["kind"] == "ConfirmRisky"
     ws = await open_ws(server, cid, key)
     await recv(ws)
-    assert control(server, cid, "events/respond_to_confirmation", key,
-                   accept=False, reason="Too risky").json() == {"success": True}
+    assert control(
+        server, cid, "events/respond_to_confirmation", key, accept=False, reason="Too risky"
+    ).json() == {"success": True}
     rejected = await recv(ws, 2)
     assert rejected[0]["value"] == "idle" and rejected[1]["kind"] == "UserRejectObservation"
-    assert rejected[1]["action_id"] == risky["id"] and rejected[1]["rejection_reason"] == "Too risky"
+    assert (
+        rejected[1]["action_id"] == risky["id"] and rejected[1]["rejection_reason"] == "Too risky"
+    )
 
     await asyncio.to_thread(server.live.send_message_sync, cid, "Clean up [confirm]")
     await run_to_end(server, cid)
-    assert control(server, cid, "events/respond_to_confirmation", key, accept=True).status_code == 200
+    assert (
+        control(server, cid, "events/respond_to_confirmation", key, accept=True).status_code == 200
+    )
     frames = await run_to_end(server, cid)
-    assert frames[0]["kind"] == "ObservationEvent" and frames[-1]["value"]["execution_status"] == "finished"
+    assert (
+        frames[0]["kind"] == "ObservationEvent"
+        and frames[-1]["value"]["execution_status"] == "finished"
+    )
     await ws.close()
 
 
@@ -481,7 +554,9 @@ async def test_control_routes_auth_and_errors(live):
     assert control(server, cid, "events", key, content=[{"type": "nope"}]).status_code == 422
     # a conversation on a paused sandbox: its agent server is out of reach
     branches = names["branches"]
-    sandbox_key = server.store.get_sandbox(server.store.get_conversation(branches)["sandbox_id"])["session_api_key"]
+    sandbox_key = server.store.get_sandbox(server.store.get_conversation(branches)["sandbox_id"])[
+        "session_api_key"
+    ]
     assert control(server, branches, "run", sandbox_key).status_code == 503
 
 
@@ -512,7 +587,10 @@ async def test_pausing_the_sandbox_closes_subscribers_and_freezes_the_run(live):
     assert sandbox_action(server, sandbox_id, "resume") == {"success": True}
     assert record(server, cid)["execution_status"] == "running"
     frames = await run_to_end(server, cid)  # the frozen run goes on where it stopped
-    assert frames[0]["kind"] == "ObservationEvent" and frames[-1]["value"]["execution_status"] == "finished"
+    assert (
+        frames[0]["kind"] == "ObservationEvent"
+        and frames[-1]["value"]["execution_status"] == "finished"
+    )
 
 
 async def test_paced_run_pause_sandbox_and_resume(live_server):
@@ -546,7 +624,9 @@ async def test_paced_run_pause_sandbox_and_resume(live_server):
     assert server.store.count_events(cid) == frozen
     sandbox_action(server, sandbox_id, "resume")
     ws = await open_ws(server, cid, key)
-    await recv_until(ws, lambda f: f.get("key") == "full_state" and f["value"]["execution_status"] == "finished")
+    await recv_until(
+        ws, lambda f: f.get("key") == "full_state" and f["value"]["execution_status"] == "finished"
+    )
     assert server.store.count_events(cid) > frozen
     await ws.close()
 
@@ -569,9 +649,18 @@ async def test_app_send_message_reaches_subscribers_and_runs(live):
 
 async def test_start_with_initial_message_runs(live_server):
     server, _names = live_server(start_delay=0, sandbox_start_delay=0)
-    task = app_call(server, "POST", CONV, json={
-        "initial_message": {"role": "user", "content": [{"type": "text", "text": "Hi [chat]"}],
-                            "run": True}})
+    task = app_call(
+        server,
+        "POST",
+        CONV,
+        json={
+            "initial_message": {
+                "role": "user",
+                "content": [{"type": "text", "text": "Hi [chat]"}],
+                "run": True,
+            }
+        },
+    )
     ready = app_call(server, "GET", f"{CONV}/start-tasks", params={"ids": task["id"]})[0]
     cid = ready["app_conversation_id"]
     for _ in range(100):
@@ -624,7 +713,10 @@ async def test_autoplay_keeps_the_live_conversation_going():
             return users == 2
 
         frames = await recv_until(ws, second_user_message)
-        assert any(f["kind"] == "ActionEvent" and f.get("action", {}).get("kind") == "FinishAction" for f in frames)
+        assert any(
+            f["kind"] == "ActionEvent" and f.get("action", {}).get("kind") == "FinishAction"
+            for f in frames
+        )
         assert frames[-1]["llm_message"]["content"][0]["text"].startswith("Next task")
         await recv_until(ws, is_status("running"))
         await ws.close()
@@ -644,7 +736,9 @@ def test_demo_metrics_are_realistic():
             if event.get("key") == "stats":
                 snapshot = event["value"]["usage_to_metrics"]["agent"]
                 assert snapshot["accumulated_cost"] <= metrics["accumulated_cost"]
-                assert snapshot["accumulated_token_usage"]["prompt_tokens"] <= usage["prompt_tokens"]
+                assert (
+                    snapshot["accumulated_token_usage"]["prompt_tokens"] <= usage["prompt_tokens"]
+                )
     long = demo.conversations[[c["id"] for c in demo.conversations].index(demo.names["long"])]
     assert long["metrics"]["accumulated_cost"] > 1
 

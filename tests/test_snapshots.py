@@ -35,10 +35,17 @@ async def _open(pilot, name_or_id: str, *, select: str | None = None) -> Convers
     await wait_for(lambda: tree_ready(screen), pilot=pilot)
     target = 0
     if select is not None:
-        target = next(i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith(select))
+        target = next(
+            i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith(select)
+        )
         screen.query_one(EventList).cursor = target
-    detail = screen.query_one(EventDetail)  # the detail must show the cursor's event, not a stale one
-    await wait_for(lambda: detail._event is not None and detail._event.id == screen.window.row(target).id, pilot=pilot)
+    detail = screen.query_one(
+        EventDetail
+    )  # the detail must show the cursor's event, not a stale one
+    await wait_for(
+        lambda: detail._event is not None and detail._event.id == screen.window.row(target).id,
+        pilot=pilot,
+    )
     await pilot.pause(0.2)
     return screen
 
@@ -88,7 +95,15 @@ def test_unparsed_event_detail(snap_compare, make_server):
     cid = generate_conversation(store, 3, seed=1)
     store.append_events(
         cid,
-        [{"kind": "FutureEvent", "id": "raw-1", "timestamp": "2099-01-01T00:00:00", "source": "agent", "x": "[red]literal[/red]"}],
+        [
+            {
+                "kind": "FutureEvent",
+                "id": "raw-1",
+                "timestamp": "2099-01-01T00:00:00",
+                "source": "agent",
+                "x": "[red]literal[/red]",
+            }
+        ],
         normalize=False,
     )
     server = make_server(store)
@@ -108,7 +123,10 @@ def test_empty_conversation(snap_compare, make_server):
         app = pilot.app
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.open_conversation(cid)
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen) and app.screen.feed.base.complete, pilot=pilot)
+        await wait_for(
+            lambda: isinstance(app.screen, ConversationScreen) and app.screen.feed.base.complete,
+            pilot=pilot,
+        )
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=SIZE)
@@ -150,7 +168,9 @@ def test_sandboxes_screen(snap_compare, demo_server):
 def test_error_screen(snap_compare):
     async def run_before(pilot):
         app = pilot.app
-        await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot)
+        await wait_for(
+            lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot
+        )
         await pilot.pause(0.2)
 
     assert snap_compare(make_app("http://127.0.0.1:9"), run_before=run_before, terminal_size=SIZE)
@@ -180,4 +200,6 @@ def test_zoomed_detail_on_a_narrow_terminal(snap_compare, demo_server):
         await pilot.press("d", "z")
         await pilot.pause(0.2)
 
-    assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=(80, 24))
+    assert snap_compare(
+        make_app(demo_server.base_url), run_before=run_before, terminal_size=(80, 24)
+    )

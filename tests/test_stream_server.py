@@ -66,7 +66,12 @@ async def test_run_with_five_drops_delivers_every_event_once(live_server):
         await asyncio.sleep(0.05)
     await stream.close()
     await task
-    assert states.count("reconnecting") >= 5 and states[-1] in ("live", "offline", "reconnecting", "failed")
+    assert states.count("reconnecting") >= 5 and states[-1] in (
+        "live",
+        "offline",
+        "reconnecting",
+        "failed",
+    )
     assert len(seen) == len(set(seen)), "an event arrived twice"
     assert set(seen) == set(stored), "lost or extra events"
 
@@ -78,7 +83,12 @@ async def test_bad_key_and_unknown_conversation_are_clear_errors(live_server):
         (conversation,) = await client.get_conversations([cid])
     good = agent_endpoint(server.base_url, conversation)
 
-    bad = AgentEndpoint(http_base=good.http_base, ws_url=good.ws_url, conversation_hex=good.conversation_hex, key="wrong-key")
+    bad = AgentEndpoint(
+        http_base=good.http_base,
+        ws_url=good.ws_url,
+        conversation_hex=good.conversation_hex,
+        key="wrong-key",
+    )
     stream = EventStream(bad, max_attempts=1)
     async with stream:
         items = [item async for item in stream]
@@ -86,7 +96,9 @@ async def test_bad_key_and_unknown_conversation_are_clear_errors(live_server):
     assert items[-1].state == "failed" and "wrong-key" not in repr(items)
 
     missing = good.ws_url.replace(good.conversation_hex, "0" * 32)
-    gone = AgentEndpoint(http_base=good.http_base, ws_url=missing, conversation_hex="0" * 32, key=good.key)
+    gone = AgentEndpoint(
+        http_base=good.http_base, ws_url=missing, conversation_hex="0" * 32, key=good.key
+    )
     stream = EventStream(gone, max_attempts=1)
     async with stream:
         [item async for item in stream]
@@ -98,7 +110,9 @@ async def test_absolute_conversation_url_works_too(live_server):
     cid = names["live"]
     async with OpenHandsClient(server.base_url) as client:
         (conversation,) = await client.get_conversations([cid])
-    absolute = conversation.model_copy(update={"conversation_url": server.base_url + conversation.conversation_url})
+    absolute = conversation.model_copy(
+        update={"conversation_url": server.base_url + conversation.conversation_url}
+    )
     endpoint = agent_endpoint(None, absolute)
     assert endpoint.ws_url.startswith("ws://127.0.0.1:")
     stream = EventStream(endpoint)
@@ -118,7 +132,9 @@ async def test_server_side_close_codes_reconnect(live_server, code):
     cid = names["live"]
     async with OpenHandsClient(server.base_url) as client:
         (conversation,) = await client.get_conversations([cid])
-    stream = EventStream(agent_endpoint(server.base_url, conversation), backoff_base=0.05, backoff_max=0.1)
+    stream = EventStream(
+        agent_endpoint(server.base_url, conversation), backoff_base=0.05, backoff_max=0.1
+    )
     states = []
     async with stream:
         async for item in stream:

@@ -53,7 +53,10 @@ def test_model_loses_its_routing_prefix_only():
 
 
 def test_short_status_fits_a_column_and_keeps_its_colour():
-    full, short = status_text("waiting_for_confirmation"), status_text("waiting_for_confirmation", short=True)
+    full, short = (
+        status_text("waiting_for_confirmation"),
+        status_text("waiting_for_confirmation", short=True),
+    )
     assert full.plain == "waiting_for_confirmation" and short.plain == "confirm?"
     assert short.style == full.style
     assert status_text("running", short=True).plain == "running"
@@ -62,15 +65,24 @@ def test_short_status_fits_a_column_and_keeps_its_colour():
 async def test_resizing_the_terminal_relays_the_columns_and_keeps_the_cursor(demo_server):
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: conversations_shown(app) and app.screen.query(DataTable), pilot=pilot)
+        await wait_for(
+            lambda: conversations_shown(app) and app.screen.query(DataTable), pilot=pilot
+        )
         table = app.screen.query_one(DataTable)
         await wait_for(lambda: table.row_count == 7, pilot=pilot)
         await pilot.press("down", "down", "down")
         chosen = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        assert [c.key.value for c in table.ordered_columns] == [c.key for c in conversation_columns(SIZE[0])]
+        assert [c.key.value for c in table.ordered_columns] == [
+            c.key for c in conversation_columns(SIZE[0])
+        ]
         await pilot.resize_terminal(80, 30)
         await wait_for(lambda: len(table.ordered_columns) == 4, pilot=pilot)
-        assert [c.label.plain for c in table.ordered_columns] == ["Title", "Agent", "Sandbox", "Updated"]
+        assert [c.label.plain for c in table.ordered_columns] == [
+            "Title",
+            "Agent",
+            "Sandbox",
+            "Updated",
+        ]
         assert table.row_count == 7
         assert table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value == chosen
         await pilot.resize_terminal(200, 40)
@@ -122,8 +134,20 @@ async def test_a_cell_changed_while_its_column_is_hidden_shows_when_it_returns()
         def compose(self):
             yield FittedTable(conversation_columns, id="t")
 
-    cells = {key: Text(key) for key in ("title", "agent", "sandbox", "model", "cost", "tokens", "created",
-                                         "updated", "trigger")}
+    cells = {
+        key: Text(key)
+        for key in (
+            "title",
+            "agent",
+            "sandbox",
+            "model",
+            "cost",
+            "tokens",
+            "created",
+            "updated",
+            "trigger",
+        )
+    }
     app = One()
     async with app.run_test(size=(80, 10)) as pilot:
         table = app.query_one(FittedTable)
@@ -143,4 +167,4 @@ async def test_a_cell_changed_while_its_column_is_hidden_shows_when_it_returns()
         table.clear(columns=True)
         await pilot.resize_terminal(81, 10)
         await pilot.pause()
-        assert [c.key for c in table.shown_columns][0] == "title" and table.row_count == 0
+        assert next(c.key for c in table.shown_columns) == "title" and table.row_count == 0

@@ -67,7 +67,7 @@ def test_duplicate_ids_keep_first():
 
 
 def test_100k_events_fast(capsys):
-    pairs = [(f"e{i}", f"e{i-1}" if i else None) for i in range(100_000)]
+    pairs = [(f"e{i}", f"e{i - 1}" if i else None) for i in range(100_000)]
     for fork in range(1000, 100_000, 10_000):  # a few branches
         pairs.append((f"f{fork}", f"e{fork}"))
     started = time.perf_counter()

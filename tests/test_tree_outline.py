@@ -10,14 +10,20 @@ from tui.models import EventTree
 
 
 def _rows(spec: list[tuple[str, str | None, str]]) -> list[EventRow]:
-    return [EventRow(i, f"2026-01-01T00:00:{n:02d}", "agent", kind, f"event {i}", parent_id=p)
-            for n, (i, p, kind) in enumerate(spec)]
+    return [
+        EventRow(i, f"2026-01-01T00:00:{n:02d}", "agent", kind, f"event {i}", parent_id=p)
+        for n, (i, p, kind) in enumerate(spec)
+    ]
 
 
 def _forked(n: int) -> list[EventRow]:
     """A chain of ``n`` actions; at event 10 a side branch of 3, and a state update on 20."""
     spec = [(f"e{i}", f"e{i - 1}" if i else "__root__", "ActionEvent") for i in range(n)]
-    spec += [("s0", "e10", "MessageEvent"), ("s1", "s0", "ActionEvent"), ("s2", "s1", "ActionEvent")]
+    spec += [
+        ("s0", "e10", "MessageEvent"),
+        ("s1", "s0", "ActionEvent"),
+        ("s2", "s1", "ActionEvent"),
+    ]
     spec += [("u0", "e20", "ConversationStateUpdateEvent")]
     return _rows(spec)
 

@@ -7,7 +7,10 @@ from tui.app.windows import START, PagedWindow, PathWindow, Query
 
 
 def rows(a: int, b: int, step: int = 1) -> list[EventRow]:
-    return [EventRow(f"e{i}", f"2026-01-01T00:00:{i:02d}", "agent", "MessageEvent", f"m{i}") for i in range(a, b, step)]
+    return [
+        EventRow(f"e{i}", f"2026-01-01T00:00:{i:02d}", "agent", "MessageEvent", f"m{i}")
+        for i in range(a, b, step)
+    ]
 
 
 def test_head_then_tail_meet_into_one_ordered_list():

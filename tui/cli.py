@@ -37,11 +37,33 @@ def _env(name: str, env_defaults: bool) -> str | None:
 
 def add_settings_options(parser: argparse.ArgumentParser, *, env_defaults: bool = False) -> None:
     """Connection and config flags shared by the app, ``info`` and ``export``."""
-    parser.add_argument("--config", metavar="PATH", help="config file (default: config.toml in the user config dir; also OHTUI_CONFIG)")
-    parser.add_argument("--profile", "-P", metavar="NAME", default=_env("OHTUI_PROFILE", env_defaults), help="use [profiles.NAME] of the config file (also OHTUI_PROFILE)")
-    parser.add_argument("--url", default=_env("OHTUI_URL", env_defaults), help="base URL of the service (default: the profile's, else the bundled demo server)")
-    parser.add_argument("--api-key", default=_env("OHTUI_API_KEY", env_defaults), help="cloud API key, sent as 'Authorization: Bearer' (prefer OHTUI_API_KEY or a profile)")
-    parser.add_argument("--session-key", default=_env("OHTUI_SESSION_KEY", env_defaults), help="self-hosted key, sent as X-Session-API-Key")
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help="config file (default: config.toml in the user config dir; also OHTUI_CONFIG)",
+    )
+    parser.add_argument(
+        "--profile",
+        "-P",
+        metavar="NAME",
+        default=_env("OHTUI_PROFILE", env_defaults),
+        help="use [profiles.NAME] of the config file (also OHTUI_PROFILE)",
+    )
+    parser.add_argument(
+        "--url",
+        default=_env("OHTUI_URL", env_defaults),
+        help="base URL of the service (default: the profile's, else the bundled demo server)",
+    )
+    parser.add_argument(
+        "--api-key",
+        default=_env("OHTUI_API_KEY", env_defaults),
+        help="cloud API key, sent as 'Authorization: Bearer' (prefer OHTUI_API_KEY or a profile)",
+    )
+    parser.add_argument(
+        "--session-key",
+        default=_env("OHTUI_SESSION_KEY", env_defaults),
+        help="self-hosted key, sent as X-Session-API-Key",
+    )
 
 
 def build_parser(*, env_defaults: bool = True) -> argparse.ArgumentParser:
@@ -55,26 +77,55 @@ def build_parser(*, env_defaults: bool = True) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ohtui {__version__}")
-    parser.add_argument("--print-config-path", action="store_true", help="print the config file's path and exit")
+    parser.add_argument(
+        "--print-config-path", action="store_true", help="print the config file's path and exit"
+    )
     add_settings_options(parser, env_defaults=env_defaults)
     parser.add_argument("--conversation", metavar="ID", help="open this conversation directly")
-    parser.add_argument("--shared", action="store_true", help="browse --conversation as a public shared conversation")
-    parser.add_argument("--theme", default=_env("OHTUI_THEME", env_defaults), help="colour theme (ohtui-dark, ohtui-light, or any Textual theme; also OHTUI_THEME)")
-    parser.add_argument("--readonly", action=argparse.BooleanOptionalAction, default=None, help="disable every mutating action (also OHTUI_READONLY, readonly = true)")
-    parser.add_argument("path", nargs="?", metavar="PATH", help="browse local OpenHands conversation folders (a folder of conversations, or one)")
+    parser.add_argument(
+        "--shared",
+        action="store_true",
+        help="browse --conversation as a public shared conversation",
+    )
+    parser.add_argument(
+        "--theme",
+        default=_env("OHTUI_THEME", env_defaults),
+        help="colour theme (ohtui-dark, ohtui-light, or any Textual theme; also OHTUI_THEME)",
+    )
+    parser.add_argument(
+        "--readonly",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="disable every mutating action (also OHTUI_READONLY, readonly = true)",
+    )
+    parser.add_argument(
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help="browse local OpenHands conversation folders (a folder of conversations, or one)",
+    )
     parser.add_argument("--local", metavar="PATH", help="same as PATH")
     return parser
 
 
 def build_serve_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ohtui serve", description="Run the reference server.")
-    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="interface to bind (default: loopback only)"
+    )
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--db", default=None, help="SQLite file (default: in memory)")
     parser.add_argument("--demo", action="store_true", help="load the demo dataset")
-    parser.add_argument("--session-key", default=None, help="require this X-Session-API-Key on /api/v1")
-    parser.add_argument("--chaos", type=float, default=0.0, metavar="RATE",
-                        help="fail this share (0-1) of API GETs at random: 5xx, 429, slow or truncated answers, to watch recovery")
+    parser.add_argument(
+        "--session-key", default=None, help="require this X-Session-API-Key on /api/v1"
+    )
+    parser.add_argument(
+        "--chaos",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="fail this share (0-1) of API GETs at random: 5xx, 429, slow or truncated answers, to watch recovery",
+    )
     return parser
 
 
@@ -93,7 +144,9 @@ def build_config_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ohtui config", description="Manage the config file.")
     sub = parser.add_subparsers(dest="action", required=True)
     init = sub.add_parser("init", help="write a commented template (mode 600, never any key)")
-    init.add_argument("--config", metavar="PATH", help="where to write it (default: the usual config file)")
+    init.add_argument(
+        "--config", metavar="PATH", help="where to write it (default: the usual config file)"
+    )
     init.add_argument("--force", action="store_true", help="replace an existing file")
     path = sub.add_parser("path", help="print the config file's path")
     path.add_argument("--config", metavar="PATH")
@@ -106,9 +159,18 @@ def build_export_parser() -> argparse.ArgumentParser:
         description="Write a conversation as a Markdown transcript or as JSONL (one event per line, secrets masked), without the UI.",
     )
     parser.add_argument("conversation", metavar="ID", help="conversation id")
-    parser.add_argument("--format", "-f", choices=("md", "jsonl"), help="output format (default: from the -o suffix, else md)")
-    parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE (default: standard output)")
-    parser.add_argument("--shared", action="store_true", help="read it as a public shared conversation")
+    parser.add_argument(
+        "--format",
+        "-f",
+        choices=("md", "jsonl"),
+        help="output format (default: from the -o suffix, else md)",
+    )
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="write to FILE (default: standard output)"
+    )
+    parser.add_argument(
+        "--shared", action="store_true", help="read it as a public shared conversation"
+    )
     add_settings_options(parser)
     return parser
 
@@ -137,7 +199,9 @@ def _load_settings(args: argparse.Namespace, prog: str = "ohtui") -> Any:
 def _client(resolved: Any, url: str) -> Any:
     from tui.client import OpenHandsClient
 
-    return OpenHandsClient(url, api_key=resolved.key("api_key"), session_api_key=resolved.key("session_key"))
+    return OpenHandsClient(
+        url, api_key=resolved.key("api_key"), session_api_key=resolved.key("session_key")
+    )
 
 
 LOCAL_PROFILE = "local folders"
@@ -183,8 +247,10 @@ def _serve_folders(path: str) -> tuple[str, Any] | None:
 
     root = Path(path).expanduser()
     if not conversation_folders(root):
-        print(f"ohtui: no OpenHands conversation folders in {root} (expected <id>/events/event-NNNNN-<id>.json)",
-              file=sys.stderr)
+        print(
+            f"ohtui: no OpenHands conversation folders in {root} (expected <id>/events/event-NNNNN-<id>.json)",
+            file=sys.stderr,
+        )
         return None
     store = FolderStore(root)
     server = start_server(store)
@@ -272,8 +338,11 @@ def run_app(args: argparse.Namespace) -> int:
             theme=resolved.theme,
             readonly=readonly,
             keymap=resolved.keymap,
-            notifier=Notifier(frozenset(resolved.settings.notify), bell=resolved.settings.notify_bell,
-                              desktop=resolved.settings.notify_desktop),
+            notifier=Notifier(
+                frozenset(resolved.settings.notify),
+                bell=resolved.settings.notify_bell,
+                desktop=resolved.settings.notify_desktop,
+            ),
             profiles=profiles,
             notice=notice,
             local=bool(local),
@@ -284,7 +353,10 @@ def run_app(args: argparse.Namespace) -> int:
     except InvalidThemeError:
         if stop is not None:
             stop()
-        print(f"ohtui: unknown theme {resolved.theme!r} (from {resolved.origins['theme']})", file=sys.stderr)
+        print(
+            f"ohtui: unknown theme {resolved.theme!r} (from {resolved.origins['theme']})",
+            file=sys.stderr,
+        )
         return 2
     app.run()
     return app.return_code or 0
@@ -346,7 +418,9 @@ def run_export(argv: list[str]) -> int:
 
     async def run(write: Any) -> int:
         async with client:
-            return await export_conversation(client, args.conversation, write, fmt=fmt, shared=args.shared)
+            return await export_conversation(
+                client, args.conversation, write, fmt=fmt, shared=args.shared
+            )
 
     try:
         if to_file:
@@ -380,7 +454,10 @@ def run_export(argv: list[str]) -> int:
         if stop is not None:
             stop()
     if count == 0:
-        print(f"ohtui export: warning: conversation {args.conversation!r} has no events", file=sys.stderr)
+        print(
+            f"ohtui export: warning: conversation {args.conversation!r} has no events",
+            file=sys.stderr,
+        )
     if to_file:
         print(f"wrote {count} event(s) to {args.output}", file=sys.stderr)
     return 0
@@ -396,7 +473,9 @@ def main(argv: list[str] | None = None) -> int:
         if not 0.0 <= args.chaos <= 1.0:
             print("ohtui serve: --chaos takes a rate between 0 and 1", file=sys.stderr)
             return 2
-        return serve_main(args.host, args.port, args.db, args.demo, args.session_key, chaos=args.chaos)
+        return serve_main(
+            args.host, args.port, args.db, args.demo, args.session_key, chaos=args.chaos
+        )
     if command == ["info"]:
         return run_info(argv[1:])
     if command == ["config"]:

@@ -45,7 +45,16 @@ from .paths import CONFIG_ENV, ConfigLocation, all_paths, config_location
 
 ENV_PREFIX = "OHTUI_"
 #: Top-level keys the config file may hold.
-FILE_KEYS = ("default_profile", "theme", "readonly", "keymap", "profiles", "notify", "notify_bell", "notify_desktop")
+FILE_KEYS = (
+    "default_profile",
+    "theme",
+    "readonly",
+    "keymap",
+    "profiles",
+    "notify",
+    "notify_bell",
+    "notify_desktop",
+)
 #: Settings that are secrets: accepted from flags and the environment only.
 SECRET_FIELDS = ("api_key", "session_key")
 #: Flag spelling of each setting, for messages and ``ohtui info``.
@@ -168,7 +177,11 @@ def _settings_class(file_data: dict[str, Any]) -> type[Settings]:
             dotenv_settings: PydanticBaseSettingsSource,
             file_secret_settings: PydanticBaseSettingsSource,
         ) -> tuple[PydanticBaseSettingsSource, ...]:
-            return (init_settings, env_settings, InitSettingsSource(settings_cls, init_kwargs=file_data))
+            return (
+                init_settings,
+                env_settings,
+                InitSettingsSource(settings_cls, init_kwargs=file_data),
+            )
 
     _FileSettings.__name__ = _FileSettings.__qualname__ = "Settings"
     return _FileSettings
@@ -195,12 +208,10 @@ def read_config_file(path: Path) -> dict[str, Any]:
         if key in SECRET_FIELDS or key.endswith("_key"):
             raise ConfigError(
                 f"{path}: '{key}' does not belong in the config file; keys are given by reference, "
-                f"e.g. api_key_env = \"VAR\" or api_key_file = \"PATH\" in a [profiles.<name>] table"
+                f'e.g. api_key_env = "VAR" or api_key_file = "PATH" in a [profiles.<name>] table'
             )
         if key not in FILE_KEYS:
-            raise ConfigError(
-                f"{path}: unknown setting '{key}' (known: {', '.join(FILE_KEYS)})"
-            )
+            raise ConfigError(f"{path}: unknown setting '{key}' (known: {', '.join(FILE_KEYS)})")
     return data
 
 
@@ -267,7 +278,9 @@ def _env_values() -> dict[str, Any]:
         raise ConfigError(f"environment: {exc}") from None
 
 
-def _origin(name: str, flags: Mapping[str, Any], env: Mapping[str, Any], file: Mapping[str, Any]) -> str:
+def _origin(
+    name: str, flags: Mapping[str, Any], env: Mapping[str, Any], file: Mapping[str, Any]
+) -> str:
     if name in flags:
         return f"flag {FLAGS.get(name, '--' + name.replace('_', '-'))}"
     if name in env:
@@ -277,7 +290,9 @@ def _origin(name: str, flags: Mapping[str, Any], env: Mapping[str, Any], file: M
     return "default"
 
 
-def _key_file(path_text: str, base: Path, profile: str, what: str, resolved: Resolved) -> SecretStr | None:
+def _key_file(
+    path_text: str, base: Path, profile: str, what: str, resolved: Resolved
+) -> SecretStr | None:
     path = Path(path_text).expanduser()
     if not path.is_absolute():
         path = base / path
@@ -309,7 +324,9 @@ def _key_file(path_text: str, base: Path, profile: str, what: str, resolved: Res
     return SecretStr(text)
 
 
-def _profile_key(profile_name: str, profile: Profile, what: str, base: Path, resolved: Resolved) -> tuple[SecretStr | None, str | None]:
+def _profile_key(
+    profile_name: str, profile: Profile, what: str, base: Path, resolved: Resolved
+) -> tuple[SecretStr | None, str | None]:
     env_name = getattr(profile, f"{what}_env")
     file_name = getattr(profile, f"{what}_file")
     if env_name:
@@ -326,7 +343,9 @@ def _profile_key(profile_name: str, profile: Profile, what: str, base: Path, res
     return None, None
 
 
-def load(flags: Mapping[str, Any] | None = None, *, config: str | os.PathLike[str] | None = None) -> Resolved:
+def load(
+    flags: Mapping[str, Any] | None = None, *, config: str | os.PathLike[str] | None = None
+) -> Resolved:
     """Resolve the settings of one run.
 
     ``flags`` are the command-line values (``url``, ``api_key``, ``session_key``, ``theme``,
@@ -391,12 +410,18 @@ def load(flags: Mapping[str, Any] | None = None, *, config: str | os.PathLike[st
             resolved.origins[what] = origins[what]
             continue
         resolved.origins[what] = "default"
-        if profile is None or not (getattr(profile, f"{what}_env") or getattr(profile, f"{what}_file")):
+        if profile is None or not (
+            getattr(profile, f"{what}_env") or getattr(profile, f"{what}_file")
+        ):
             continue
         if not same_server:
             resolved.warnings.append(
                 f"profile '{name}': {what} not used, because the URL "
-                + (f"comes from {resolved.origins['url']}" if profile.url else "is not set in the profile")
+                + (
+                    f"comes from {resolved.origins['url']}"
+                    if profile.url
+                    else "is not set in the profile"
+                )
             )
             continue
         secret, origin = _profile_key(name, profile, what, base, resolved)
@@ -458,7 +483,9 @@ def describe(resolved: Resolved | None, location: ConfigLocation, error: str | N
     origins = resolved.origins
     lines += ["", "connection"]
     profile = resolved.profile or "none"
-    lines.append(f"  {'profile':<13}{profile}" + (f"  [{origins['profile']}]" if resolved.profile else ""))
+    lines.append(
+        f"  {'profile':<13}{profile}" + (f"  [{origins['profile']}]" if resolved.profile else "")
+    )
     url = _mask_url(resolved.url) if resolved.url else "bundled demo server"
     lines.append(f"  {'url':<13}{url}  [{origins['url']}]")
     for what, label in (("api_key", "api key"), ("session_key", "session key")):
@@ -467,7 +494,9 @@ def describe(resolved: Resolved | None, location: ConfigLocation, error: str | N
         lines.append(f"  {label:<13}{state}" + (f"  [{origin}]" if state == "set" else ""))
     lines += ["", "interface"]
     lines.append(f"  {'theme':<13}{resolved.theme or 'ohtui-dark'}  [{origins['theme']}]")
-    lines.append(f"  {'readonly':<13}{'yes' if resolved.readonly else 'no'}  [{origins['readonly']}]")
+    lines.append(
+        f"  {'readonly':<13}{'yes' if resolved.readonly else 'no'}  [{origins['readonly']}]"
+    )
     if resolved.keymap:
         lines.append(f"  {'keymap':<13}{len(resolved.keymap)} binding(s)  [{origins['keymap']}]")
         for binding_id, keys in sorted(resolved.keymap.items()):
@@ -490,7 +519,10 @@ def describe(resolved: Resolved | None, location: ConfigLocation, error: str | N
         lines += ["", "problems"]
         lines += [f"  warning: {w}" for w in resolved.warnings]
         lines += [f"  error: {e}" for e in resolved.errors]
-    lines += ["", f"precedence: config file < {ENV_PREFIX}* environment < flags  ({CONFIG_ENV} or --config moves the file)"]
+    lines += [
+        "",
+        f"precedence: config file < {ENV_PREFIX}* environment < flags  ({CONFIG_ENV} or --config moves the file)",
+    ]
     return resolved.scrub("\n".join(lines) + "\n")
 
 

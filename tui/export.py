@@ -59,7 +59,9 @@ class ExportError(Exception):
 
 # Characters json.dumps(ensure_ascii=False) leaves raw that a terminal or an editor may act on,
 # plus lone surrogates (not encodable as UTF-8). They only ever occur inside JSON strings.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_JSON_UNSAFE = re.compile(
+    "[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def event_line(event: Any) -> str:
@@ -270,7 +272,9 @@ class MarkdownExporter:
     # -- public --------------------------------------------------------------------------
 
     def header(self) -> str:
-        title = self.title or (f"Conversation {self.conversation_id}" if self.conversation_id else "Conversation")
+        title = self.title or (
+            f"Conversation {self.conversation_id}" if self.conversation_id else "Conversation"
+        )
         lines = [f"# {_inline(title)}", ""]
         facts = []
         if self.conversation_id:
@@ -366,7 +370,9 @@ class MarkdownExporter:
             title += f" ({_inline(event.sender)})"
         heading = self._enter(title, event.timestamp)
         parts = [heading] if heading else []
-        thinking = _thinking(msg.reasoning_content, msg.thinking_blocks, msg.responses_reasoning_item)
+        thinking = _thinking(
+            msg.reasoning_content, msg.thinking_blocks, msg.responses_reasoning_item
+        )
         if thinking:
             parts.append(thinking)
         text = msg.text
@@ -465,7 +471,9 @@ class MarkdownExporter:
     def _agent_error(event: Any) -> str:
         note = ""
         if event.classification is not None:
-            note = event.classification.kind + (", retryable" if event.classification.retryable else "")
+            note = event.classification.kind + (
+                ", retryable" if event.classification.retryable else ""
+            )
         return _error_quote("Error", event.error, note)
 
     @staticmethod
@@ -483,13 +491,17 @@ class MarkdownExporter:
             heading = _heading(f"{_code_span(event.tool_name)} (not executed)", summary)
             body = [_arguments(event.tool_call.arguments)]
         else:
-            heading, *body = _ACTION_RENDERERS.get(action.kind, _generic)(event, action, obs, summary)
+            heading, *body = _ACTION_RENDERERS.get(action.kind, _generic)(
+                event, action, obs, summary
+            )
         # The agent's words about the step go under the step's heading, before what it did.
         parts = [heading]
         thought = _texts(event.thought)
         if thought:
             parts.append(markdown_block(thought))
-        thinking = _thinking(event.reasoning_content, event.thinking_blocks, event.responses_reasoning_item)
+        thinking = _thinking(
+            event.reasoning_content, event.thinking_blocks, event.responses_reasoning_item
+        )
         if thinking:
             parts.append(thinking)
         parts.extend(body)
@@ -620,7 +632,15 @@ def _file_editor(event: Any, action: Any, obs: Any, summary: str | None) -> list
     elif old is not None and new is not None and not failed:
         parts.append(_diff(old, new, path if old else "/dev/null", path))
     elif command == "create":
-        parts.append(_diff("", new if new is not None else action.file_text or "", "/dev/null", path, whole=True))
+        parts.append(
+            _diff(
+                "",
+                new if new is not None else action.file_text or "",
+                "/dev/null",
+                path,
+                whole=True,
+            )
+        )
     elif command == "str_replace":
         parts.append(_diff(action.old_str or "", action.new_str or "", path, path, whole=True))
     elif command == "insert":
@@ -699,7 +719,9 @@ def _finish(event: Any, action: Any, obs: Any, summary: str | None) -> list[str]
 
 
 def _generic(event: Any, action: Any, obs: Any, summary: str | None) -> list[str]:
-    arguments = {k: v for k, v in action.model_dump(mode="json", exclude_none=True).items() if k != "kind"}
+    arguments = {
+        k: v for k, v in action.model_dump(mode="json", exclude_none=True).items() if k != "kind"
+    }
     parts = [_heading(_code_span(event.tool_name), summary)]
     if arguments:
         parts.append(_json_block(arguments))

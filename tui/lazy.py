@@ -12,7 +12,9 @@ from importlib import import_module
 from typing import Any
 
 
-def lazy_getattr(package: str, modules: Mapping[str, str], namespace: dict[str, Any]) -> Callable[[str], Any]:
+def lazy_getattr(
+    package: str, modules: Mapping[str, str], namespace: dict[str, Any]
+) -> Callable[[str], Any]:
     """A module ``__getattr__`` for ``package``: ``name`` comes from ``modules[name]`` (a
     relative module name), imported on first access and then kept in ``namespace``."""
 

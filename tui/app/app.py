@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Mapping
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 from textual import work
 from textual.app import App
@@ -32,7 +32,14 @@ class OhtuiApp(App):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark,f1", "toggle_help", "Help", id="app.help"),
-        Binding("ctrl+p,colon", "command_palette", "Commands", show=False, priority=True, id="app.palette"),
+        Binding(
+            "ctrl+p,colon",
+            "command_palette",
+            "Commands",
+            show=False,
+            priority=True,
+            id="app.palette",
+        ),
         Binding("1", "show_conversations", "Conversations", id="app.conversations"),
         Binding("2", "show_sandboxes", "Sandboxes", id="app.sandboxes"),
     ]
@@ -77,7 +84,7 @@ class OhtuiApp(App):
         self.profiles = dict(profiles or {})
         self.profile = profile
         self._notice = notice
-        self.clock = clock or (lambda: datetime.now(timezone.utc))
+        self.clock = clock or (lambda: datetime.now(UTC))
         self._on_exit = on_exit
         #: started in a thread after the first frame: the bundled server, whose port is already
         #: listening (requests made before it serves wait for it)
@@ -124,7 +131,11 @@ class OhtuiApp(App):
         long as the app) out of the garbage collector's full scans. Runs in a thread."""
         import importlib
 
-        for name in ("tui.app.screens.conversation", "tui.app.screens.sandboxes", "tui.client.stream"):
+        for name in (
+            "tui.app.screens.conversation",
+            "tui.app.screens.sandboxes",
+            "tui.client.stream",
+        ):
             importlib.import_module(name)
         self.call_from_thread(freeze_long_lived)
 
@@ -134,8 +145,13 @@ class OhtuiApp(App):
         try:
             self._warm_up()
         except Exception as exc:  # noqa: BLE001 - the connection check then shows the error
-            self.call_from_thread(self.notify, f"The bundled server did not start: {exc}",
-                                  severity="error", timeout=10, markup=False)
+            self.call_from_thread(
+                self.notify,
+                f"The bundled server did not start: {exc}",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
         self._preload()  # after the server: the list's first page comes before these imports
 
     @work(exclusive=True, group="connect")
@@ -211,7 +227,9 @@ class OhtuiApp(App):
         try:
             client, url, *rest = factory()
         except Exception as exc:  # noqa: BLE001 - a config problem: said, never raised
-            self.notify(f"Cannot use profile {name!r}: {exc}", severity="error", timeout=8, markup=False)
+            self.notify(
+                f"Cannot use profile {name!r}: {exc}", severity="error", timeout=8, markup=False
+            )
             return
         self.local = bool(rest and rest[0])  # the profile serves local folders: never changed
         if self.local:
@@ -236,12 +254,18 @@ class OhtuiApp(App):
         if self.notifier.bell:
             self.bell()
         if self.notifier.desktop:
-            self.run_worker(desktop_notify("ohtui", message), group="desktop-notify", exit_on_error=False)
+            self.run_worker(
+                desktop_notify("ohtui", message), group="desktop-notify", exit_on_error=False
+            )
 
-    def open_conversation(self, conversation_id: str, *, title: str | None = None, shared: bool = False) -> None:
+    def open_conversation(
+        self, conversation_id: str, *, title: str | None = None, shared: bool = False
+    ) -> None:
         from .screens.conversation import ConversationScreen
 
-        self.push_screen(ConversationScreen(conversation_id, shared=shared or self.shared, title=title))
+        self.push_screen(
+            ConversationScreen(conversation_id, shared=shared or self.shared, title=title)
+        )
 
     def _find(self, kind: type) -> Any:
         for screen in self.screen_stack:
@@ -295,5 +319,7 @@ def binding_ids() -> set[str]:
         cls = stack.pop()
         stack.extend(cls.__subclasses__())
         if cls.__module__.startswith("tui."):
-            ids.update(b.id for b in cls.__dict__.get("BINDINGS", ()) if isinstance(b, Binding) and b.id)
+            ids.update(
+                b.id for b in cls.__dict__.get("BINDINGS", ()) if isinstance(b, Binding) and b.id
+            )
     return ids

@@ -44,10 +44,15 @@ class EventFeed:
         if self.shared:
             return None
         return await self.client.count_events(
-            self.conversation_id, kind=query.kind, timestamp_gte=query.since, timestamp_lt=query.until
+            self.conversation_id,
+            kind=query.kind,
+            timestamp_gte=query.since,
+            timestamp_lt=query.until,
         )
 
-    async def _page(self, query: Query, page_id: str | None, descending: bool) -> tuple[list[Any], str | None]:
+    async def _page(
+        self, query: Query, page_id: str | None, descending: bool
+    ) -> tuple[list[Any], str | None]:
         search = self.client.search_shared_events if self.shared else self.client.search_events
         page = await search(
             self.conversation_id,
@@ -82,10 +87,14 @@ class EventFeed:
                 task.add_done_callback(lambda done: self._counted(done, window, on_total))
                 await self.fill(window, "head")
             else:
-                await asyncio.gather(*([count()] if window.total is None else []), self.fill(window, "head"))
+                await asyncio.gather(
+                    *([count()] if window.total is None else []), self.fill(window, "head")
+                )
         return window
 
-    def _counted(self, task: asyncio.Future, window: PagedWindow, on_total: Callable[[PagedWindow], None]) -> None:
+    def _counted(
+        self, task: asyncio.Future, window: PagedWindow, on_total: Callable[[PagedWindow], None]
+    ) -> None:
         self._counting.discard(task)
         # a failed count leaves the total unknown: the window then grows as pages arrive
         if not task.cancelled() and task.exception() is None and window.total is not None:
@@ -99,12 +108,16 @@ class EventFeed:
             if page_id is None or window.complete:
                 return 0
             descending = window.query.descending != (side == "tail")
-            events, next_page = await self._page(window.query, page_id if page_id != START else None, descending)
+            events, next_page = await self._page(
+                window.query, page_id if page_id != START else None, descending
+            )
             followed = self._followed.setdefault((id(window), side), set())
             if next_page is not None and (next_page == page_id or next_page in followed):
                 # a server cursor that leads back: stop here rather than walk in circles
-                raise PageLoopError("The server's next page id repeats an earlier one; paging stopped.",
-                                    page_id=next_page)
+                raise PageLoopError(
+                    "The server's next page id repeats an earlier one; paging stopped.",
+                    page_id=next_page,
+                )
             if page_id != START:
                 followed.add(page_id)
             rows = [self._remember(e) for e in events]
@@ -151,7 +164,11 @@ class EventFeed:
         pending = []
         for pos in range(len(rows) - 1, max(-1, len(rows) - 1 - look_back), -1):
             row = rows[pos]
-            if row.kind == "ActionEvent" and row.tool_call_id and len(self._by_tool_call.get(row.tool_call_id, ())) == 1:
+            if (
+                row.kind == "ActionEvent"
+                and row.tool_call_id
+                and len(self._by_tool_call.get(row.tool_call_id, ())) == 1
+            ):
                 pending.append(row)
             elif row.kind == "MessageEvent" and row.source == "user":
                 break  # actions before the user's last message belong to an earlier turn
@@ -205,9 +222,13 @@ class EventFeed:
         rows = self.base.head
         if len(rows) == self._tree_size:
             return None
-        if self.tree is not None and 0 <= self._tree_size < len(rows) and len(self.tree) == self._tree_size:
+        if (
+            self.tree is not None
+            and 0 <= self._tree_size < len(rows)
+            and len(self.tree) == self._tree_size
+        ):
             # rows were only appended (index pages, live events): extend, O(new rows)
-            self.tree.extend((r.id, r.parent_id) for r in rows[self._tree_size:])
+            self.tree.extend((r.id, r.parent_id) for r in rows[self._tree_size :])
         else:  # first build, or a row was replaced (it gained its parent): start over
             self.tree = EventTree((r.id, r.parent_id) for r in rows)
         self._tree_size = len(rows)

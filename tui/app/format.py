@@ -33,7 +33,7 @@ def parse_time(value: str | None) -> datetime | None:
     if not value:
         return None
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        parsed = datetime.fromisoformat(value)
     except ValueError:
         return None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
@@ -43,7 +43,7 @@ CLOCK_SKEW_S = 300
 
 
 def relative_time(value: str | None, now: datetime | None = None) -> str:
-    """"3m ago" style; ``now`` is injectable so snapshots stay stable."""
+    """ "3m ago" style; ``now`` is injectable so snapshots stay stable."""
     moment = parse_time(value)
     if moment is None:
         return "—"
@@ -53,7 +53,13 @@ def relative_time(value: str | None, now: datetime | None = None) -> str:
         # the server's clock runs ahead of ours: a little is "now", more is just the date
         # (a full timestamp was cut off by the table's column, run into the next one)
         return "just now" if seconds > -CLOCK_SKEW_S else moment.strftime("%Y-%m-%d")
-    for size, unit in ((86400 * 365, "y"), (86400 * 30, "mo"), (86400, "d"), (3600, "h"), (60, "m")):
+    for size, unit in (
+        (86400 * 365, "y"),
+        (86400 * 30, "mo"),
+        (86400, "d"),
+        (3600, "h"),
+        (60, "m"),
+    ):
         if seconds >= size:
             return f"{seconds // size}{unit} ago"
     return "just now"
@@ -114,4 +120,3 @@ def sandbox_text(conv: AppConversation) -> Text:
     if getattr(conv, "trigger", None) == "local":
         return Text("local folder", style="dim")
     return status_text(conv.sandbox_status)
-

@@ -13,7 +13,14 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.client import AgentServerClient, EventStream, StreamEvent, StreamState, StreamStatus, agent_endpoint
+from tui.client import (
+    AgentServerClient,
+    EventStream,
+    StreamEvent,
+    StreamState,
+    StreamStatus,
+    agent_endpoint,
+)
 from tui.models import ExecutionStatus
 
 from .safe_text import abbreviate, clean
@@ -29,7 +36,9 @@ LIVE_MARKS = {
 
 def can_follow(conversation: Any) -> bool:
     status = getattr(conversation.sandbox_status, "value", conversation.sandbox_status)
-    return bool(conversation.conversation_url and conversation.session_api_key and status == "RUNNING")
+    return bool(
+        conversation.conversation_url and conversation.session_api_key and status == "RUNNING"
+    )
 
 
 def live_mark(state: StreamState | None, *, local: bool = False) -> Text:
@@ -82,7 +91,10 @@ class LiveSession:
     @property
     def waiting_for_confirmation(self) -> bool:
         """The agent holds an action until the user approves or rejects it."""
-        return self.state.execution_status in (ExecutionStatus.WAITING_FOR_CONFIRMATION, "waiting_for_confirmation")
+        return self.state.execution_status in (
+            ExecutionStatus.WAITING_FOR_CONFIRMATION,
+            "waiting_for_confirmation",
+        )
 
     def error_text(self) -> Text | None:
         error = self.state.last_error

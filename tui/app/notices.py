@@ -40,7 +40,9 @@ class Notifier:
     clock: Any = time.monotonic
     _said: dict[tuple[str, str], float] = field(default_factory=dict)
 
-    def notice(self, conversation_id: str, title: str, old: Any, new: Any) -> tuple[str, str] | None:
+    def notice(
+        self, conversation_id: str, title: str, old: Any, new: Any
+    ) -> tuple[str, str] | None:
         """``(message, severity)`` when ``old → new`` is worth telling, else None.
 
         ``old`` None means the status was not known before (a first load): not a change."""
@@ -63,9 +65,14 @@ async def desktop_notify(title: str, body: str) -> bool:
         return False
     try:
         process = await asyncio.create_subprocess_exec(
-            program, "--app-name=ohtui", title, body,
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+            program,
+            "--app-name=ohtui",
+            title,
+            body,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
         )
         return await asyncio.wait_for(process.wait(), 5) == 0
-    except (OSError, asyncio.TimeoutError):
+    except (TimeoutError, OSError):
         return False

@@ -47,7 +47,17 @@ ERROR_KINDS = frozenset(
 class EventRow:
     """One event as the list shows it."""
 
-    __slots__ = ("id", "timestamp", "source", "kind", "summary", "parent_id", "tool_call_id", "flag", "text")
+    __slots__ = (
+        "flag",
+        "id",
+        "kind",
+        "parent_id",
+        "source",
+        "summary",
+        "text",
+        "timestamp",
+        "tool_call_id",
+    )
 
     def __init__(
         self,
@@ -131,10 +141,16 @@ def _state_summary(key: str | None, value: Any) -> str:
         if totals is not None:
             cost, prompt, completion = totals
             used = prompt + completion
-            return f"stats: {money(cost)} · {tokens(used)} tokens" if used else f"stats: {money(cost)} · no tokens yet"
+            return (
+                f"stats: {money(cost)} · {tokens(used)} tokens"
+                if used
+                else f"stats: {money(cost)} · no tokens yet"
+            )
     if key == "full_state" and isinstance(value, dict):
         status = value.get("execution_status")
-        return f"full state ({len(value)} fields)" + (f" · {status}" if isinstance(status, str) else "")
+        return f"full state ({len(value)} fields)" + (
+            f" · {status}" if isinstance(status, str) else ""
+        )
     if isinstance(value, dict):
         names = list(value)[:4]
         more = ", …" if len(value) > len(names) else ""
@@ -169,7 +185,9 @@ def summarize(event: Any) -> str:
         return one_line(_state_summary(event.key, event.value))
     if kind == "HookExecutionEvent":
         verdict = "blocked" if event.blocked else ("ok" if event.success else "failed")
-        return one_line(f"{event.hook_event_type} {event.hook_command} → {verdict} ({event.exit_code})")
+        return one_line(
+            f"{event.hook_event_type} {event.hook_command} → {verdict} ({event.exit_code})"
+        )
     if kind == "SystemPromptEvent":
         names = ", ".join(t.title for t in event.tools[:8])
         return one_line(f"{len(event.tools)} tools: {names}")
@@ -226,7 +244,16 @@ def search_text(event: Any) -> str:
         action = event.action
         fields = action.__dict__ if action is not None else {}
         extra = (action.__pydantic_extra__ if action is not None else None) or {}
-        for attr in ("command", "path", "file_text", "new_str", "message", "thought", "url", "query"):
+        for attr in (
+            "command",
+            "path",
+            "file_text",
+            "new_str",
+            "message",
+            "thought",
+            "url",
+            "query",
+        ):
             value = fields.get(attr, extra.get(attr))
             if isinstance(value, str):
                 parts.append(value)

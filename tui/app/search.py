@@ -48,7 +48,9 @@ class Finder:
             raise FindError("the expression matches empty text: it would match every event")
 
     def matches(self, row: EventRow) -> bool:
-        return bool(self.pattern.search(row.summary) or (row.text and self.pattern.search(row.text)))
+        return bool(
+            self.pattern.search(row.summary) or (row.text and self.pattern.search(row.text))
+        )
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         out = []

@@ -42,7 +42,9 @@ def fit_columns(width: int, specs: list[ColumnSpec], *, floor: int, roomy: int) 
         used = sum(spec.width + CELL_PADDING for spec in columns if not spec.flex)
         return width - CHROME - CELL_PADDING - used
 
-    for candidate in sorted((spec for spec in specs if spec.drop is not None), key=lambda spec: spec.drop):
+    for candidate in sorted(
+        (spec for spec in specs if spec.drop is not None), key=lambda spec: spec.drop
+    ):
         if room(kept) < (candidate.keep_above or flex.width):
             kept.remove(candidate)
     flexible = max(floor, room(kept))
@@ -58,25 +60,35 @@ def fit_columns(width: int, specs: list[ColumnSpec], *, floor: int, roomy: int) 
 
 def conversation_columns(width: int, *, local: bool = False) -> list[Column]:
     """The conversations table: the title flexes; local folders count events, not sandboxes."""
-    return fit_columns(width, [
-        ColumnSpec("Title", "title", 40, flex=True),
-        ColumnSpec("Agent", "agent", 9),  # the longest status ("finished") whole
-        ColumnSpec("Events" if local else "Sandbox", "sandbox", 9),
-        ColumnSpec("Model", "model", 18, drop=4, grow=30),
-        ColumnSpec("Cost", "cost", 8, drop=5),
-        ColumnSpec("Tokens", "tokens", 7, drop=3),
-        ColumnSpec("Created", "created", 10, drop=2),
-        ColumnSpec("Updated", "updated", 10),
-        ColumnSpec("Trigger", "trigger", 13, drop=1, grow=22),  # "microagent_management" whole
-    ], floor=24, roomy=72)
+    return fit_columns(
+        width,
+        [
+            ColumnSpec("Title", "title", 40, flex=True),
+            ColumnSpec("Agent", "agent", 9),  # the longest status ("finished") whole
+            ColumnSpec("Events" if local else "Sandbox", "sandbox", 9),
+            ColumnSpec("Model", "model", 18, drop=4, grow=30),
+            ColumnSpec("Cost", "cost", 8, drop=5),
+            ColumnSpec("Tokens", "tokens", 7, drop=3),
+            ColumnSpec("Created", "created", 10, drop=2),
+            ColumnSpec("Updated", "updated", 10),
+            ColumnSpec("Trigger", "trigger", 13, drop=1, grow=22),  # "microagent_management" whole
+        ],
+        floor=24,
+        roomy=72,
+    )
 
 
 def sandbox_columns(width: int) -> list[Column]:
     """The sandboxes table: ids whole, the spec flexes, the exposed URLs use spare room."""
-    return fit_columns(width, [
-        ColumnSpec("ID", "id", 30),
-        ColumnSpec("Status", "status", 10),  # "resuming…" whole
-        ColumnSpec("Spec", "spec", 44, flex=True),  # an image name and tag whole
-        ColumnSpec("Created", "created", 10, drop=1),
-        ColumnSpec("Exposed URLs", "urls", 36, drop=2, grow=90, keep_above=24),
-    ], floor=20, roomy=60)
+    return fit_columns(
+        width,
+        [
+            ColumnSpec("ID", "id", 30),
+            ColumnSpec("Status", "status", 10),  # "resuming…" whole
+            ColumnSpec("Spec", "spec", 44, flex=True),  # an image name and tag whole
+            ColumnSpec("Created", "created", 10, drop=1),
+            ColumnSpec("Exposed URLs", "urls", 36, drop=2, grow=90, keep_above=24),
+        ],
+        floor=20,
+        roomy=60,
+    )

@@ -10,9 +10,22 @@ from textual.theme import Theme
 
 DEFAULT_THEME = "ohtui-dark"
 _FIELDS = (
-    "name", "primary", "secondary", "accent", "foreground", "background", "surface",
-    "panel", "boost", "warning", "error", "success", "dark", "luminosity_spread",
-    "text_alpha", "variables",
+    "name",
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+    "warning",
+    "error",
+    "success",
+    "dark",
+    "luminosity_spread",
+    "text_alpha",
+    "variables",
 )
 
 

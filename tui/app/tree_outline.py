@@ -25,7 +25,13 @@ from .rows import EventRow
 
 ATTACHMENT_MAX = 8
 ATTACHMENT_KINDS = frozenset(
-    {"ConversationStateUpdateEvent", "HookExecutionEvent", "LLMCompletionLogEvent", "TokenEvent", "StreamingDeltaEvent"}
+    {
+        "ConversationStateUpdateEvent",
+        "HookExecutionEvent",
+        "LLMCompletionLogEvent",
+        "TokenEvent",
+        "StreamingDeltaEvent",
+    }
 )
 STEP = 500  # events walked between yields
 

@@ -31,10 +31,17 @@ from .errors import (
 from .http import MAX_RETRY_AFTER, RETRY_STATUSES
 
 _LAZY = {
-    "AgentEndpoint": ".agent", "AgentServerClient": ".agent", "agent_endpoint": ".agent",
-    "endpoint_from_url": ".agent", "EventDeduper": ".stream", "EventStream": ".stream",
-    "StreamEvent": ".stream", "StreamItem": ".stream", "StreamStatus": ".stream",
-    "is_transient": ".stream", "StreamState": ".stream_state",
+    "AgentEndpoint": ".agent",
+    "AgentServerClient": ".agent",
+    "agent_endpoint": ".agent",
+    "endpoint_from_url": ".agent",
+    "EventDeduper": ".stream",
+    "EventStream": ".stream",
+    "StreamEvent": ".stream",
+    "StreamItem": ".stream",
+    "StreamStatus": ".stream",
+    "is_transient": ".stream",
+    "StreamState": ".stream_state",
 }
 
 if TYPE_CHECKING:

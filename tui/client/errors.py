@@ -161,4 +161,3 @@ def is_retryable(exc: BaseException) -> bool:
     The client has already spent its own bounded retries on these; a caller that keeps a
     long-running walk (a UI indexing a conversation) may wait and try again."""
     return isinstance(exc, (ServerError, RequestTimeout, ConnectionLost, BadResponse, RateLimited))
-

@@ -293,8 +293,13 @@ class HttpCore:
             )
             await _sleep(delay)
 
-    def _decode(self, response: httpx.Response, method: str, url: str,
-                parse: Callable[[bytes], Any] | None = None) -> Any:
+    def _decode(
+        self,
+        response: httpx.Response,
+        method: str,
+        url: str,
+        parse: Callable[[bytes], Any] | None = None,
+    ) -> Any:
         if not response.content:
             return None
         try:

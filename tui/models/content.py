@@ -8,7 +8,7 @@ content and the legacy Message flags are stripped on load (the SDK does the same
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -56,7 +56,7 @@ class ImageContent(ClosedModel):
     image_urls: list[str]
 
 
-Content = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
+Content = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 
 
 class ThinkingBlock(ClosedModel):
@@ -70,9 +70,7 @@ class RedactedThinkingBlock(ClosedModel):
     data: str
 
 
-AnyThinkingBlock = Annotated[
-    Union[ThinkingBlock, RedactedThinkingBlock], Field(discriminator="type")
-]
+AnyThinkingBlock = Annotated[ThinkingBlock | RedactedThinkingBlock, Field(discriminator="type")]
 
 
 class ReasoningItemModel(ClosedModel):

@@ -19,7 +19,7 @@ class EventPage(BaseModel):
     next_page_id: str | None = None
 
     @classmethod
-    def read_valid(cls, body: str | bytes) -> "EventPage | None":
+    def read_valid(cls, body: str | bytes) -> EventPage | None:
         """The page, read in one pass, when every event in it is valid; else None (the
         caller decodes it and parses event by event, which keeps the invalid ones raw)."""
         fast = parse_page_json(body)
@@ -27,12 +27,14 @@ class EventPage(BaseModel):
             return None
         items, next_page = fast
         # the items are validated events already: no second validation
-        return cls.model_construct(items=items, next_page_id=next_page if isinstance(next_page, str) else None)
+        return cls.model_construct(
+            items=items, next_page_id=next_page if isinstance(next_page, str) else None
+        )
 
     @classmethod
-    def from_json(cls, data: Any) -> "EventPage":
+    def from_json(cls, data: Any) -> EventPage:
         if not isinstance(data, dict) or not isinstance(data.get("items"), list):
-            raise ValueError("an event page must be an object with an 'items' list")
+            raise ValueError("an event page must be an object with an 'items' list")  # noqa: TRY004
         next_page = data.get("next_page_id")
         return cls(
             items=[parse_event(item) for item in data["items"]],

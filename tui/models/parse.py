@@ -7,7 +7,7 @@ whatever identifying fields it had, and the validation error, so the UI can show
 from __future__ import annotations
 
 import json
-from typing import Any, Union
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
@@ -38,7 +38,7 @@ class RawEvent(BaseModel):
         return f"RawEvent(id={self.id!r}, kind={self.kind!r}, error={self.error.splitlines()[0]!r})"
 
 
-AnyEvent = Union[EventBase, RawEvent]
+AnyEvent = EventBase | RawEvent
 
 
 def _field(data: Any, name: str) -> str | None:
@@ -91,7 +91,9 @@ def parse_event(data: Any) -> AnyEvent:
     """Validate one event object (already decoded JSON); a failure gives a RawEvent."""
     try:
         if isinstance(data, (dict, list)) and _too_deep(data):
-            return raw_event(data, f"nested deeper than {MAX_DEPTH} levels: not shown as a typed event")
+            return raw_event(
+                data, f"nested deeper than {MAX_DEPTH} levels: not shown as a typed event"
+            )
         return _EVENT_ADAPTER.validate_python(data)
     except ValidationError as exc:
         return raw_event(data, _error_text(exc))

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -757,45 +757,43 @@ class WorkflowObservation(ClosedModel):
 
 
 Action = Annotated[
-    Union[
-        MCPToolAction,
-        FinishAction,
-        InvokeSkillAction,
-        SwitchLLMAction,
-        ThinkAction,
-        VisionInspectAction,
-        ApplyPatchAction,
-        BrowserAction,
-        BrowserClickAction,
-        BrowserCloseTabAction,
-        BrowserGetContentAction,
-        BrowserGetStateAction,
-        BrowserGetStorageAction,
-        BrowserGoBackAction,
-        BrowserListTabsAction,
-        BrowserNavigateAction,
-        BrowserScrollAction,
-        BrowserSetStorageAction,
-        BrowserStartRecordingAction,
-        BrowserStopRecordingAction,
-        BrowserSwitchTabAction,
-        BrowserTypeAction,
-        DelegateAction,
-        FileEditorAction,
-        EditAction,
-        ListDirectoryAction,
-        ReadFileAction,
-        WriteFileAction,
-        GlobAction,
-        GrepAction,
-        PlanningFileEditorAction,
-        TaskAction,
-        TaskTrackerAction,
-        TerminalAction,
-        ConsultTomAction,
-        SleeptimeComputeAction,
-        WorkflowAction,
-    ],
+    MCPToolAction
+    | FinishAction
+    | InvokeSkillAction
+    | SwitchLLMAction
+    | ThinkAction
+    | VisionInspectAction
+    | ApplyPatchAction
+    | BrowserAction
+    | BrowserClickAction
+    | BrowserCloseTabAction
+    | BrowserGetContentAction
+    | BrowserGetStateAction
+    | BrowserGetStorageAction
+    | BrowserGoBackAction
+    | BrowserListTabsAction
+    | BrowserNavigateAction
+    | BrowserScrollAction
+    | BrowserSetStorageAction
+    | BrowserStartRecordingAction
+    | BrowserStopRecordingAction
+    | BrowserSwitchTabAction
+    | BrowserTypeAction
+    | DelegateAction
+    | FileEditorAction
+    | EditAction
+    | ListDirectoryAction
+    | ReadFileAction
+    | WriteFileAction
+    | GlobAction
+    | GrepAction
+    | PlanningFileEditorAction
+    | TaskAction
+    | TaskTrackerAction
+    | TerminalAction
+    | ConsultTomAction
+    | SleeptimeComputeAction
+    | WorkflowAction,
     Field(discriminator="kind"),
 ]
 ACTION_KINDS: tuple[str, ...] = (
@@ -879,32 +877,30 @@ ACTION_CLASSES: dict[str, type[ClosedModel]] = {
 
 
 Observation = Annotated[
-    Union[
-        MCPToolObservation,
-        FinishObservation,
-        InvokeSkillObservation,
-        SwitchLLMObservation,
-        ThinkObservation,
-        VisionInspectObservation,
-        ClientToolObservation,
-        ApplyPatchObservation,
-        BrowserObservation,
-        DelegateObservation,
-        FileEditorObservation,
-        EditObservation,
-        ListDirectoryObservation,
-        ReadFileObservation,
-        WriteFileObservation,
-        GlobObservation,
-        GrepObservation,
-        PlanningFileEditorObservation,
-        TaskObservation,
-        TaskTrackerObservation,
-        TerminalObservation,
-        ConsultTomObservation,
-        SleeptimeComputeObservation,
-        WorkflowObservation,
-    ],
+    MCPToolObservation
+    | FinishObservation
+    | InvokeSkillObservation
+    | SwitchLLMObservation
+    | ThinkObservation
+    | VisionInspectObservation
+    | ClientToolObservation
+    | ApplyPatchObservation
+    | BrowserObservation
+    | DelegateObservation
+    | FileEditorObservation
+    | EditObservation
+    | ListDirectoryObservation
+    | ReadFileObservation
+    | WriteFileObservation
+    | GlobObservation
+    | GrepObservation
+    | PlanningFileEditorObservation
+    | TaskObservation
+    | TaskTrackerObservation
+    | TerminalObservation
+    | ConsultTomObservation
+    | SleeptimeComputeObservation
+    | WorkflowObservation,
     Field(discriminator="kind"),
 ]
 OBSERVATION_KINDS: tuple[str, ...] = (

@@ -23,7 +23,7 @@ class EventTree:
     events arrive. Children lists are in log order.
     """
 
-    __slots__ = ("ids", "parent", "children", "roots", "_index", "_waiting", "broken", "_top")
+    __slots__ = ("_index", "_top", "_waiting", "broken", "children", "ids", "parent", "roots")
 
     def __init__(self, pairs: Iterable[tuple[str | None, str | None]] = ()) -> None:
         self.ids: list[str | None] = []

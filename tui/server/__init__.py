@@ -16,9 +16,16 @@ from tui.lazy import lazy_getattr
 # loaded on first use (PEP 562): ``ohtui`` looks for local conversation folders
 # (``folders.py``) before its first frame, and that must not import FastAPI
 _LAZY = {
-    "create_app": ".app", "add_live_demo": ".demo", "add_state_update_stretch": ".demo",
-    "generate_conversation": ".demo", "load_demo": ".demo", "LiveHub": ".live",
-    "RunningServer": ".runner", "ServerThread": ".runner", "start_server": ".runner", "Store": ".store",
+    "create_app": ".app",
+    "add_live_demo": ".demo",
+    "add_state_update_stretch": ".demo",
+    "generate_conversation": ".demo",
+    "load_demo": ".demo",
+    "LiveHub": ".live",
+    "RunningServer": ".runner",
+    "ServerThread": ".runner",
+    "start_server": ".runner",
+    "Store": ".store",
 }
 
 if TYPE_CHECKING:

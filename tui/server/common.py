@@ -117,7 +117,11 @@ def _redact(value: Any, depth: int = 0) -> Any:
         return "…"
     if isinstance(value, dict):
         return {
-            k: (MASK if isinstance(k, str) and k.lower() in SECRET_KEYS and v else _redact(v, depth + 1))
+            k: (
+                MASK
+                if isinstance(k, str) and k.lower() in SECRET_KEYS and v
+                else _redact(v, depth + 1)
+            )
             for k, v in value.items()
         }
     if isinstance(value, list):

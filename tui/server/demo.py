@@ -71,8 +71,16 @@ SPECS: list[dict[str, Any]] = [
 ]
 
 PROFILES: dict[str, dict[str, Any]] = {
-    "default": {"model": "litellm_proxy/claude-sonnet-4-5", "base_url": None, "api_key": "sk-demo-0000000000"},
-    "gpt": {"model": "openai/gpt-5.5", "base_url": "https://api.openai.com/v1", "api_key": "sk-demo-1111111111"},
+    "default": {
+        "model": "litellm_proxy/claude-sonnet-4-5",
+        "base_url": None,
+        "api_key": "sk-demo-0000000000",
+    },
+    "gpt": {
+        "model": "openai/gpt-5.5",
+        "base_url": "https://api.openai.com/v1",
+        "api_key": "sk-demo-1111111111",
+    },
     "broken": {"model": "claude-sonnet", "base_url": "localhost:4000", "api_key": "short"},
 }
 
@@ -81,12 +89,22 @@ HOOK_CONFIG = {
         {
             "matcher": "terminal",
             "hooks": [
-                {"type": "command", "command": "echo pre-hook-ok", "tools": [], "timeout": 60,
-                 "max_iterations": 3, "async_": False}
+                {
+                    "type": "command",
+                    "command": "echo pre-hook-ok",
+                    "tools": [],
+                    "timeout": 60,
+                    "max_iterations": 3,
+                    "async_": False,
+                }
             ],
         }
     ],
-    "post_tool_use": [], "user_prompt_submit": [], "session_start": [], "session_end": [], "stop": [],
+    "post_tool_use": [],
+    "user_prompt_submit": [],
+    "session_start": [],
+    "session_end": [],
+    "stop": [],
 }
 
 
@@ -105,46 +123,93 @@ class DemoDataset:
 def _hello(b: ConversationBuilder) -> None:
     """The captured ``demo`` run: plan, hooks, terminal (incl. exit 2), create + edit, parallel
     calls, an unknown tool with AgentErrorEvent, finish, a follow-up."""
-    b.emit("ConversationStateUpdateEvent", {"key": "hook_config", "value": HOOK_CONFIG},
-           source="environment", parent=ROOT_PARENT, move=False)
+    b.emit(
+        "ConversationStateUpdateEvent",
+        {"key": "hook_config", "value": HOOK_CONFIG},
+        source="environment",
+        parent=ROOT_PARENT,
+        move=False,
+    )
     b.system_prompt()
     b.user("Please say hello, write hello.py and run it.")
     b.stats()
-    b.plan([("Say hello in the terminal", "echo", "in_progress"), ("Write hello.py", "", "todo")],
-           thought="I'll plan the work first.")
+    b.plan(
+        [("Say hello in the terminal", "echo", "in_progress"), ("Write hello.py", "", "todo")],
+        thought="I'll plan the work first.",
+    )
     b.terminal("echo hello world", "hello world", hook=True, summary="Print hello world")
     path = f"{WORKDIR}/hello.py"
     b.file_create(path, "print('hello from hello.py')\n", summary="Create hello.py")
     # two parallel tool calls from one model response
     response = b.llm_call()
-    run = {"command": f"python3 {path}", "is_input": False, "reset": False, "kind": "TerminalAction"}
+    run = {
+        "command": f"python3 {path}",
+        "is_input": False,
+        "reset": False,
+        "kind": "TerminalAction",
+    }
     run_id = b.ids.uuid()
     b.hook("PreToolUse", "terminal", run_id, run)
-    run_id, run_call = b.action("terminal", run, summary="Run hello.py", response_id=response,
-                                thought="Running the script and noting progress.", event_id=run_id)
+    run_id, run_call = b.action(
+        "terminal",
+        run,
+        summary="Run hello.py",
+        response_id=response,
+        thought="Running the script and noting progress.",
+        event_id=run_id,
+    )
     think = "The file exists; after running it I will check an error path."
-    think_id, think_call = b.action("think", {"thought": think, "kind": "ThinkAction"},
-                                    summary="think: check an error path", response_id=response,
-                                    arguments={"thought": think})
-    b.observe(run_id, run_call, "terminal",
-              b.terminal_observation(f"python3 {path}", "hello from hello.py", 0))
-    b.observe(think_id, think_call, "think",
-              {"content": [text("Your thought has been logged.")], "is_error": False,
-               "kind": "ThinkObservation"})
+    think_id, think_call = b.action(
+        "think",
+        {"thought": think, "kind": "ThinkAction"},
+        summary="think: check an error path",
+        response_id=response,
+        arguments={"thought": think},
+    )
+    b.observe(
+        run_id,
+        run_call,
+        "terminal",
+        b.terminal_observation(f"python3 {path}", "hello from hello.py", 0),
+    )
+    b.observe(
+        think_id,
+        think_call,
+        "think",
+        {
+            "content": [text("Your thought has been logged.")],
+            "is_error": False,
+            "kind": "ThinkObservation",
+        },
+    )
     b.stats()
-    b.terminal("ls /nonexistent-dir", "ls: cannot access '/nonexistent-dir': No such file or directory",
-               2, hook=True, summary="List a missing dir")
-    b.file_replace(path, "print('hello from hello.py')\n", "hello from hello.py", "hello, edited",
-                   summary="Edit greeting")
+    b.terminal(
+        "ls /nonexistent-dir",
+        "ls: cannot access '/nonexistent-dir': No such file or directory",
+        2,
+        hook=True,
+        summary="List a missing dir",
+    )
+    b.file_replace(
+        path,
+        "print('hello from hello.py')\n",
+        "hello from hello.py",
+        "hello, edited",
+        summary="Edit greeting",
+    )
     b.terminal(f"python3 {path}", "hello, edited", summary="Run hello.py again")
     _bad_id, bad_call = b.action("no_such_tool", None, arguments={"x": 1})
-    b.emit("AgentErrorEvent", {
-        "tool_name": "no_such_tool",
-        "tool_call_id": bad_call,
-        "error": "Tool 'no_such_tool' not found. Available: ['terminal', 'file_editor', "
-                 "'task_tracker', 'finish', 'think']",
-        "classification": {"kind": "agent_action", "retryable": True, "user_action": "retry"},
-    }, source="agent")
+    b.emit(
+        "AgentErrorEvent",
+        {
+            "tool_name": "no_such_tool",
+            "tool_call_id": bad_call,
+            "error": "Tool 'no_such_tool' not found. Available: ['terminal', 'file_editor', "
+            "'task_tracker', 'finish', 'think']",
+            "classification": {"kind": "agent_action", "retryable": True, "user_action": "retry"},
+        },
+        source="agent",
+    )
     b.stats()
     b.finish("All done: hello.py created and run.")
     b.status("idle")
@@ -157,7 +222,7 @@ _REFUNDS_OLD = (
     "import time\n\n\n"
     "def idempotency_key(order_id: str, amount_cents: int) -> str:\n"
     "    # one key per refund request\n"
-    "    return f\"refund:{order_id}:{amount_cents}:{int(time.time())}\"\n\n\n"
+    '    return f"refund:{order_id}:{amount_cents}:{int(time.time())}"\n\n\n'
     "def refund(gateway, order_id: str, amount_cents: int) -> str:\n"
     "    key = idempotency_key(order_id, amount_cents)\n"
     "    return gateway.refund(order_id, amount_cents, idempotency_key=key)\n"
@@ -167,8 +232,10 @@ _REFUNDS_OLD = (
 def _payments(b: ConversationBuilder) -> None:
     """Reasoning content, thinking + redacted thinking, token ids, completion logs, condensation."""
     b.system_prompt(dynamic_context="Repository: acme/payments (branch fix/flaky-refund-test)")
-    b.user("`test_refund_idempotency` in [bold]payments[/bold] fails about 1 run in 20. "
-           "Find out why and fix it — don't just add a retry.")
+    b.user(
+        "`test_refund_idempotency` in [bold]payments[/bold] fails about 1 run in 20. "
+        "Find out why and fix it — don't just add a retry."
+    )
     b.stats()
     test = "pytest tests/test_refunds.py -k idempotency -q -p no:randomly --count=50"
     first_action, first_obs = b.terminal(
@@ -182,48 +249,78 @@ def _payments(b: ConversationBuilder) -> None:
         summary="Reproduce the flaky test",
         reasoning="Run the test many times first to confirm the flake rate.",
         thinking="A 1-in-20 failure smells like a time boundary. Let me reproduce with repeats "
-                 "before reading the code.",
+        "before reading the code.",
     )
     path = f"{WORKDIR}/src/payments/refunds.py"
     b.file_view(path, _REFUNDS_OLD)
-    b.think("The key embeds int(time.time()): two calls that straddle a second boundary get "
-            "different keys, so the gateway sees two refunds. The key must depend only on the "
-            "request, not on the clock.")
-    b.emit("TokenEvent", {"prompt_token_ids": [151644, 872, 198, 785, 1273, 374],
-                          "response_token_ids": [785, 1376, 5711, 882, 1665, 151645]},
-           source="agent", move=False)
+    b.think(
+        "The key embeds int(time.time()): two calls that straddle a second boundary get "
+        "different keys, so the gateway sees two refunds. The key must depend only on the "
+        "request, not on the clock."
+    )
+    b.emit(
+        "TokenEvent",
+        {
+            "prompt_token_ids": [151644, 872, 198, 785, 1273, 374],
+            "response_token_ids": [785, 1376, 5711, 882, 1665, 151645],
+        },
+        source="agent",
+        move=False,
+    )
     log_data = {
         "messages": [{"role": "user", "content": "…"}],
-        "response": {"id": b.ids.response_id(), "model": b.model,
-                     "choices": [{"finish_reason": "tool_calls"}]},
+        "response": {
+            "id": b.ids.response_id(),
+            "model": b.model,
+            "choices": [{"finish_reason": "tool_calls"}],
+        },
         "usage": {"prompt_tokens": 5120, "completion_tokens": 212},
         "cost": 0.018541,
         "timestamp": 1755680403.25,
     }
-    b.emit("LLMCompletionLogEvent", {
-        "filename": "litellm_proxy__claude-sonnet-4-5-1755680403.250.json",
-        "log_data": json.dumps(log_data), "model_name": b.model, "usage_id": "agent",
-    }, source="environment", move=False)
+    b.emit(
+        "LLMCompletionLogEvent",
+        {
+            "filename": "litellm_proxy__claude-sonnet-4-5-1755680403.250.json",
+            "log_data": json.dumps(log_data),
+            "model_name": b.model,
+            "usage_id": "agent",
+        },
+        source="environment",
+        move=False,
+    )
     b.file_replace(
-        path, _REFUNDS_OLD,
-        "    return f\"refund:{order_id}:{amount_cents}:{int(time.time())}\"",
-        "    return f\"refund:{order_id}:{amount_cents}\"",
+        path,
+        _REFUNDS_OLD,
+        '    return f"refund:{order_id}:{amount_cents}:{int(time.time())}"',
+        '    return f"refund:{order_id}:{amount_cents}"',
         summary="Make the idempotency key deterministic",
         thought="Drop the timestamp from the key.",
     )
-    b.terminal(test, "..................................................\n50 passed in 3.62s",
-               summary="Re-run the flaky test 50 times")
+    b.terminal(
+        test,
+        "..................................................\n50 passed in 3.62s",
+        summary="Re-run the flaky test 50 times",
+    )
     b.emit("CondensationRequest", source="environment", move=False)
-    b.emit("Condensation", {
-        "forgotten_event_ids": [first_action, first_obs],
-        "summary": "Reproduced the flake (2/50 failures): idempotency keys embedded "
-                   "int(time.time()) and changed across a second boundary.",
-        "summary_offset": 1,
-        "llm_response_id": b.llm_call(600, 80),
-    }, source="environment")
-    b.emit("CondensationSummaryEvent", {
-        "summary": "User asked to fix a flaky refund test; the cause was a time-based idempotency key.",
-    }, source="environment")
+    b.emit(
+        "Condensation",
+        {
+            "forgotten_event_ids": [first_action, first_obs],
+            "summary": "Reproduced the flake (2/50 failures): idempotency keys embedded "
+            "int(time.time()) and changed across a second boundary.",
+            "summary_offset": 1,
+            "llm_response_id": b.llm_call(600, 80),
+        },
+        source="environment",
+    )
+    b.emit(
+        "CondensationSummaryEvent",
+        {
+            "summary": "User asked to fix a flaky refund test; the cause was a time-based idempotency key.",
+        },
+        source="environment",
+    )
     b.agent(
         "Fixed. `idempotency_key()` appended `int(time.time())`, so a retry that crossed a "
         "second boundary produced a **new** key and a second refund. The key is now derived "
@@ -249,34 +346,69 @@ def _branches(b: ConversationBuilder) -> None:
     system = b.system_prompt()
     path = f"{WORKDIR}/ohtui/settings.py"
     b.user("Refactor the config loader in settings.py to use dataclasses.")
-    b.plan([("Read settings.py", "", "in_progress"), ("Convert Config to a dataclass", "", "todo"),
-            ("Run the tests", "", "todo")])
+    b.plan(
+        [
+            ("Read settings.py", "", "in_progress"),
+            ("Convert Config to a dataclass", "", "todo"),
+            ("Run the tests", "", "todo"),
+        ]
+    )
     b.file_view(path, _SETTINGS)
-    b.file_replace(path, _SETTINGS, "class Config:\n    def __init__(self):",
-                   "@dataclass\nclass Config:\n    def __post_init__(self):",
-                   summary="Turn Config into a dataclass")
-    b.terminal("pytest -q tests/test_settings.py", "......\n6 passed in 0.41s", summary="Run settings tests")
+    b.file_replace(
+        path,
+        _SETTINGS,
+        "class Config:\n    def __init__(self):",
+        "@dataclass\nclass Config:\n    def __post_init__(self):",
+        summary="Turn Config into a dataclass",
+    )
+    b.terminal(
+        "pytest -q tests/test_settings.py",
+        "......\n6 passed in 0.41s",
+        summary="Run settings tests",
+    )
     b.agent("Done: `Config` is a dataclass now and the 6 settings tests pass.")
     b.status("finished")
     # the user navigated back to the system prompt and asked for something else
-    b.user("Refactor the config loader in settings.py to use pydantic-settings instead.",
-           parent=system)
-    b.terminal("pip install 'pydantic-settings>=2.4'", "Successfully installed pydantic-settings-2.6.1",
-               summary="Install pydantic-settings")
-    edited = b.file_replace(path, _SETTINGS, "class Config:",
-                            "class Config(BaseSettings):", summary="Subclass BaseSettings")
-    b.terminal("pytest -q tests/test_settings.py",
-               "..F...\nFAILED tests/test_settings.py::test_env_prefix - KeyError: 'OHTUI_URL'\n"
-               "1 failed, 5 passed in 0.57s", 1, summary="Run settings tests")
-    b.agent("One test fails: pydantic-settings reads `URL`, not `OHTUI_URL`, without an env prefix.")
+    b.user(
+        "Refactor the config loader in settings.py to use pydantic-settings instead.", parent=system
+    )
+    b.terminal(
+        "pip install 'pydantic-settings>=2.4'",
+        "Successfully installed pydantic-settings-2.6.1",
+        summary="Install pydantic-settings",
+    )
+    edited = b.file_replace(
+        path,
+        _SETTINGS,
+        "class Config:",
+        "class Config(BaseSettings):",
+        summary="Subclass BaseSettings",
+    )
+    b.terminal(
+        "pytest -q tests/test_settings.py",
+        "..F...\nFAILED tests/test_settings.py::test_env_prefix - KeyError: 'OHTUI_URL'\n"
+        "1 failed, 5 passed in 0.57s",
+        1,
+        summary="Run settings tests",
+    )
+    b.agent(
+        "One test fails: pydantic-settings reads `URL`, not `OHTUI_URL`, without an env prefix."
+    )
     b.status("finished")
     # ... and then went back to just after the edit to steer the retry
     b.user("Keep the OHTUI_ env prefix and try again.", parent=edited)
-    b.file_replace(path, _SETTINGS.replace("class Config:", "class Config(BaseSettings):"),
-                   "class Config(BaseSettings):",
-                   "class Config(BaseSettings):\n    model_config = SettingsConfigDict(env_prefix='OHTUI_')",
-                   summary="Add the env prefix")
-    b.terminal("pytest -q tests/test_settings.py", "......\n6 passed in 0.49s", summary="Run settings tests")
+    b.file_replace(
+        path,
+        _SETTINGS.replace("class Config:", "class Config(BaseSettings):"),
+        "class Config(BaseSettings):",
+        "class Config(BaseSettings):\n    model_config = SettingsConfigDict(env_prefix='OHTUI_')",
+        summary="Add the env prefix",
+    )
+    b.terminal(
+        "pytest -q tests/test_settings.py",
+        "......\n6 passed in 0.49s",
+        summary="Run settings tests",
+    )
     b.finish("Config now uses pydantic-settings with the OHTUI_ prefix; all 6 tests pass.")
 
 
@@ -284,34 +416,80 @@ def _confirm(b: ConversationBuilder) -> None:
     """Confirmation mode: a user rejection, a hook block, and a pending confirmation."""
     b.system_prompt()
     b.user("Clean up the scratch dir and the old build artifacts.")
-    rm = {"command": f"rm -rf {WORKDIR}/scratch", "is_input": False, "reset": False,
-          "kind": "TerminalAction"}
-    action_id, call_id = b.action("terminal", rm, summary="Delete scratch dir", security_risk="HIGH")
+    rm = {
+        "command": f"rm -rf {WORKDIR}/scratch",
+        "is_input": False,
+        "reset": False,
+        "kind": "TerminalAction",
+    }
+    action_id, call_id = b.action(
+        "terminal", rm, summary="Delete scratch dir", security_risk="HIGH"
+    )
     b.status("waiting_for_confirmation")
     b.stats()
     b.status("idle")
-    b.emit("UserRejectObservation", {"tool_name": "terminal", "tool_call_id": call_id,
-                                     "rejection_reason": "Too risky", "rejection_source": "user",
-                                     "action_id": action_id}, source="environment")
+    b.emit(
+        "UserRejectObservation",
+        {
+            "tool_name": "terminal",
+            "tool_call_id": call_id,
+            "rejection_reason": "Too risky",
+            "rejection_source": "user",
+            "action_id": action_id,
+        },
+        source="environment",
+    )
     b.user("OK — first show me what would be deleted.")
-    b.terminal(f"du -sh {WORKDIR}/scratch {WORKDIR}/build",
-               f"412M\t{WORKDIR}/scratch\n1.9G\t{WORKDIR}/build", summary="Measure the directories")
-    blocked = {"command": f"rm -rf {WORKDIR}/build", "is_input": False, "reset": False,
-               "kind": "TerminalAction"}
+    b.terminal(
+        f"du -sh {WORKDIR}/scratch {WORKDIR}/build",
+        f"412M\t{WORKDIR}/scratch\n1.9G\t{WORKDIR}/build",
+        summary="Measure the directories",
+    )
+    blocked = {
+        "command": f"rm -rf {WORKDIR}/build",
+        "is_input": False,
+        "reset": False,
+        "kind": "TerminalAction",
+    }
     blocked_id = b.ids.uuid()
     reason = "Blocked by policy: recursive delete outside /tmp needs approval"
-    b.hook("PreToolUse", "terminal", blocked_id, blocked, command="./.openhands/hooks/guard-rm.sh",
-           blocked=True, reason=reason)
-    blocked_id, blocked_call = b.action("terminal", blocked, summary="Delete build dir",
-                                        security_risk="HIGH", event_id=blocked_id)
-    b.emit("UserRejectObservation", {"tool_name": "terminal", "tool_call_id": blocked_call,
-                                     "rejection_reason": reason, "rejection_source": "hook",
-                                     "action_id": blocked_id}, source="environment")
+    b.hook(
+        "PreToolUse",
+        "terminal",
+        blocked_id,
+        blocked,
+        command="./.openhands/hooks/guard-rm.sh",
+        blocked=True,
+        reason=reason,
+    )
+    blocked_id, blocked_call = b.action(
+        "terminal", blocked, summary="Delete build dir", security_risk="HIGH", event_id=blocked_id
+    )
+    b.emit(
+        "UserRejectObservation",
+        {
+            "tool_name": "terminal",
+            "tool_call_id": blocked_call,
+            "rejection_reason": reason,
+            "rejection_source": "hook",
+            "action_id": blocked_id,
+        },
+        source="environment",
+    )
     b.stats()
-    pending = {"command": f"find {WORKDIR}/scratch -name 'tmp-*' -delete", "is_input": False,
-               "reset": False, "kind": "TerminalAction"}
-    b.action("terminal", pending, summary="Delete only tmp-* files in scratch", security_risk="MEDIUM",
-             thought="Deleting only the temporary files is safer; asking for confirmation.")
+    pending = {
+        "command": f"find {WORKDIR}/scratch -name 'tmp-*' -delete",
+        "is_input": False,
+        "reset": False,
+        "kind": "TerminalAction",
+    }
+    b.action(
+        "terminal",
+        pending,
+        summary="Delete only tmp-* files in scratch",
+        security_risk="MEDIUM",
+        thought="Deleting only the temporary files is safer; asking for confirmation.",
+    )
     b.status("waiting_for_confirmation")
 
 
@@ -320,49 +498,81 @@ def _fail(b: ConversationBuilder) -> None:
     b.system_prompt()
     b.user("Summarize the open issues labelled `bug` in acme/widgets.")
     b.stats()
-    b.emit("ServerErrorEvent", {
-        "code": "MCPConnectionError",
-        "detail": "Failed to connect to MCP server 'github' at http://127.0.0.1:8931/mcp: "
-                  "Connection refused",
-    }, source="environment", move=False)
-    b.terminal("gh issue list --repo acme/widgets --label bug --limit 5",
-               "#812  Crash when the config file is empty        bug  2d\n"
-               "#799  Tooltip overlaps the close button          bug, ui  5d\n"
-               "#774  Import fails on Windows paths with spaces  bug  9d",
-               summary="List bug issues")
+    b.emit(
+        "ServerErrorEvent",
+        {
+            "code": "MCPConnectionError",
+            "detail": "Failed to connect to MCP server 'github' at http://127.0.0.1:8931/mcp: "
+            "Connection refused",
+        },
+        source="environment",
+        move=False,
+    )
+    b.terminal(
+        "gh issue list --repo acme/widgets --label bug --limit 5",
+        "#812  Crash when the config file is empty        bug  2d\n"
+        "#799  Tooltip overlaps the close button          bug, ui  5d\n"
+        "#774  Import fails on Windows paths with spaces  bug  9d",
+        summary="List bug issues",
+    )
     b.status("error")
-    b.emit("ConversationErrorEvent", {
-        "code": "LLMServiceUnavailableError",
-        "detail": "litellm.InternalServerError: InternalServerError: OpenAIException - "
-                  "upstream returned 500",
-        "classification": {"kind": "transient", "retryable": True, "user_action": "retry"},
-    }, source="environment")
+    b.emit(
+        "ConversationErrorEvent",
+        {
+            "code": "LLMServiceUnavailableError",
+            "detail": "litellm.InternalServerError: InternalServerError: OpenAIException - "
+            "upstream returned 500",
+            "classification": {"kind": "transient", "retryable": True, "user_action": "retry"},
+        },
+        source="environment",
+    )
 
 
 def _slow(b: ConversationBuilder) -> None:
     """ACP tool calls, an interrupt, streamed deltas, a pause."""
     b.system_prompt()
     b.user("Review the README and suggest improvements. Take your time.")
-    b.emit("ACPToolCallEvent", {
-        "tool_call_id": "acp-call-1", "title": "Read README.md", "status": "completed",
-        "tool_kind": "read", "raw_input": {"path": "README.md"}, "raw_output": {"lines": 42},
-        "content": [{"type": "content", "content": {"type": "text", "text": "# widgets\n\nA small …"}}],
-        "is_error": False,
-    }, source="agent")
-    b.emit("ACPToolCallEvent", {
-        "tool_call_id": "acp-call-2", "title": "Run `make docs`", "status": "failed",
-        "tool_kind": "execute", "raw_input": {"command": "make docs"},
-        "raw_output": {"exit_code": 2, "stderr": "make: *** No rule to make target 'docs'.  Stop."},
-        "is_error": True,
-    }, source="agent")
+    b.emit(
+        "ACPToolCallEvent",
+        {
+            "tool_call_id": "acp-call-1",
+            "title": "Read README.md",
+            "status": "completed",
+            "tool_kind": "read",
+            "raw_input": {"path": "README.md"},
+            "raw_output": {"lines": 42},
+            "content": [
+                {"type": "content", "content": {"type": "text", "text": "# widgets\n\nA small …"}}
+            ],
+            "is_error": False,
+        },
+        source="agent",
+    )
+    b.emit(
+        "ACPToolCallEvent",
+        {
+            "tool_call_id": "acp-call-2",
+            "title": "Run `make docs`",
+            "status": "failed",
+            "tool_kind": "execute",
+            "raw_input": {"command": "make docs"},
+            "raw_output": {
+                "exit_code": 2,
+                "stderr": "make: *** No rule to make target 'docs'.  Stop.",
+            },
+            "is_error": True,
+        },
+        source="agent",
+    )
     b.status("paused")
     b.emit("InterruptEvent", source="user")
     b.user("Try again please, and keep it short.")
     head = b.head
     for piece in ("Three ", "suggestions: ", "add a quick start, "):
         b.emit("StreamingDeltaEvent", {"content": piece}, source="agent", parent=head, move=False)
-    b.agent("Three suggestions: add a quick start, document the config file, and link the "
-            "changelog.")
+    b.agent(
+        "Three suggestions: add a quick start, document the config file, and link the changelog."
+    )
     b.status("finished")
     b.emit("PauseEvent", source="user")
     b.status("paused")
@@ -390,34 +600,62 @@ _ASYNC_FILES = {
 _ASYNC_EDITS = [
     ("cli/transport.py", "import requests\nimport time", "import asyncio\n\nimport httpx"),
     ("cli/transport.py", "def fetch(url, retries=3):", "async def fetch(client, url, retries=3):"),
-    ("cli/transport.py", "return requests.get(url, timeout=10).content",
-     "return (await client.get(url, timeout=10)).content"),
+    (
+        "cli/transport.py",
+        "return requests.get(url, timeout=10).content",
+        "return (await client.get(url, timeout=10)).content",
+    ),
     ("cli/transport.py", "except requests.Timeout:", "except httpx.TimeoutException:"),
     ("cli/transport.py", "time.sleep(2 ** attempt)", "await asyncio.sleep(2 ** attempt)"),
     ("cli/main.py", "import sys\n", "import asyncio\nimport sys\n\nimport httpx\n"),
-    ("cli/main.py", "    sys.stdout.buffer.write(fetch(url))",
-     "    sys.stdout.buffer.write(asyncio.run(_fetch(url)))"),
+    (
+        "cli/main.py",
+        "    sys.stdout.buffer.write(fetch(url))",
+        "    sys.stdout.buffer.write(asyncio.run(_fetch(url)))",
+    ),
 ]
 _COMMANDS = [
     ("pytest -q tests/test_cli.py", "....................\n20 passed in 1.84s", 0),
-    ("pytest -q tests/test_transport.py -x",
-     ("..F\n______ test_retry_on_timeout ______\n    assert calls == 3\nE   assert 1 == 3\n"
-      "FAILED tests/test_transport.py::test_retry_on_timeout - assert 1 == 3\n"
-      "1 failed, 2 passed in 0.92s"), 1),
+    (
+        "pytest -q tests/test_transport.py -x",
+        (
+            "..F\n______ test_retry_on_timeout ______\n    assert calls == 3\nE   assert 1 == 3\n"
+            "FAILED tests/test_transport.py::test_retry_on_timeout - assert 1 == 3\n"
+            "1 failed, 2 passed in 0.92s"
+        ),
+        1,
+    ),
     ("ruff check cli/ tests/", "All checks passed!", 0),
     ("git status --short", " M cli/main.py\n M cli/transport.py\n?? tests/test_aio.py", 0),
-    ("grep -rn 'requests\\.' cli/ | head -5",
-     "cli/transport.py:8:            return requests.get(url, timeout=10).content", 0),
-    ("mypy cli/",
-     ("cli/main.py:9: error: Argument 1 to \"write\" has incompatible type "
-      "\"Coroutine[Any, Any, bytes]\"; expected \"bytes\"  [arg-type]\n"
-      "Found 1 error in 1 file (checked 4 source files)"), 1),
-    ("python -m cli https://example.com | head -c 60",
-     "<!doctype html>\n<html>\n<head>\n    <title>Example Domain</title>", 0),
-    ("timeout 5 python -m cli http://10.255.255.1/",
-     "Traceback (most recent call last):\n  ...\nTimeoutError: http://10.255.255.1/", 1),
-    ("ls cli tests",
-     "cli:\n__init__.py\n__main__.py\nmain.py\ntransport.py\n\ntests:\ntest_cli.py\ntest_transport.py", 0),
+    (
+        "grep -rn 'requests\\.' cli/ | head -5",
+        "cli/transport.py:8:            return requests.get(url, timeout=10).content",
+        0,
+    ),
+    (
+        "mypy cli/",
+        (
+            'cli/main.py:9: error: Argument 1 to "write" has incompatible type '
+            '"Coroutine[Any, Any, bytes]"; expected "bytes"  [arg-type]\n'
+            "Found 1 error in 1 file (checked 4 source files)"
+        ),
+        1,
+    ),
+    (
+        "python -m cli https://example.com | head -c 60",
+        "<!doctype html>\n<html>\n<head>\n    <title>Example Domain</title>",
+        0,
+    ),
+    (
+        "timeout 5 python -m cli http://10.255.255.1/",
+        "Traceback (most recent call last):\n  ...\nTimeoutError: http://10.255.255.1/",
+        1,
+    ),
+    (
+        "ls cli tests",
+        "cli:\n__init__.py\n__main__.py\nmain.py\ntransport.py\n\ntests:\ntest_cli.py\ntest_transport.py",
+        0,
+    ),
 ]
 _THOUGHTS = [
     "httpx.AsyncClient should be created once in main() and passed down, not per request.",
@@ -449,8 +687,9 @@ def _long(b: ConversationBuilder, target: int = 1500) -> None:
         roll = rng.random()
         if roll < 0.45:
             command, output, code = rng.choice(_COMMANDS)
-            b.terminal(command, output, code, summary=f"Run {command.split()[0]}",
-                       hook=rng.random() < 0.15)
+            b.terminal(
+                command, output, code, summary=f"Run {command.split()[0]}", hook=rng.random() < 0.15
+            )
         elif roll < 0.65:
             name = rng.choice(sorted(files))
             b.file_view(f"{WORKDIR}/{name}", files[name])
@@ -467,21 +706,29 @@ def _long(b: ConversationBuilder, target: int = 1500) -> None:
         elif roll < 0.92:
             b.think(rng.choice(_THOUGHTS))
         else:
-            b.agent(f"Progress: {edit_index} edits so far; tests are "
-                    f"{'green' if rng.random() < 0.6 else 'still failing in test_transport.py'}.")
+            b.agent(
+                f"Progress: {edit_index} edits so far; tests are "
+                f"{'green' if rng.random() < 0.6 else 'still failing in test_transport.py'}."
+            )
             b.status("finished")
             b.user(rng.choice(_FOLLOW_UPS))
         if not condensed and len(b.events) > target // 2:
             condensed = True
-            forgotten = [e["id"] for e in b.events[3:120] if e["kind"] != "ConversationStateUpdateEvent"]
+            forgotten = [
+                e["id"] for e in b.events[3:120] if e["kind"] != "ConversationStateUpdateEvent"
+            ]
             b.emit("CondensationRequest", source="environment", move=False)
-            b.emit("Condensation", {
-                "forgotten_event_ids": forgotten,
-                "summary": "Ported transport.fetch to httpx.AsyncClient with retries; main() "
-                           "wraps it in asyncio.run(); one retry test still patches time.sleep.",
-                "summary_offset": 2,
-                "llm_response_id": b.llm_call(900, 150),
-            }, source="environment")
+            b.emit(
+                "Condensation",
+                {
+                    "forgotten_event_ids": forgotten,
+                    "summary": "Ported transport.fetch to httpx.AsyncClient with retries; main() "
+                    "wraps it in asyncio.run(); one retry test still patches time.sleep.",
+                    "summary_offset": 2,
+                    "llm_response_id": b.llm_call(900, 150),
+                },
+                source="environment",
+            )
     b.finish("The CLI now uses httpx + asyncio; behaviour and the public API are unchanged.")
 
 
@@ -489,38 +736,111 @@ def _sub(b: ConversationBuilder) -> None:
     """A sub-conversation spawned by the long one."""
     b.system_prompt(dynamic_context="Sub-conversation: documentation only.")
     b.user("Update docs/usage.md for the asyncio port (no code changes).")
-    b.file_create(f"{WORKDIR}/docs/usage.md",
-                  "# Usage\n\n```console\n$ python -m cli https://example.com\n```\n\n"
-                  "Requests time out after 10 s and are retried 3 times with backoff.\n")
+    b.file_create(
+        f"{WORKDIR}/docs/usage.md",
+        "# Usage\n\n```console\n$ python -m cli https://example.com\n```\n\n"
+        "Requests time out after 10 s and are retried 3 times with backoff.\n",
+    )
     b.terminal("markdownlint docs/usage.md", "", summary="Lint the docs")
     b.finish("docs/usage.md describes the asyncio-based CLI.")
 
 
 # (name, script, title, sandbox index, metadata)
 _CONVERSATIONS: list[tuple[str, Any, str, int, dict[str, Any]]] = [
-    ("hello", _hello, "Write hello.py and run it", 0,
-     {"selected_repository": "octo-org/hello-world", "selected_branch": "main",
-      "git_provider": "github", "trigger": "gui", "public": True}),
-    ("payments", _payments,
-     "Fix flaky test in [bold]payments[/bold] — “ünïcödé” ✓ 日本語 🚀 [link=https://x]x[/link]", 0,
-     {"selected_repository": "acme/payments", "selected_branch": "fix/flaky-refund-test",
-      "git_provider": "gitlab", "trigger": "slack", "tags": {"team": "payments"}, "public": True}),
-    ("branches", _branches, "Refactor config loader (three branches)", 2,
-     {"selected_repository": "acme/ohtui-config", "selected_branch": "main",
-      "git_provider": "github", "trigger": "gui", "public": True}),
-    ("confirm", _confirm, "Clean up scratch and build dirs (confirmation mode)", 0,
-     {"trigger": "openhands_api", "public": None}),
-    ("fail", _fail, "Summarize open bugs in acme/widgets", 3,
-     {"selected_repository": "acme/widgets", "git_provider": "github", "trigger": "resolver",
-      "pr_number": [1234], "llm_model": "openai/gpt-5.5", "public": True}),
-    ("slow", _slow, "Review the README (interrupted, ACP tools)", 4,
-     {"trigger": "automation", "public": True}),
-    ("long", _long, "Port the CLI to asyncio (long session)", 1,
-     {"selected_repository": "acme/fetch-cli", "selected_branch": "asyncio-port",
-      "git_provider": "github", "trigger": "gui", "public": True}),
-    ("sub", _sub, "Sub-task: update docs/usage.md", 1,
-     {"selected_repository": "acme/fetch-cli", "selected_branch": "asyncio-port",
-      "git_provider": "github", "trigger": "gui", "public": True}),
+    (
+        "hello",
+        _hello,
+        "Write hello.py and run it",
+        0,
+        {
+            "selected_repository": "octo-org/hello-world",
+            "selected_branch": "main",
+            "git_provider": "github",
+            "trigger": "gui",
+            "public": True,
+        },
+    ),
+    (
+        "payments",
+        _payments,
+        "Fix flaky test in [bold]payments[/bold] — “ünïcödé” ✓ 日本語 🚀 [link=https://x]x[/link]",
+        0,
+        {
+            "selected_repository": "acme/payments",
+            "selected_branch": "fix/flaky-refund-test",
+            "git_provider": "gitlab",
+            "trigger": "slack",
+            "tags": {"team": "payments"},
+            "public": True,
+        },
+    ),
+    (
+        "branches",
+        _branches,
+        "Refactor config loader (three branches)",
+        2,
+        {
+            "selected_repository": "acme/ohtui-config",
+            "selected_branch": "main",
+            "git_provider": "github",
+            "trigger": "gui",
+            "public": True,
+        },
+    ),
+    (
+        "confirm",
+        _confirm,
+        "Clean up scratch and build dirs (confirmation mode)",
+        0,
+        {"trigger": "openhands_api", "public": None},
+    ),
+    (
+        "fail",
+        _fail,
+        "Summarize open bugs in acme/widgets",
+        3,
+        {
+            "selected_repository": "acme/widgets",
+            "git_provider": "github",
+            "trigger": "resolver",
+            "pr_number": [1234],
+            "llm_model": "openai/gpt-5.5",
+            "public": True,
+        },
+    ),
+    (
+        "slow",
+        _slow,
+        "Review the README (interrupted, ACP tools)",
+        4,
+        {"trigger": "automation", "public": True},
+    ),
+    (
+        "long",
+        _long,
+        "Port the CLI to asyncio (long session)",
+        1,
+        {
+            "selected_repository": "acme/fetch-cli",
+            "selected_branch": "asyncio-port",
+            "git_provider": "github",
+            "trigger": "gui",
+            "public": True,
+        },
+    ),
+    (
+        "sub",
+        _sub,
+        "Sub-task: update docs/usage.md",
+        1,
+        {
+            "selected_repository": "acme/fetch-cli",
+            "selected_branch": "asyncio-port",
+            "git_provider": "github",
+            "trigger": "gui",
+            "public": True,
+        },
+    ),
 ]
 
 # (spec index, status, status detail)
@@ -539,18 +859,20 @@ def build_demo(seed: int = DEMO_SEED) -> DemoDataset:
     ids = SeededIds(rng)
     sandboxes = []
     for index, (spec_index, status, detail) in enumerate(_SANDBOXES):
-        sandboxes.append({
-            "id": ids.sandbox_id(),
-            "created_at": utc_text(BASE_TIME - timedelta(hours=6 - index)),
-            "created_by_user_id": None,
-            "sandbox_spec_id": SPECS[spec_index]["id"],
-            "status": status,
-            "session_api_key": ids.session_key(),
-            "status_detail": detail,
-            "port": 34010 + 10 * index,
-            "due_status": None,
-            "due_at": None,
-        })
+        sandboxes.append(
+            {
+                "id": ids.sandbox_id(),
+                "created_at": utc_text(BASE_TIME - timedelta(hours=6 - index)),
+                "created_by_user_id": None,
+                "sandbox_spec_id": SPECS[spec_index]["id"],
+                "status": status,
+                "session_api_key": ids.session_key(),
+                "status_detail": detail,
+                "port": 34010 + 10 * index,
+                "due_status": None,
+                "due_at": None,
+            }
+        )
     dataset = DemoDataset(specs=[dict(s) for s in SPECS], sandboxes=sandboxes, conversations=[])
     start = BASE_TIME
     for name, script, title, sandbox_index, meta in _CONVERSATIONS:
@@ -562,21 +884,25 @@ def build_demo(seed: int = DEMO_SEED) -> DemoDataset:
         )
         script(builder)
         parent = dataset.names.get("long") if name == "sub" else None
-        dataset.conversations.append(conversation_info(
-            id=conversation_id,
-            sandbox_id=sandboxes[sandbox_index]["id"],
-            title=title,
-            llm_model=model,
-            metrics=builder.metrics(),
-            parent_conversation_id=parent,
-            created_at=utc_text(start),
-            updated_at=utc_text(builder.now),
-            execution_status=builder.execution_status,
-            **meta,
-        ))
+        dataset.conversations.append(
+            conversation_info(
+                id=conversation_id,
+                sandbox_id=sandboxes[sandbox_index]["id"],
+                title=title,
+                llm_model=model,
+                metrics=builder.metrics(),
+                parent_conversation_id=parent,
+                created_at=utc_text(start),
+                updated_at=utc_text(builder.now),
+                execution_status=builder.execution_status,
+                **meta,
+            )
+        )
         dataset.events[conversation_id] = builder.events
         dataset.names[name] = conversation_id
-        start = builder.now + timedelta(minutes=rng.randint(20, 90), microseconds=rng.randint(1, 999999))
+        start = builder.now + timedelta(
+            minutes=rng.randint(20, 90), microseconds=rng.randint(1, 999999)
+        )
     return dataset
 
 
@@ -627,28 +953,37 @@ def add_live_demo(
     conversation_id = SeededIds(rng).hex32()
     now = clock()
     builder = ConversationBuilder(
-        random.Random(rng.getrandbits(64)), datetime.fromtimestamp(now - 5), conversation_id=conversation_id
+        random.Random(rng.getrandbits(64)),
+        datetime.fromtimestamp(now - 5),
+        conversation_id=conversation_id,
     )
-    builder.emit("ConversationStateUpdateEvent", {"key": "hook_config", "value": HOOK_CONFIG},
-                 source="environment", parent=ROOT_PARENT, move=False)
+    builder.emit(
+        "ConversationStateUpdateEvent",
+        {"key": "hook_config", "value": HOOK_CONFIG},
+        source="environment",
+        parent=ROOT_PARENT,
+        move=False,
+    )
     builder.system_prompt()
     builder.user("Please say hello, write hello.py and run it.", run=False)
     builder.status("idle")
     with store.transaction():
-        store.put_conversation(conversation_info(
-            id=conversation_id,
-            sandbox_id=sandbox["id"],
-            selected_repository="octo-org/hello-world",
-            selected_branch="main",
-            git_provider="github",
-            title=LIVE_TITLE,
-            trigger="gui",
-            llm_model=builder.model,
-            created_at=utc_from_clock(now - 5),
-            updated_at=utc_from_clock(now),
-            execution_status="idle",
-            public=True,
-        ))
+        store.put_conversation(
+            conversation_info(
+                id=conversation_id,
+                sandbox_id=sandbox["id"],
+                selected_repository="octo-org/hello-world",
+                selected_branch="main",
+                git_provider="github",
+                title=LIVE_TITLE,
+                trigger="gui",
+                llm_model=builder.model,
+                created_at=utc_from_clock(now - 5),
+                updated_at=utc_from_clock(now),
+                execution_status="idle",
+                public=True,
+            )
+        )
         store.append_events(conversation_id, builder.events, strict=True)
     return conversation_id
 
@@ -701,9 +1036,15 @@ def generate_events(
     events: list[dict[str, Any]] = []
     now = start
     head = ROOT_PARENT
-    branch_at = {int(n_events * (k + 1) / (branches + 1)) for k in range(branches)} if branches else set()
-    system = dict(proto["SystemPromptEvent"], id=_uuid(bits), timestamp=now.isoformat(timespec="microseconds"),
-                  parent_id=ROOT_PARENT)
+    branch_at = (
+        {int(n_events * (k + 1) / (branches + 1)) for k in range(branches)} if branches else set()
+    )
+    system = dict(
+        proto["SystemPromptEvent"],
+        id=_uuid(bits),
+        timestamp=now.isoformat(timespec="microseconds"),
+        parent_id=ROOT_PARENT,
+    )
     events.append(system)
     head = system["id"]
     step = 0
@@ -715,42 +1056,91 @@ def generate_events(
         if index in branch_at or index % 60 == 1:
             parent = head
             if index in branch_at and index > 12:
-                parent = events[index - 10]["id"] if events[index - 10]["kind"] != "ConversationStateUpdateEvent" \
+                parent = (
+                    events[index - 10]["id"]
+                    if events[index - 10]["kind"] != "ConversationStateUpdateEvent"
                     else events[index - 11]["id"]
+                )
             event = dict(proto["user"], id=_uuid(bits), timestamp=stamp, parent_id=parent)
-            event["llm_message"] = dict(event["llm_message"], content=[text(
-                f"Step {step}: try a different approach." if index in branch_at else f"Continue with step {step}.")])
+            event["llm_message"] = dict(
+                event["llm_message"],
+                content=[
+                    text(
+                        f"Step {step}: try a different approach."
+                        if index in branch_at
+                        else f"Continue with step {step}."
+                    )
+                ],
+            )
             head = event["id"]
         elif index % 20 == 0:
-            event = dict(proto["agent"], id=_uuid(bits), timestamp=stamp, parent_id=head,
-                         llm_response_id=f"chatcmpl-{bits(64):016x}")
-            event["llm_message"] = dict(event["llm_message"], content=[text(f"Progress report {step}.")])
+            event = dict(
+                proto["agent"],
+                id=_uuid(bits),
+                timestamp=stamp,
+                parent_id=head,
+                llm_response_id=f"chatcmpl-{bits(64):016x}",
+            )
+            event["llm_message"] = dict(
+                event["llm_message"], content=[text(f"Progress report {step}.")]
+            )
             head = event["id"]
         else:
             kind = events[-1]["kind"]
             if kind == "ActionEvent":
                 action = events[-1]
-                event = dict(proto["ObservationEvent"], id=_uuid(bits), timestamp=stamp, parent_id=head,
-                             tool_call_id=action["tool_call_id"], action_id=action["id"])
-                observation = dict(event["observation"], command=action["action"]["command"],
-                                   content=[text(f"test_{step}.py .... ok\n{step % 7 + 1} passed")])
+                event = dict(
+                    proto["ObservationEvent"],
+                    id=_uuid(bits),
+                    timestamp=stamp,
+                    parent_id=head,
+                    tool_call_id=action["tool_call_id"],
+                    action_id=action["id"],
+                )
+                observation = dict(
+                    event["observation"],
+                    command=action["action"]["command"],
+                    content=[text(f"test_{step}.py .... ok\n{step % 7 + 1} passed")],
+                )
                 event["observation"] = observation
                 head = event["id"]
             elif kind == "ObservationEvent":
-                back = (now - timedelta(microseconds=rng.randint(500, 5000))).isoformat(timespec="microseconds")
-                event = dict(proto["state:stats"], id=_uuid(bits), timestamp=back, parent_id=head,
-                             value={"usage_to_metrics": {"agent": {"model_name": "bench",
-                                                                   "accumulated_cost": round(step * 0.0021, 6)}}})
+                back = (now - timedelta(microseconds=rng.randint(500, 5000))).isoformat(
+                    timespec="microseconds"
+                )
+                event = dict(
+                    proto["state:stats"],
+                    id=_uuid(bits),
+                    timestamp=back,
+                    parent_id=head,
+                    value={
+                        "usage_to_metrics": {
+                            "agent": {
+                                "model_name": "bench",
+                                "accumulated_cost": round(step * 0.0021, 6),
+                            }
+                        }
+                    },
+                )
             else:
                 step += 1
                 call = f"call_{bits(48):012x}"
                 command = f"pytest -q tests/test_{step}.py"
-                event = dict(proto["ActionEvent"], id=_uuid(bits), timestamp=stamp, parent_id=head,
-                             tool_call_id=call, llm_response_id=f"chatcmpl-{bits(64):016x}",
-                             summary=f"Run test step {step}")
+                event = dict(
+                    proto["ActionEvent"],
+                    id=_uuid(bits),
+                    timestamp=stamp,
+                    parent_id=head,
+                    tool_call_id=call,
+                    llm_response_id=f"chatcmpl-{bits(64):016x}",
+                    summary=f"Run test step {step}",
+                )
                 event["action"] = dict(event["action"], command=command)
-                event["tool_call"] = dict(event["tool_call"], id=call,
-                                          arguments=json.dumps({"command": command, "security_risk": "LOW"}))
+                event["tool_call"] = dict(
+                    event["tool_call"],
+                    id=call,
+                    arguments=json.dumps({"command": command, "security_risk": "LOW"}),
+                )
                 head = event["id"]
         events.append(event)
     return events[:n_events]
@@ -774,19 +1164,24 @@ def generate_conversation(
     """
     rng = random.Random(f"conversation:{seed}")
     conversation_id = conversation_id or SeededIds(rng).hex32()
-    events = generate_events(n_events, seed=seed, branches=branches, start=start,
-                             conversation_id=conversation_id)
+    events = generate_events(
+        n_events, seed=seed, branches=branches, start=start, conversation_id=conversation_id
+    )
     with store.transaction():
-        store.put_conversation(conversation_info(
-            id=conversation_id,
-            sandbox_id=sandbox_id or "oh-agent-server-benchmark",
-            title=title or f"Generated: {n_events} events",
-            llm_model="litellm_proxy/claude-sonnet-4-5",
-            created_at=utc_text(start),
-            updated_at=utc_text(datetime.fromisoformat(events[-1]["timestamp"])) if events else utc_text(start),
-            execution_status="finished",
-            public=True,
-        ))
+        store.put_conversation(
+            conversation_info(
+                id=conversation_id,
+                sandbox_id=sandbox_id or "oh-agent-server-benchmark",
+                title=title or f"Generated: {n_events} events",
+                llm_model="litellm_proxy/claude-sonnet-4-5",
+                created_at=utc_text(start),
+                updated_at=utc_text(datetime.fromisoformat(events[-1]["timestamp"]))
+                if events
+                else utc_text(start),
+                execution_status="finished",
+                public=True,
+            )
+        )
         store.append_events(conversation_id, events, normalize=False)
     return conversation_id
 
@@ -809,12 +1204,19 @@ def add_state_update_stretch(
         stamp = now.isoformat(timespec="microseconds")
         if (index + 1) % viewable_every == 0:
             event = dict(proto["agent"], id=_uuid(rng.getrandbits), timestamp=stamp, parent_id=head)
-            event["llm_message"] = dict(event["llm_message"], content=[text(f"Still working ({index}).")])
+            event["llm_message"] = dict(
+                event["llm_message"], content=[text(f"Still working ({index}).")]
+            )
             head = event["id"]
             viewable += 1
         else:
-            event = dict(proto["state:execution_status"], id=_uuid(rng.getrandbits), timestamp=stamp,
-                         parent_id=head, value=rng.choice(["running", "idle", "running"]))
+            event = dict(
+                proto["state:execution_status"],
+                id=_uuid(rng.getrandbits),
+                timestamp=stamp,
+                parent_id=head,
+                value=rng.choice(["running", "idle", "running"]),
+            )
         events.append(event)
     store.append_events(conversation_id, events, normalize=False)
     return viewable

@@ -10,7 +10,9 @@ from .runner import start_server
 from .store import Store
 
 
-def start_demo_server(*, session_key: str | None = None, sock: socket.socket | None = None) -> tuple[str, Callable[[], None]]:
+def start_demo_server(
+    *, session_key: str | None = None, sock: socket.socket | None = None
+) -> tuple[str, Callable[[], None]]:
     """Start an in-memory demo server on a loopback port; returns ``(base_url, stop)``.
 
     Besides the fixed demo dataset it has one live conversation whose agent keeps working
@@ -21,7 +23,9 @@ def start_demo_server(*, session_key: str | None = None, sock: socket.socket | N
     store = Store()
     load_demo(store)
     live_id = add_live_demo(store)
-    server = start_server(store, sock=sock, session_key=session_key, agent_pace=DEMO_PACE, autoplay=[live_id])
+    server = start_server(
+        store, sock=sock, session_key=session_key, agent_pace=DEMO_PACE, autoplay=[live_id]
+    )
 
     def stop() -> None:
         server.stop()

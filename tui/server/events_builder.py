@@ -61,7 +61,7 @@ class SeededIds:
 
 SYSTEM_PROMPT = (
     "<ROLE>\nYou are OpenHands agent, a helpful AI assistant that can interact with a computer "
-    "to solve tasks.\n* If the user asks a question, like \"why is X happening\", don't try to "
+    'to solve tasks.\n* If the user asks a question, like "why is X happening", don\'t try to '
     "fix the problem. Just give an answer to the question.\n</ROLE>\n\n<EFFICIENCY>\n* Each "
     "action you take is somewhat expensive. Wherever possible, combine multiple actions into a "
     "single action.\n</EFFICIENCY>\n\n<FILE_SYSTEM_GUIDELINES>\n* When a user provides a file "
@@ -94,7 +94,9 @@ def _tool(kind: str, title: str, action: str, description: str, **hints: Any) ->
 
 TOOLS: list[dict[str, Any]] = [
     _tool(
-        "TerminalTool", "terminal", "TerminalAction",
+        "TerminalTool",
+        "terminal",
+        "TerminalAction",
         "Execute a bash command in the terminal within a persistent shell session.\n\n"
         "### Command Execution\n* One command at a time: chain with `&&` or `;`.\n"
         "* Persistent session: environment variables and the working directory persist.\n"
@@ -102,28 +104,43 @@ TOOLS: list[dict[str, Any]] = [
         open_world=True,
     ),
     _tool(
-        "FileEditorTool", "file_editor", "FileEditorAction",
+        "FileEditorTool",
+        "file_editor",
+        "FileEditorAction",
         "Custom editing tool for viewing, creating and editing files in plain-text format\n"
         "* State is persistent across command calls and discussions with the user\n"
         "* The `create` command cannot be used if the specified `path` already exists\n"
         "* The `undo_edit` command will revert the last edit made to the file at `path`",
     ),
     _tool(
-        "TaskTrackerTool", "task_tracker", "TaskTrackerAction",
+        "TaskTrackerTool",
+        "task_tracker",
+        "TaskTrackerAction",
         "This tool provides structured task management capabilities for development "
         "workflows. Track work items with statuses todo, in_progress and done.",
-        label=None, destructive=False, idempotent=True,
+        label=None,
+        destructive=False,
+        idempotent=True,
     ),
     _tool(
-        "FinishTool", "finish", "FinishAction",
+        "FinishTool",
+        "finish",
+        "FinishAction",
         "Signals the completion of the current task or conversation.",
-        read_only=True, destructive=False, idempotent=True,
+        read_only=True,
+        destructive=False,
+        idempotent=True,
     ),
     _tool(
-        "ThinkTool", "think", "ThinkAction",
+        "ThinkTool",
+        "think",
+        "ThinkAction",
         "Use the tool to think about something. It will not obtain new information or make "
         "any changes to the repository, but just log the thought.",
-        label=None, read_only=True, destructive=False, idempotent=True,
+        label=None,
+        read_only=True,
+        destructive=False,
+        idempotent=True,
     ),
 ]
 
@@ -170,7 +187,9 @@ class ConversationBuilder:
     # -- primitives ---------------------------------------------------------------------------
 
     def tick(self, low_ms: float = 2, high_ms: float = 600) -> str:
-        self.now += timedelta(microseconds=self.rng.randint(int(low_ms * 1000), int(high_ms * 1000)))
+        self.now += timedelta(
+            microseconds=self.rng.randint(int(low_ms * 1000), int(high_ms * 1000))
+        )
         return self.now.isoformat(timespec="microseconds")
 
     def emit(
@@ -301,7 +320,9 @@ class ConversationBuilder:
         llm_message: dict[str, Any] = {"role": "assistant", "content": [text(message)]}
         blocks: list[dict[str, Any]] = []
         if thinking:
-            blocks.append({"type": "thinking", "thinking": thinking, "signature": self.ids.base62(48)})
+            blocks.append(
+                {"type": "thinking", "thinking": thinking, "signature": self.ids.base62(48)}
+            )
         if redacted:
             blocks.append({"type": "redacted_thinking", "data": redacted})
         if reasoning:
@@ -426,8 +447,13 @@ class ConversationBuilder:
         if hook:
             self.hook("PreToolUse", "terminal", action_id, action)
         action_id, call_id = self.action(
-            "terminal", action, summary=summary or f"Run {command.split()[0]}", thought=thought,
-            security_risk=security_risk, event_id=action_id, **extra,
+            "terminal",
+            action,
+            summary=summary or f"Run {command.split()[0]}",
+            thought=thought,
+            security_risk=security_risk,
+            event_id=action_id,
+            **extra,
         )
         obs_id = self.observe(
             action_id, call_id, "terminal", self.terminal_observation(command, output, exit_code)
@@ -465,9 +491,16 @@ class ConversationBuilder:
         return self.emit("HookExecutionEvent", body, source="hook", move=False)
 
     def file_create(self, path: str, content: str, *, summary: str | None = None) -> str:
-        action = {"command": "create", "path": path, "file_text": content, "kind": "FileEditorAction"}
+        action = {
+            "command": "create",
+            "path": path,
+            "file_text": content,
+            "kind": "FileEditorAction",
+        }
         action_id, call_id = self.action(
-            "file_editor", action, summary=summary or f"Create {path.rsplit('/', 1)[-1]}",
+            "file_editor",
+            action,
+            summary=summary or f"Create {path.rsplit('/', 1)[-1]}",
             security_risk="MEDIUM",
         )
         observation = {
@@ -484,16 +517,28 @@ class ConversationBuilder:
         return obs_id
 
     def file_replace(
-        self, path: str, old_content: str, old: str, new: str, *, summary: str | None = None,
+        self,
+        path: str,
+        old_content: str,
+        old: str,
+        new: str,
+        *,
+        summary: str | None = None,
         thought: str = "",
     ) -> str:
         action = {
-            "command": "str_replace", "path": path, "old_str": old, "new_str": new,
+            "command": "str_replace",
+            "path": path,
+            "old_str": old,
+            "new_str": new,
             "kind": "FileEditorAction",
         }
         action_id, call_id = self.action(
-            "file_editor", action, summary=summary or f"Edit {path.rsplit('/', 1)[-1]}",
-            thought=thought, security_risk="MEDIUM",
+            "file_editor",
+            action,
+            summary=summary or f"Edit {path.rsplit('/', 1)[-1]}",
+            thought=thought,
+            security_risk="MEDIUM",
         )
         new_content = old_content.replace(old, new, 1)
         snippet = "\n".join(
@@ -555,13 +600,21 @@ class ConversationBuilder:
     def think(self, thought: str, *, response_id: str | None = None) -> str:
         action = {"thought": thought, "kind": "ThinkAction"}
         action_id, call_id = self.action(
-            "think", action, summary=f"think: {thought[:40]}", response_id=response_id,
+            "think",
+            action,
+            summary=f"think: {thought[:40]}",
+            response_id=response_id,
             arguments={"thought": thought},
         )
         obs_id = self.observe(
-            action_id, call_id, "think",
-            {"content": [text("Your thought has been logged.")], "is_error": False,
-             "kind": "ThinkObservation"},
+            action_id,
+            call_id,
+            "think",
+            {
+                "content": [text("Your thought has been logged.")],
+                "is_error": False,
+                "kind": "ThinkObservation",
+            },
         )
         return obs_id
 
@@ -571,7 +624,9 @@ class ConversationBuilder:
             "finish", action, summary=f"finish: {message[:40]}", arguments={"message": message}
         )
         obs_id = self.observe(
-            action_id, call_id, "finish",
+            action_id,
+            call_id,
+            "finish",
             {"content": [text(message)], "is_error": False, "kind": "FinishObservation"},
         )
         self.status("finished")

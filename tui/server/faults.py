@@ -62,7 +62,9 @@ class Fault:
 class Faults:
     """The queue of faults of one server; thread-safe (tests add faults from their own thread)."""
 
-    def __init__(self, *, chaos_rate: float = 0.0, seed: int = 0, chaos_path: str = "/api/") -> None:
+    def __init__(
+        self, *, chaos_rate: float = 0.0, seed: int = 0, chaos_path: str = "/api/"
+    ) -> None:
         self._lock = threading.Lock()
         self._queue: list[Fault] = []
         self.hits: Counter[str] = Counter()
@@ -95,14 +97,25 @@ class Faults:
                     self._queue = [f for f in self._queue if f.times != 0]
                     self.hits[fault.kind] += 1
                     return fault
-            if self.chaos_rate and method == "GET" and path.startswith(self.chaos_path):
-                if self._rng.random() < self.chaos_rate:
-                    kind, status, _ = self._rng.choices(CHAOS_MENU, weights=[w for *_, w in CHAOS_MENU])[0]
-                    fault = Fault(kind, path, status=status, delay=3.0,  # type: ignore[arg-type]
-                                  headers={"retry-after": "1"} if status == 429 else {},
-                                  body='{"detail": "injected fault"}' if status >= 500 else None)
-                    self.hits[f"chaos-{kind}"] += 1
-                    return fault
+            if (
+                self.chaos_rate
+                and method == "GET"
+                and path.startswith(self.chaos_path)
+                and self._rng.random() < self.chaos_rate
+            ):
+                kind, status, _ = self._rng.choices(
+                    CHAOS_MENU, weights=[w for *_, w in CHAOS_MENU]
+                )[0]
+                fault = Fault(
+                    kind,
+                    path,
+                    status=status,
+                    delay=3.0,  # type: ignore[arg-type]
+                    headers={"retry-after": "1"} if status == 429 else {},
+                    body='{"detail": "injected fault"}' if status >= 500 else None,
+                )
+                self.hits[f"chaos-{kind}"] += 1
+                return fault
         return None
 
 

@@ -18,7 +18,11 @@ def conversation_folders(path: Path) -> list[Path]:
     """``path`` itself when it is one conversation folder, else its conversation subfolders."""
     if _events_dir(path) is not None:
         return [path]
-    return sorted(p for p in path.iterdir() if p.is_dir() and _events_dir(p) is not None) if path.is_dir() else []
+    return (
+        sorted(p for p in path.iterdir() if p.is_dir() and _events_dir(p) is not None)
+        if path.is_dir()
+        else []
+    )
 
 
 def _events_dir(folder: Path) -> Path | None:

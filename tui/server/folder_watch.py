@@ -53,9 +53,17 @@ class FolderWatcher:
             self.error = "watchfiles is not installed"
             return
         try:
-            for changes in watch(self.root, watch_filter=None, debounce=150, step=20,
-                                 rust_timeout=READY_TICK_MS, yield_on_timeout=True, stop_event=self._stop,
-                                 raise_interrupt=False, ignore_permission_denied=True):
+            for changes in watch(
+                self.root,
+                watch_filter=None,
+                debounce=150,
+                step=20,
+                rust_timeout=READY_TICK_MS,
+                yield_on_timeout=True,
+                stop_event=self._stop,
+                raise_interrupt=False,
+                ignore_permission_denied=True,
+            ):
                 self.ready = True
                 if changes:
                     self.on_change()
@@ -70,8 +78,14 @@ class FolderWatcher:
             self._thread.join(timeout)
 
 
-async def follow_folders(hub: Any, store: FolderStore, watcher: FolderWatcher | None = None, *,
-                         poll_s: float = POLL_S, sweep_s: float = SWEEP_S) -> None:
+async def follow_folders(
+    hub: Any,
+    store: FolderStore,
+    watcher: FolderWatcher | None = None,
+    *,
+    poll_s: float = POLL_S,
+    sweep_s: float = SWEEP_S,
+) -> None:
     """Send new event files of every followed folder to its websocket subscribers, and status
     changes of ``base_state.json`` as a fresh ``full_state`` (runs in the server's loop; the
     files are read in a thread, frames are sent from the loop). Without a ``watcher`` (or
@@ -115,7 +129,9 @@ async def sweep(hub: Any, store: FolderStore) -> None:
             conv.broadcast_full_state()
 
 
-def start_following(server: Any, store: FolderStore, *, watch: bool = True, **options: Any) -> FolderWatcher | None:
+def start_following(
+    server: Any, store: FolderStore, *, watch: bool = True, **options: Any
+) -> FolderWatcher | None:
     """Run :func:`follow_folders` in a running server's loop (``server``: a RunningServer);
     it ends, and its watcher with it, when the server stops. Returns the watcher (None with
     ``watch=False``: polling only)."""

@@ -26,7 +26,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -36,7 +36,9 @@ from .folder_scan import EVENT_FILE, _entries, _events_dir, _names, conversation
 from .records import conversation_info
 from .store import EventRow, Store
 
-EVENT_FILES = re.compile(r"^(event-(\d{5,})-([0-9a-fA-F-]{8,})\.json)$", re.MULTILINE)  # over joined names
+EVENT_FILES = re.compile(
+    r"^(event-(\d{5,})-([0-9a-fA-F-]{8,})\.json)$", re.MULTILINE
+)  # over joined names
 RACY_NS = 2_000_000_000  # a directory mtime this recent may hide a file created in the same tick
 _HEX = re.compile(r"[0-9a-fA-F]{32}")
 BODY_CACHE = 4_000  # event bodies kept per store
@@ -74,7 +76,9 @@ def _file_time(path: Path) -> str:
         stamp = path.stat().st_mtime
     except OSError:
         stamp = 0.0
-    return datetime.fromtimestamp(stamp, timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds")
+    return (
+        datetime.fromtimestamp(stamp, UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
+    )
 
 
 class FolderLog:
@@ -164,8 +168,16 @@ class FolderStore(Store):
         self.announced: dict[str, int] = {}
         # One always-running pseudo sandbox makes every folder followable over the same
         # websocket route as a real agent server (its key only guards that route).
-        self.put_sandbox({"id": LOCAL_SANDBOX, "created_at": _file_time(self.root) + "Z", "sandbox_spec_id": "local",
-                          "status": "RUNNING", "session_api_key": secrets.token_hex(16), "port": 0})
+        self.put_sandbox(
+            {
+                "id": LOCAL_SANDBOX,
+                "created_at": _file_time(self.root) + "Z",
+                "sandbox_spec_id": "local",
+                "status": "RUNNING",
+                "session_api_key": secrets.token_hex(16),
+                "port": 0,
+            }
+        )
         self._folders: dict[Path, str] = {}
         self._waiting: set[Path] = set()  # subfolders that are not (yet) conversations
         self._untitled: set[str] = set()  # titled by folder name for want of a user message yet
@@ -241,8 +253,11 @@ class FolderStore(Store):
     def _add_folder(self, folder: Path) -> str:
         meta = _read_json(folder / "meta.json") or {}
         state = _read_json(folder / "base_state.json") or {}
-        match = _HEX.search(str(meta.get("id") or "")) or _HEX.search(str(state.get("id") or "").replace("-", "")) \
+        match = (
+            _HEX.search(str(meta.get("id") or ""))
+            or _HEX.search(str(state.get("id") or "").replace("-", ""))
             or _HEX.search(folder.name)
+        )
         cid = match.group(0).lower() if match else folder.name
         log = FolderLog(folder)
         self.logs[cid] = log
@@ -250,17 +265,25 @@ class FolderStore(Store):
         agent = state.get("agent") if isinstance(state.get("agent"), dict) else {}
         llm = agent.get("llm") if isinstance(agent.get("llm"), dict) else {}
         created = meta.get("created_at") or (_file_time(log.path(0)) + "Z" if log.files else None)
-        updated = meta.get("updated_at") or (_file_time(log.path(len(log) - 1)) + "Z" if log.files else created)
+        updated = meta.get("updated_at") or (
+            _file_time(log.path(len(log) - 1)) + "Z" if log.files else created
+        )
         status = state.get("execution_status")
         title = title or self._first_user_text(cid)
         if title is None:
             self._untitled.add(cid)
-        self.put_conversation(conversation_info(
-            id=cid, sandbox_id=LOCAL_SANDBOX, title=title or folder.name,
-            created_at=created, updated_at=updated,
-            llm_model=llm.get("model") if isinstance(llm.get("model"), str) else None, trigger="local",
-            execution_status=status if isinstance(status, str) else None,
-        ))
+        self.put_conversation(
+            conversation_info(
+                id=cid,
+                sandbox_id=LOCAL_SANDBOX,
+                title=title or folder.name,
+                created_at=created,
+                updated_at=updated,
+                llm_model=llm.get("model") if isinstance(llm.get("model"), str) else None,
+                trigger="local",
+                execution_status=status if isinstance(status, str) else None,
+            )
+        )
         self.announced[cid] = self._complete_len(cid) - 1
         try:
             self._state_stamps[cid] = _trusted(os.stat(folder / "base_state.json").st_mtime_ns)
@@ -273,7 +296,9 @@ class FolderStore(Store):
         log = self.logs[cid]
         meta = _read_json(log.folder / "meta.json") or {}
         log.refresh()
-        title = meta.get("title") if isinstance(meta.get("title"), str) and meta.get("title") else None
+        title = (
+            meta.get("title") if isinstance(meta.get("title"), str) and meta.get("title") else None
+        )
         title = title or self._first_user_text(cid)
         info = super().get_conversation(cid)
         if title and info is not None:
@@ -297,7 +322,11 @@ class FolderStore(Store):
             event = json.loads(self._body(cid, seq) or "{}")
             if event.get("kind") == "MessageEvent" and event.get("source") == "user":
                 content = (event.get("llm_message") or {}).get("content") or []
-                texts = [c.get("text", "") for c in content if isinstance(c, dict) and c.get("type") == "text"]
+                texts = [
+                    c.get("text", "")
+                    for c in content
+                    if isinstance(c, dict) and c.get("type") == "text"
+                ]
                 text = " ".join(t for t in texts if t).strip()
                 if text:
                     return text.splitlines()[0][:120]
@@ -318,12 +347,17 @@ class FolderStore(Store):
             raw = path.read_text(encoding="utf-8")
             event = json.loads(raw)
             if not isinstance(event, dict):
-                raise ValueError("not a JSON object")
+                raise ValueError("not a JSON object")  # noqa: TRY004 - caught below with bad JSON
         except (OSError, ValueError) as exc:
             if seq == len(log) - 1:
                 return None  # the agent may still be writing it: not corrupt yet
-            event = {"id": log.ids[seq], "timestamp": _file_time(path), "kind": "UnreadableEventFile",
-                     "file": path.name, "error": f"{type(exc).__name__}: {exc}"[:500]}
+            event = {
+                "id": log.ids[seq],
+                "timestamp": _file_time(path),
+                "kind": "UnreadableEventFile",
+                "file": path.name,
+                "error": f"{type(exc).__name__}: {exc}"[:500],
+            }
         text = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
         timestamp = event.get("timestamp") if isinstance(event.get("timestamp"), str) else ""
         log.info[seq] = (timestamp, event.get("kind") if isinstance(event.get("kind"), str) else "")
@@ -356,15 +390,31 @@ class FolderStore(Store):
     # --- the event queries the routes use ----------------------------------------------------
 
     @_locked
-    def search_events(self, conversation_id: str, *, kind: str | None = None, timestamp_gte: str | None = None,
-                      timestamp_lt: str | None = None, descending: bool = False, after: tuple[str, int] | None = None,
-                      limit: int = 100, viewable_only: bool = False) -> tuple[list[EventRow], bool]:
+    def search_events(
+        self,
+        conversation_id: str,
+        *,
+        kind: str | None = None,
+        timestamp_gte: str | None = None,
+        timestamp_lt: str | None = None,
+        descending: bool = False,
+        after: tuple[str, int] | None = None,
+        limit: int = 100,
+        viewable_only: bool = False,
+    ) -> tuple[list[EventRow], bool]:
         """A page in log order (the file index); ``after`` is the keyset of the last row sent."""
         log = self.logs.get(conversation_id)
         if log is None:
-            return super().search_events(conversation_id, kind=kind, timestamp_gte=timestamp_gte,
-                                         timestamp_lt=timestamp_lt, descending=descending, after=after,
-                                         limit=limit, viewable_only=viewable_only)
+            return super().search_events(
+                conversation_id,
+                kind=kind,
+                timestamp_gte=timestamp_gte,
+                timestamp_lt=timestamp_lt,
+                descending=descending,
+                after=after,
+                limit=limit,
+                viewable_only=viewable_only,
+            )
         log.refresh()
         count = len(log)
         if after is not None:
@@ -375,7 +425,9 @@ class FolderStore(Store):
         rows: list[EventRow] = []
         seq = start
         while 0 <= seq < count and len(rows) <= limit:
-            if self._matches(conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only):
+            if self._matches(
+                conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only
+            ):
                 text = self._body(conversation_id, seq)
                 if text is not None:
                     rows.append(EventRow((log.info[seq][0], seq, text)))
@@ -383,21 +435,40 @@ class FolderStore(Store):
         return rows[:limit], len(rows) > limit
 
     @_locked
-    def count_events(self, conversation_id: str, *, kind: str | None = None, timestamp_gte: str | None = None,
-                     timestamp_lt: str | None = None, viewable_only: bool = False) -> int:
+    def count_events(
+        self,
+        conversation_id: str,
+        *,
+        kind: str | None = None,
+        timestamp_gte: str | None = None,
+        timestamp_lt: str | None = None,
+        viewable_only: bool = False,
+    ) -> int:
         log = self.logs.get(conversation_id)
         if log is None:
-            return super().count_events(conversation_id, kind=kind, timestamp_gte=timestamp_gte,
-                                        timestamp_lt=timestamp_lt, viewable_only=viewable_only)
+            return super().count_events(
+                conversation_id,
+                kind=kind,
+                timestamp_gte=timestamp_gte,
+                timestamp_lt=timestamp_lt,
+                viewable_only=viewable_only,
+            )
         log.refresh()
         if kind is None and timestamp_gte is None and timestamp_lt is None and not viewable_only:
             # every file but a newest one still being written
-            return len(log) - (1 if len(log) and self._body(conversation_id, len(log) - 1) is None else 0)
-        return sum(1 for seq in range(len(log))
-                   if self._matches(conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only))
+            return len(log) - (
+                1 if len(log) and self._body(conversation_id, len(log) - 1) is None else 0
+            )
+        return sum(
+            1
+            for seq in range(len(log))
+            if self._matches(conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only)
+        )
 
     @_locked
-    def get_events(self, conversation_id: str, ids: Sequence[str], *, viewable_only: bool = False) -> list[str | None]:
+    def get_events(
+        self, conversation_id: str, ids: Sequence[str], *, viewable_only: bool = False
+    ) -> list[str | None]:
         log = self.logs.get(conversation_id)
         if log is None:
             return super().get_events(conversation_id, ids, viewable_only=viewable_only)
@@ -405,7 +476,11 @@ class FolderStore(Store):
         for event_id in ids:
             seq = log.index.get(event_id)
             text = self._body(conversation_id, seq) if seq is not None else None
-            if text is not None and viewable_only and (log.info[seq] or ("", ""))[1] in NON_VIEWABLE_KINDS:
+            if (
+                text is not None
+                and viewable_only
+                and (log.info[seq] or ("", ""))[1] in NON_VIEWABLE_KINDS
+            ):
                 text = None
             out.append(text)
         return out
@@ -442,14 +517,21 @@ class FolderStore(Store):
         return log.ids[last] if last >= 0 else None
 
     @_locked
-    def last_event_of(self, conversation_id: str, kind: str, source: str | None = None) -> str | None:
+    def last_event_of(
+        self, conversation_id: str, kind: str, source: str | None = None
+    ) -> str | None:
         if conversation_id not in self.logs:
             return super().last_event_of(conversation_id, kind, source)
-        for seq in range(self.announced[conversation_id], max(-1, self.announced[conversation_id] - 500), -1):
+        for seq in range(
+            self.announced[conversation_id], max(-1, self.announced[conversation_id] - 500), -1
+        ):
             text = self._body(conversation_id, seq)
-            if text is not None and self.logs[conversation_id].info[seq][1] == kind:
-                if source is None or json.loads(text).get("source") == source:
-                    return text
+            if (
+                text is not None
+                and self.logs[conversation_id].info[seq][1] == kind
+                and (source is None or json.loads(text).get("source") == source)
+            ):
+                return text
         return None
 
     @_locked
@@ -457,7 +539,9 @@ class FolderStore(Store):
         if conversation_id not in self.logs:
             return super().first_seq_since(conversation_id, timestamp_gte)
         found = None
-        for seq in range(self.announced[conversation_id], -1, -1):  # recent ones first: "since" is recent
+        for seq in range(
+            self.announced[conversation_id], -1, -1
+        ):  # recent ones first: "since" is recent
             info = self._info(conversation_id, seq)
             if info is not None and info[0] >= timestamp_gte:
                 found = seq
@@ -466,12 +550,28 @@ class FolderStore(Store):
         return found
 
     @_locked
-    def log_rows(self, conversation_id: str, *, after_seq: int = -1, upto_seq: int | None = None,
-                 timestamp_gte: str | None = None, limit: int = 500) -> list[EventRow]:
+    def log_rows(
+        self,
+        conversation_id: str,
+        *,
+        after_seq: int = -1,
+        upto_seq: int | None = None,
+        timestamp_gte: str | None = None,
+        limit: int = 500,
+    ) -> list[EventRow]:
         if conversation_id not in self.logs:
-            return super().log_rows(conversation_id, after_seq=after_seq, upto_seq=upto_seq,
-                                    timestamp_gte=timestamp_gte, limit=limit)
-        last = self.announced[conversation_id] if upto_seq is None else min(upto_seq, self.announced[conversation_id])
+            return super().log_rows(
+                conversation_id,
+                after_seq=after_seq,
+                upto_seq=upto_seq,
+                timestamp_gte=timestamp_gte,
+                limit=limit,
+            )
+        last = (
+            self.announced[conversation_id]
+            if upto_seq is None
+            else min(upto_seq, self.announced[conversation_id])
+        )
         rows = []
         for seq in range(after_seq + 1, last + 1):
             row = self._row(conversation_id, seq)
@@ -488,6 +588,10 @@ class FolderStore(Store):
         log.refresh()
         end = self._complete_len(conversation_id)
         start = self.announced[conversation_id] + 1
-        texts = [t for t in (self._body(conversation_id, seq) for seq in range(start, end)) if t is not None]
+        texts = [
+            t
+            for t in (self._body(conversation_id, seq) for seq in range(start, end))
+            if t is not None
+        ]
         self.announced[conversation_id] = end - 1
         return texts

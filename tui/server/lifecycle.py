@@ -94,7 +94,9 @@ class Lifecycle:
 
     def _advance_task(self, task: dict[str, Any], created: float, now: float) -> None:
         step = self.start_delay / (len(_PHASES) - 1)
-        target = len(_PHASES) - 1 if step <= 0 else min(len(_PHASES) - 1, int((now - created) / step))
+        target = (
+            len(_PHASES) - 1 if step <= 0 else min(len(_PHASES) - 1, int((now - created) / step))
+        )
         current = _PHASES.index(task["status"]) if task["status"] in _PHASES else 0
         if target <= current:
             return
@@ -122,7 +124,9 @@ class Lifecycle:
                     raise LifecycleError(503, f"Sandbox is in ERROR state: {wanted}")
                 task["_sandbox_id"] = wanted
             else:
-                sandbox = self._new_sandbox(self.store.default_spec_id(), at, SandboxStatus.STARTING)
+                sandbox = self._new_sandbox(
+                    self.store.default_spec_id(), at, SandboxStatus.STARTING
+                )
                 task["_sandbox_id"] = sandbox["id"]
         elif phase == StartTaskStatus.STARTING_CONVERSATION.value:
             sandbox_id = task.pop("_sandbox_id", None) or request.get("sandbox_id")
@@ -174,7 +178,8 @@ class Lifecycle:
                 selected_repository=request.get("selected_repository"),
                 selected_branch=request.get("selected_branch"),
                 git_provider=request.get("git_provider"),
-                title=request.get("title") or (first_text[:60] if first_text else None)
+                title=request.get("title")
+                or (first_text[:60] if first_text else None)
                 or f"Conversation {conversation_id[:5]}",
                 trigger=request.get("trigger"),
                 pr_number=list(request.get("pr_number") or []),
@@ -236,7 +241,9 @@ class Lifecycle:
         if spec_id is not None and self.store.get_specs([spec_id])[0] is None:
             raise LifecycleError(404, f"Sandbox spec not found: {spec_id}")
         now = self.clock()
-        sandbox = self._new_sandbox(spec_id or self.store.default_spec_id(), now, SandboxStatus.STARTING)
+        sandbox = self._new_sandbox(
+            spec_id or self.store.default_spec_id(), now, SandboxStatus.STARTING
+        )
         self.store.update_sandbox(
             sandbox["id"],
             due_status=SandboxStatus.RUNNING.value,
@@ -265,8 +272,11 @@ class Lifecycle:
                 )
             else:
                 self.store.update_sandbox(
-                    sandbox_id, status=SandboxStatus.RUNNING.value, status_detail=None,
-                    due_status=None, due_at=None,
+                    sandbox_id,
+                    status=SandboxStatus.RUNNING.value,
+                    status_detail=None,
+                    due_status=None,
+                    due_at=None,
                 )
                 self._notify("sandbox_running", sandbox_id)
 

@@ -153,8 +153,13 @@ class LiveBuilder(ConversationBuilder):
         head: str | None,
         metrics: dict[str, Any] | None,
     ) -> None:
-        super().__init__(rng, datetime.fromtimestamp(clock()), conversation_id=conversation_id,
-                         model=model, workdir=WORKDIR)
+        super().__init__(
+            rng,
+            datetime.fromtimestamp(clock()),
+            conversation_id=conversation_id,
+            model=model,
+            workdir=WORKDIR,
+        )
         self.clock = clock
         self.now = datetime.fromtimestamp(clock()) - timedelta(microseconds=1)
         self.head = head or ROOT_PARENT
@@ -182,17 +187,33 @@ class LiveBuilder(ConversationBuilder):
         response_id = super().llm_call(prompt, completion)
         p = self.prompt_tokens - before[0]
         c = self.completion_tokens - before[1]
-        self.token_usages.append({
-            "model": self.model, "prompt_tokens": p, "completion_tokens": c,
-            "cache_read_tokens": self.cache_read_tokens - before[2], "cache_write_tokens": 0,
-            "reasoning_tokens": 0, "context_window": 200000, "per_turn_token": p + c,
-            "response_id": response_id,
-        })
-        self.costs.append({"model": self.model, "cost": round(self.cost - before[3], 6),
-                           "timestamp": self.clock()})
-        self.latencies.append({"model": self.model,
-                               "latency": round(0.8 + self.rng.random() * 4, 3),
-                               "response_id": response_id})
+        self.token_usages.append(
+            {
+                "model": self.model,
+                "prompt_tokens": p,
+                "completion_tokens": c,
+                "cache_read_tokens": self.cache_read_tokens - before[2],
+                "cache_write_tokens": 0,
+                "reasoning_tokens": 0,
+                "context_window": 200000,
+                "per_turn_token": p + c,
+                "response_id": response_id,
+            }
+        )
+        self.costs.append(
+            {
+                "model": self.model,
+                "cost": round(self.cost - before[3], 6),
+                "timestamp": self.clock(),
+            }
+        )
+        self.latencies.append(
+            {
+                "model": self.model,
+                "latency": round(0.8 + self.rng.random() * 4, 3),
+                "response_id": response_id,
+            }
+        )
         return response_id
 
     def full_metrics(self) -> dict[str, Any]:
@@ -209,20 +230,40 @@ def agent_block(model: str) -> dict[str, Any]:
     """The ``agent`` part of ``full_state``, shaped like the captured one, key masked."""
     return {
         "llm": {
-            "model": model, "api_key": MASK, "auth_type": "api_key",
-            "openrouter_site_url": "https://docs.all-hands.dev/", "openrouter_app_name": "OpenHands",
-            "num_retries": 5, "retry_multiplier": 8.0, "retry_min_wait": 8, "retry_max_wait": 64,
-            "timeout": 300, "max_message_chars": 30000, "api_mode": "auto",
-            "capability_overrides": {}, "stream": True, "drop_params": True,
-            "modify_params": True, "disable_stop_word": False, "caching_prompt": True,
-            "log_completions": False, "log_completions_folder": "logs/completions",
-            "native_tool_calling": True, "reasoning_effort": "high",
-            "enable_encrypted_reasoning": True, "prompt_cache_retention": "24h",
-            "extended_thinking_budget": 200000, "usage_id": "agent", "litellm_extra_body": {},
+            "model": model,
+            "api_key": MASK,
+            "auth_type": "api_key",
+            "openrouter_site_url": "https://docs.all-hands.dev/",
+            "openrouter_app_name": "OpenHands",
+            "num_retries": 5,
+            "retry_multiplier": 8.0,
+            "retry_min_wait": 8,
+            "retry_max_wait": 64,
+            "timeout": 300,
+            "max_message_chars": 30000,
+            "api_mode": "auto",
+            "capability_overrides": {},
+            "stream": True,
+            "drop_params": True,
+            "modify_params": True,
+            "disable_stop_word": False,
+            "caching_prompt": True,
+            "log_completions": False,
+            "log_completions_folder": "logs/completions",
+            "native_tool_calling": True,
+            "reasoning_effort": "high",
+            "enable_encrypted_reasoning": True,
+            "prompt_cache_retention": "24h",
+            "extended_thinking_budget": 200000,
+            "usage_id": "agent",
+            "litellm_extra_body": {},
             "is_subscription": False,
         },
-        "tools": [{"name": "terminal", "params": {}}, {"name": "file_editor", "params": {}},
-                  {"name": "task_tracker", "params": {}}],
+        "tools": [
+            {"name": "terminal", "params": {}},
+            {"name": "file_editor", "params": {}},
+            {"name": "task_tracker", "params": {}},
+        ],
         "mcp_config": {},
         "include_default_tools": ["FinishTool", "ThinkTool"],
         "system_prompt_filename": "system_prompt.j2",
@@ -257,7 +298,11 @@ def frame_text(event: dict[str, Any] | RawEvent | Any, *, live: bool = True) -> 
     model = parse_event(event) if isinstance(event, dict) else event
     if isinstance(model, RawEvent):
         raw = model.raw
-        return json.dumps(raw, separators=(",", ":"), ensure_ascii=False) if not isinstance(raw, str) else raw
+        return (
+            json.dumps(raw, separators=(",", ":"), ensure_ascii=False)
+            if not isinstance(raw, str)
+            else raw
+        )
     exclude = {"parent_id"} if live and model.kind == "HookExecutionEvent" else None
     return model.model_dump_json(exclude_none=True, exclude=exclude)
 
@@ -271,7 +316,9 @@ def replay_frames(rows: Iterable[Any]) -> list[str]:
         except ValueError:
             out.append(row.json)
             continue
-        out.append(frame_text(parse_event(data), live=False) if isinstance(data, dict) else row.json)
+        out.append(
+            frame_text(parse_event(data), live=False) if isinstance(data, dict) else row.json
+        )
     return out
 
 
@@ -289,12 +336,12 @@ class LiveConversation:
         self.status: str = info.get("execution_status") or "idle"
         self.subscribers: set[Subscriber] = set()
         self.lock = asyncio.Lock()
-        self.script: Any = None           # the generator being played
+        self.script: Any = None  # the generator being played
         self.script_name: str | None = None
         self.pending_stream: Stream | None = None  # deltas to (re)send before resuming
         self.pending_confirmation: Confirm | None = None
-        self.at_boundary = True           # the last step ended where a new message may cut in
-        self.request: str | None = None   # an unanswered user message
+        self.at_boundary = True  # the last step ended where a new message may cut in
+        self.request: str | None = None  # an unanswered user message
         self.request_script: str | None = None
         self.has_request = False
         self.fail_next: Fail | None = None
@@ -320,7 +367,9 @@ class LiveConversation:
             user_event = json.loads(last_user)
             self.last_user_message_id = user_event.get("id")
             if user_event.get("id") == self.builder.head:  # nobody answered it yet
-                self.request = _first_text((user_event.get("llm_message") or {}).get("content") or [])
+                self.request = _first_text(
+                    (user_event.get("llm_message") or {}).get("content") or []
+                )
                 self.has_request = True
         if self.status == "waiting_for_confirmation":  # e.g. the demo's: its last action waits
             stored_action = store.last_event_of(conversation_id, "ActionEvent")
@@ -409,7 +458,9 @@ class LiveConversation:
         for event in events:
             model = parse_event(event)
             if isinstance(model, RawEvent):  # a bug in a script: fail loudly
-                raise ValueError(f"the simulator built an invalid {event.get('kind')}: {model.error}")  # noqa: TRY004
+                raise ValueError(  # noqa: TRY004 - bad data, not a bad argument type
+                    f"the simulator built an invalid {event.get('kind')}: {model.error}"
+                )
             kind = event["kind"]
             if kind not in TRANSIENT_KINDS:
                 rows.append((event, model.model_dump_json()))
@@ -507,15 +558,26 @@ class LiveConversation:
             except Exception:
                 log.exception("live run of %s failed", self.id)
                 async with self.lock:
-                    self._fail(Fail(code="InternalError", detail="The simulated agent crashed.",
-                                    classification=(("kind", "internal"), ("retryable", False),
-                                                    ("user_action", "none"))))
+                    self._fail(
+                        Fail(
+                            code="InternalError",
+                            detail="The simulated agent crashed.",
+                            classification=(
+                                ("kind", "internal"),
+                                ("retryable", False),
+                                ("user_action", "none"),
+                            ),
+                        )
+                    )
                 return
 
     async def _cancel_runner(self) -> None:
         """Stop the runner task and an in-flight step (which may be streaming deltas)."""
-        tasks = [t for t in (self.runner, self.step_task) if t is not None and not t.done()
-                 and t is not asyncio.current_task()]
+        tasks = [
+            t
+            for t in (self.runner, self.step_task)
+            if t is not None and not t.done() and t is not asyncio.current_task()
+        ]
         for task in tasks:
             task.cancel()
         if tasks:
@@ -585,20 +647,29 @@ class LiveConversation:
         self.request, self.request_script, self.has_request = None, None, False
         self.confirmation_policy = (
             {"kind": "ConfirmRisky", "threshold": "HIGH", "confirm_unknown": True}
-            if name == "confirm" else {"kind": "NeverConfirm"}
+            if name == "confirm"
+            else {"kind": "NeverConfirm"}
         )
 
     async def _stream(self, stream: Stream) -> list[str]:
         """StreamingDeltaEvents: reasoning first, then content chunks joining to the text."""
         b = self.builder
-        pieces = [("reasoning_content", c) for c in agent_scripts.split_chunks(stream.reasoning, 3)] \
-            if stream.reasoning else []
+        pieces = (
+            [("reasoning_content", c) for c in agent_scripts.split_chunks(stream.reasoning, 3)]
+            if stream.reasoning
+            else []
+        )
         pieces += [("content", c) for c in agent_scripts.split_chunks(stream.text)]
         gap = min(0.05, (self.hub.pace or 0.0) / (len(pieces) + 1))
         frames: list[str] = []
         for field, chunk in pieces:
-            delta = {"id": b.ids.uuid(), "timestamp": b.tick(), "source": "agent", field: chunk,
-                     "kind": "StreamingDeltaEvent"}
+            delta = {
+                "id": b.ids.uuid(),
+                "timestamp": b.tick(),
+                "source": "agent",
+                field: chunk,
+                "kind": "StreamingDeltaEvent",
+            }
             frames += self.publish([delta])
             if gap:
                 await asyncio.sleep(gap)
@@ -608,10 +679,15 @@ class LiveConversation:
     def _fail(self, fail: Fail) -> list[str]:
         b = self.builder
         b.status("error")
-        b.emit("ConversationErrorEvent", {
-            "code": fail.code, "detail": fail.detail,
-            "classification": dict(fail.classification),
-        }, source="environment")
+        b.emit(
+            "ConversationErrorEvent",
+            {
+                "code": fail.code,
+                "detail": fail.detail,
+                "classification": dict(fail.classification),
+            },
+            source="environment",
+        )
         self.fail_next = None
         frames = self.flush()
         return frames + self._end_run()
@@ -642,11 +718,15 @@ class LiveConversation:
             b = self.builder
             if self.status == "waiting_for_confirmation" and self.pending_confirmation:
                 self._reject("User sent a new message", to_status=None)
-            message_id = b.emit("MessageEvent", {
-                "llm_message": {"role": "user", "content": content, "thinking_blocks": []},
-                "activated_skills": [],
-                "extended_content": [],
-            }, source="user")
+            message_id = b.emit(
+                "MessageEvent",
+                {
+                    "llm_message": {"role": "user", "content": content, "thinking_blocks": []},
+                    "activated_skills": [],
+                    "extended_content": [],
+                },
+                source="user",
+            )
             b.state("last_user_message_id", message_id)
             self.request, self.request_script, self.has_request = _first_text(content), script, True
             self.flush()
@@ -707,11 +787,17 @@ class LiveConversation:
         if to_status:
             b.status(to_status)
         if pending is not None:
-            b.emit("UserRejectObservation", {
-                "tool_name": pending.tool_name, "tool_call_id": pending.call_id,
-                "rejection_reason": reason, "rejection_source": "user",
-                "action_id": pending.action_id,
-            }, source="environment")
+            b.emit(
+                "UserRejectObservation",
+                {
+                    "tool_name": pending.tool_name,
+                    "tool_call_id": pending.call_id,
+                    "rejection_reason": reason,
+                    "rejection_source": "user",
+                    "action_id": pending.action_id,
+                },
+                source="environment",
+            )
         if self.script is not None:
             self.script.close()
         self.script, self.pending_confirmation, self.pending_stream = None, None, None
@@ -831,7 +917,9 @@ class LiveHub:
             info = self.store.get_conversation(conversation_id)
             if info is None:
                 return None
-            conv = self.conversations[conversation_id] = LiveConversation(self, conversation_id, info)
+            conv = self.conversations[conversation_id] = LiveConversation(
+                self, conversation_id, info
+            )
             conv.ensure_runner()  # a conversation stored as running goes on (with a pace)
         return conv
 
@@ -917,7 +1005,9 @@ class LiveHub:
 
     # -- helpers for tests and tools (call from any thread but the loop's) --------------------
 
-    def step_sync(self, conversation_id: str, steps: int = 1, timeout: float = 10.0) -> list[dict[str, Any]]:
+    def step_sync(
+        self, conversation_id: str, steps: int = 1, timeout: float = 10.0
+    ) -> list[dict[str, Any]]:
         """Advance a running conversation ``steps`` steps; returns the frames sent, decoded."""
 
         async def go() -> list[str]:
@@ -958,5 +1048,8 @@ class LiveHub:
     def send_message_sync(
         self, conversation_id: str, message: str, *, run: bool = True, script: str | None = None
     ) -> str:
-        return self.call(lambda: self.require(conversation_id).send_message(
-            [text(message)], run=run, script=script))
+        return self.call(
+            lambda: self.require(conversation_id).send_message(
+                [text(message)], run=run, script=script
+            )
+        )

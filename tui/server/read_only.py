@@ -11,7 +11,9 @@ import json
 from typing import Any
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-REFUSAL = "This server is read-only: it serves local conversation folders, which are never written to."
+REFUSAL = (
+    "This server is read-only: it serves local conversation folders, which are never written to."
+)
 
 
 class ReadOnlyMiddleware:
@@ -25,10 +27,15 @@ class ReadOnlyMiddleware:
             await self.app(scope, receive, send)
             return
         body = json.dumps({"detail": REFUSAL}).encode()
-        await send({
-            "type": "http.response.start",
-            "status": 405,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                        (b"allow", b"GET, HEAD, OPTIONS")],
-        })
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 405,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"allow", b"GET, HEAD, OPTIONS"),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

@@ -103,9 +103,23 @@ def decode_page_id(token: str, kind: str, types: tuple[type, ...]) -> tuple:
 
 #: Field order of the served AppConversation (``constructed/app_server/app_conversation_page.json``).
 CONVERSATION_INFO_FIELDS = (
-    "id", "created_by_user_id", "sandbox_id", "selected_repository", "selected_branch",
-    "git_provider", "title", "trigger", "pr_number", "llm_model", "agent_kind", "metrics",
-    "parent_conversation_id", "sub_conversation_ids", "public", "tags", "created_at",
+    "id",
+    "created_by_user_id",
+    "sandbox_id",
+    "selected_repository",
+    "selected_branch",
+    "git_provider",
+    "title",
+    "trigger",
+    "pr_number",
+    "llm_model",
+    "agent_kind",
+    "metrics",
+    "parent_conversation_id",
+    "sub_conversation_ids",
+    "public",
+    "tags",
+    "created_at",
     "updated_at",
 )
 _INFO_DEFAULTS: dict[str, Any] = {

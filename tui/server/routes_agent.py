@@ -50,9 +50,16 @@ def _problems(model: str | None, api_key: str | None, base_url: str | None) -> l
             }
         )
     if base_url is not None and not base_url.startswith(("http://", "https://")):
-        errors.append({"type": "invalid_base_url", "message": "The base URL must start with http:// or https://."})
+        errors.append(
+            {
+                "type": "invalid_base_url",
+                "message": "The base URL must start with http:// or https://.",
+            }
+        )
     if api_key is not None and (len(api_key.strip()) < 8 or any(c.isspace() for c in api_key)):
-        errors.append({"type": "authentication_error", "message": "The provider rejected the API key."})
+        errors.append(
+            {"type": "authentication_error", "message": "The provider rejected the API key."}
+        )
     return errors
 
 
@@ -76,7 +83,10 @@ def validate_profile(
     errors = _problems(config.model, key, config.base_url)
     log.info(
         "profile %s validated: valid=%s model=%s errors=%s",
-        name, not errors, config.model, [e["type"] for e in errors],
+        name,
+        not errors,
+        config.model,
+        [e["type"] for e in errors],
     )
     return {
         "valid": not errors,

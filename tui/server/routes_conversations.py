@@ -111,7 +111,9 @@ def _views(store: Store, infos: list[dict[str, Any] | None]) -> list[dict[str, A
     }
     children = store.sub_conversation_ids([i["id"] for i in present])
     return [
-        conversation_view(info, sandboxes.get(info.get("sandbox_id") or ""), children.get(info["id"], []))
+        conversation_view(
+            info, sandboxes.get(info.get("sandbox_id") or ""), children.get(info["id"], [])
+        )
         if info
         else None
         for info in infos

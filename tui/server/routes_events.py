@@ -131,8 +131,10 @@ def count_shared_events(
     if not _shared_visible(request, store, conversation_id):
         return 0
     return store.count_events(
-        normalize_hex_id(conversation_id), kind=filters.kind,
-        timestamp_gte=filters.gte, timestamp_lt=filters.lt,
+        normalize_hex_id(conversation_id),
+        kind=filters.kind,
+        timestamp_gte=filters.gte,
+        timestamp_lt=filters.lt,
     )
 
 
@@ -182,8 +184,10 @@ def count_events(
     store: Store = Depends(get_store),
 ) -> int:
     return store.count_events(
-        normalize_hex_id(conversation_id), kind=filters.kind,
-        timestamp_gte=filters.gte, timestamp_lt=filters.lt,
+        normalize_hex_id(conversation_id),
+        kind=filters.kind,
+        timestamp_gte=filters.gte,
+        timestamp_lt=filters.lt,
     )
 
 

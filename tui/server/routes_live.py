@@ -174,8 +174,14 @@ def _filter_time(value: datetime) -> str:
 
 
 def _server_error(hub: LiveHub, code: str, detail: str) -> str:
-    event = {"id": str(uuid.uuid4()), "timestamp": event_time_from_clock(hub.clock()),
-             "source": "environment", "code": code, "detail": detail, "kind": "ServerErrorEvent"}
+    event = {
+        "id": str(uuid.uuid4()),
+        "timestamp": event_time_from_clock(hub.clock()),
+        "source": "environment",
+        "code": code,
+        "detail": detail,
+        "kind": "ServerErrorEvent",
+    }
     return json.dumps(event, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -197,7 +203,11 @@ async def events_socket(
     cid = normalize_hex_id(conversation_id)
     info = hub.store.get_conversation(cid)
     keys = hub.accepted_keys(info)
-    offered = session_api_key if session_api_key is not None else websocket.headers.get("x-session-api-key")
+    offered = (
+        session_api_key
+        if session_api_key is not None
+        else websocket.headers.get("x-session-api-key")
+    )
     if keys and offered is not None and not hub.key_ok(offered, keys):
         await websocket.close(code=1008)  # before accept: the handshake is rejected with 403
         return
@@ -263,7 +273,10 @@ async def _first_frame_auth(websocket: WebSocket, hub: LiveHub, keys: list[str])
 
 
 async def _send(
-    websocket: WebSocket, hub: LiveHub, cid: str, sub: Subscriber,
+    websocket: WebSocket,
+    hub: LiveHub,
+    cid: str,
+    sub: Subscriber,
     replay: tuple[int, str | None] | None,
 ) -> None:
     """full_state, then the replay (log order, up to the subscription point), then live frames."""
@@ -273,8 +286,13 @@ async def _send(
             after, since = replay
 
             def batch(after_seq: int) -> tuple[list[str], int | None]:
-                rows = hub.store.log_rows(cid, after_seq=after_seq, upto_seq=sub.upto_seq,
-                                          timestamp_gte=since, limit=REPLAY_BATCH)
+                rows = hub.store.log_rows(
+                    cid,
+                    after_seq=after_seq,
+                    upto_seq=sub.upto_seq,
+                    timestamp_gte=since,
+                    limit=REPLAY_BATCH,
+                )
                 return replay_frames(rows), (rows[-1].seq if rows else None)
 
             while sub.closing is None:
@@ -296,7 +314,9 @@ async def _send(
         return
 
 
-async def _receive(websocket: WebSocket, hub: LiveHub, conv: LiveConversation, sub: Subscriber) -> None:
+async def _receive(
+    websocket: WebSocket, hub: LiveHub, conv: LiveConversation, sub: Subscriber
+) -> None:
     """Client frames: extra auth frames are ignored, a Message is sent and run."""
     try:
         while True:

@@ -80,7 +80,9 @@ def start_sandbox(
 
 
 @router.post("/{sandbox_id}/pause", summary="Pause a sandbox")
-def pause_sandbox(sandbox_id: str, lifecycle: Lifecycle = Depends(advanced_lifecycle)) -> dict[str, bool]:
+def pause_sandbox(
+    sandbox_id: str, lifecycle: Lifecycle = Depends(advanced_lifecycle)
+) -> dict[str, bool]:
     try:
         lifecycle.pause_sandbox(sandbox_id)
     except LifecycleError as exc:
@@ -89,7 +91,9 @@ def pause_sandbox(sandbox_id: str, lifecycle: Lifecycle = Depends(advanced_lifec
 
 
 @router.post("/{sandbox_id}/resume", summary="Resume a sandbox")
-def resume_sandbox(sandbox_id: str, lifecycle: Lifecycle = Depends(advanced_lifecycle)) -> dict[str, bool]:
+def resume_sandbox(
+    sandbox_id: str, lifecycle: Lifecycle = Depends(advanced_lifecycle)
+) -> dict[str, bool]:
     try:
         lifecycle.resume_sandbox(sandbox_id)
     except LifecycleError as exc:

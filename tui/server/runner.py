@@ -22,10 +22,19 @@ from fastapi import FastAPI
 from ..loopback import LOOPBACK, bind_socket, is_loopback, url_for
 from .store import Store
 
-__all__ = ["LOOPBACK", "RunningServer", "ServerThread", "bind_socket", "is_loopback", "start_server", "url_for"]
+__all__ = [
+    "LOOPBACK",
+    "RunningServer",
+    "ServerThread",
+    "bind_socket",
+    "is_loopback",
+    "start_server",
+    "url_for",
+]
 
 if TYPE_CHECKING:
     from .live import LiveHub
+
 
 class ServerThread:
     """``with ServerThread(app) as server: httpx.get(server.base_url + "/alive")``.
@@ -35,7 +44,12 @@ class ServerThread:
     """
 
     def __init__(
-        self, app: FastAPI, host: str = LOOPBACK, port: int = 0, *, log_level: str = "warning",
+        self,
+        app: FastAPI,
+        host: str = LOOPBACK,
+        port: int = 0,
+        *,
+        log_level: str = "warning",
         sock: socket.socket | None = None,
     ) -> None:
         """``sock``: serve on this already bound socket (``loopback.DeferredServer``)."""
@@ -74,8 +88,10 @@ class ServerThread:
         # propagate to whatever the host application (or pytest) configured.
         logging.getLogger("uvicorn").addHandler(logging.NullHandler())
         self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._socket]},
-            name=f"ohtui-server-{self.port}", daemon=True,
+            target=self._server.run,
+            kwargs={"sockets": [self._socket]},
+            name=f"ohtui-server-{self.port}",
+            daemon=True,
         )
         self._thread.start()
         deadline = time.monotonic() + timeout
@@ -129,13 +145,15 @@ class RunningServer:
     @property
     def ws_url(self) -> str:
         """``ws://host:port`` of the server (append ``/sockets/events/<id>``)."""
-        return "ws" + self.base_url[len("http"):]
+        return "ws" + self.base_url[len("http") :]
 
     def stop(self) -> None:
         self.thread.stop()
 
 
-def start_server(store: Store | None = None, *, sock: socket.socket | None = None, **app_options: Any) -> RunningServer:
+def start_server(
+    store: Store | None = None, *, sock: socket.socket | None = None, **app_options: Any
+) -> RunningServer:
     """Create an app over ``store`` (``create_app`` options) and start it on loopback
     (on ``sock`` if given: a port reserved earlier)."""
     from .app import create_app

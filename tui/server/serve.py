@@ -14,8 +14,13 @@ from .runner import LOOPBACK, bind_socket, is_loopback, url_for
 
 
 def serve_main(
-    host: str | None, port: int, db: str | None, demo: bool, session_key: str | None,
-    *, chaos: float = 0.0,
+    host: str | None,
+    port: int,
+    db: str | None,
+    demo: bool,
+    session_key: str | None,
+    *,
+    chaos: float = 0.0,
 ) -> int:
     """Run until interrupted; prints the URL (and the demo conversation ids). Exit status.
 
@@ -43,8 +48,10 @@ def serve_main(
     names: dict[str, str] = {}
     if demo:
         if store.conversation_ids():
-            print("ohtui serve: database already has conversations; demo data not loaded",
-                  file=sys.stderr)
+            print(
+                "ohtui serve: database already has conversations; demo data not loaded",
+                file=sys.stderr,
+            )
         else:
             names = load_demo(store)
             names["live"] = add_live_demo(store)
@@ -61,9 +68,13 @@ def serve_main(
     sys.stdout.flush()
     if chaos:
         print(f"  chaos: about {chaos:.0%} of API GETs fail on purpose")
-    app = create_app(store, session_key=session_key, agent_pace=DEMO_PACE,
-                     autoplay=[names["live"]] if "live" in names else (),
-                     faults=Faults(chaos_rate=chaos))
+    app = create_app(
+        store,
+        session_key=session_key,
+        agent_pace=DEMO_PACE,
+        autoplay=[names["live"]] if "live" in names else (),
+        faults=Faults(chaos_rate=chaos),
+    )
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     try:
         uvicorn.Server(config).run(sockets=[sock])

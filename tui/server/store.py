@@ -412,7 +412,9 @@ class Store:
         )
         return [EventRow(r) for r in rows]
 
-    def last_event_of(self, conversation_id: str, kind: str, source: str | None = None) -> str | None:
+    def last_event_of(
+        self, conversation_id: str, kind: str, source: str | None = None
+    ) -> str | None:
         """JSON of the newest event (log order) of ``kind`` (and ``source``), or None."""
         where, params = ["conversation_id = ?", "kind = ?"], [conversation_id, kind]
         if source is not None:
@@ -523,7 +525,12 @@ class Store:
     ) -> tuple[list[tuple[str, str, dict[str, Any]]], bool]:
         """Newest first (CREATED_AT_DESC, ties by id); rows are ``(created_key, id, info)``."""
         where, params = self._conversation_filters(
-            title_contains, created_gte, created_lt, updated_gte, updated_lt, sandbox_id,
+            title_contains,
+            created_gte,
+            created_lt,
+            updated_gte,
+            updated_lt,
+            sandbox_id,
             include_sub_conversations,
         )
         if after is not None:
@@ -540,8 +547,12 @@ class Store:
 
     def count_conversations(self, **filters: Any) -> int:
         where, params = self._conversation_filters(
-            filters.get("title_contains"), filters.get("created_gte"), filters.get("created_lt"),
-            filters.get("updated_gte"), filters.get("updated_lt"), filters.get("sandbox_id"),
+            filters.get("title_contains"),
+            filters.get("created_gte"),
+            filters.get("created_lt"),
+            filters.get("updated_gte"),
+            filters.get("updated_lt"),
+            filters.get("sandbox_id"),
             filters.get("include_sub_conversations", False),
         )
         clause = f"WHERE {' AND '.join(where)}" if where else ""
@@ -570,8 +581,17 @@ class Store:
     # -- sandboxes --------------------------------------------------------------------------
 
     _SANDBOX_COLUMNS = (
-        "id", "created_key", "created_at", "created_by_user_id", "sandbox_spec_id", "status",
-        "session_api_key", "status_detail", "port", "due_status", "due_at",
+        "id",
+        "created_key",
+        "created_at",
+        "created_by_user_id",
+        "sandbox_spec_id",
+        "status",
+        "session_api_key",
+        "status_detail",
+        "port",
+        "due_status",
+        "due_at",
     )
 
     def put_sandbox(self, sandbox: dict[str, Any]) -> None:
@@ -775,7 +795,9 @@ class Store:
         out = [(key, tid, json.loads(record)) for key, tid, record in rows[:limit]]
         return out, len(rows) > limit
 
-    def count_tasks(self, *, conversation_id: str | None = None, created_gte: str | None = None) -> int:
+    def count_tasks(
+        self, *, conversation_id: str | None = None, created_gte: str | None = None
+    ) -> int:
         where, params = self._task_filters(conversation_id, created_gte)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         row = self._one(f"SELECT count(*) FROM start_tasks {clause}", params)

@@ -56,16 +56,44 @@ class ConversationScreen(Screen):
         Binding("slash,ctrl+f", "find", "Find", id="conversation.find"),
         Binding("f", "focus_filter", "Filter", id="conversation.filter"),
         Binding("n", "find_next", "Next hit", show=False, id="conversation.find-next"),
-        Binding("ctrl+o", "find_toggle('only')", "Only matches", show=False, id="conversation.find-only"),
-        Binding("ctrl+r", "find_toggle('regex')", "Regex", show=False, id="conversation.find-regex"),
-        Binding("ctrl+t", "find_toggle('case')", "Match case", show=False, id="conversation.find-case"),
+        Binding(
+            "ctrl+o", "find_toggle('only')", "Only matches", show=False, id="conversation.find-only"
+        ),
+        Binding(
+            "ctrl+r", "find_toggle('regex')", "Regex", show=False, id="conversation.find-regex"
+        ),
+        Binding(
+            "ctrl+t", "find_toggle('case')", "Match case", show=False, id="conversation.find-case"
+        ),
         Binding("N", "find_previous", "Previous hit", show=False, id="conversation.find-previous"),
         Binding("e", "jump('error', 1)", "Next error", show=False, id="conversation.next-error"),
-        Binding("E", "jump('error', -1)", "Previous error", show=False, id="conversation.previous-error"),
-        Binding("u", "jump('user', 1)", "Next user message", show=False, id="conversation.next-user"),
-        Binding("U", "jump('user', -1)", "Previous user message", show=False, id="conversation.previous-user"),
-        Binding("right_square_bracket", "jump('fork', 1)", "Next branch point", show=False, id="conversation.next-fork"),
-        Binding("left_square_bracket", "jump('fork', -1)", "Previous branch point", show=False, id="conversation.previous-fork"),
+        Binding(
+            "E", "jump('error', -1)", "Previous error", show=False, id="conversation.previous-error"
+        ),
+        Binding(
+            "u", "jump('user', 1)", "Next user message", show=False, id="conversation.next-user"
+        ),
+        Binding(
+            "U",
+            "jump('user', -1)",
+            "Previous user message",
+            show=False,
+            id="conversation.previous-user",
+        ),
+        Binding(
+            "right_square_bracket",
+            "jump('fork', 1)",
+            "Next branch point",
+            show=False,
+            id="conversation.next-fork",
+        ),
+        Binding(
+            "left_square_bracket",
+            "jump('fork', -1)",
+            "Previous branch point",
+            show=False,
+            id="conversation.previous-fork",
+        ),
         Binding("c", "copy('text')", "Copy", show=False, id="conversation.copy"),
         Binding("C", "copy('json')", "Copy JSON", show=False, id="conversation.copy-json"),
         Binding("ctrl+s", "export('md', 'view')", "Export", show=False, id="conversation.export"),
@@ -73,15 +101,29 @@ class ConversationScreen(Screen):
         Binding("space", "toggle_run", "Pause/run", id="conversation.run"),
         Binding("m", "message", "Message", id="conversation.message"),
         Binding("X", "interrupt", "Interrupt", id="conversation.interrupt"),
-        Binding("A", "approve", "Approve", id="conversation.approve", tooltip="Run the action the agent waits to run"),
-        Binding("R", "reject", "Reject", id="conversation.reject", tooltip="Refuse the waiting action, with a reason for the agent"),
+        Binding(
+            "A",
+            "approve",
+            "Approve",
+            id="conversation.approve",
+            tooltip="Run the action the agent waits to run",
+        ),
+        Binding(
+            "R",
+            "reject",
+            "Reject",
+            id="conversation.reject",
+            tooltip="Refuse the waiting action, with a reason for the agent",
+        ),
         Binding("z", "zoom", "Zoom pane", show=False, id="conversation.zoom"),
         Binding("t", "focus('event-tree')", "Tree", show=False, id="conversation.focus-tree"),
         Binding("l", "focus('event-list')", "List", show=False, id="conversation.focus-list"),
         Binding("d", "focus('event-detail')", "Detail", show=False, id="conversation.focus-detail"),
     ]
 
-    def __init__(self, conversation_id: str, *, shared: bool = False, title: str | None = None) -> None:
+    def __init__(
+        self, conversation_id: str, *, shared: bool = False, title: str | None = None
+    ) -> None:
         super().__init__()
         self.conversation_id = conversation_id
         self.feed = EventFeed(self.app.client, conversation_id, shared=shared)
@@ -150,7 +192,11 @@ class ConversationScreen(Screen):
         if conv is not None:
             live = self.live.state if self.live is not None else None
             text.append("\nagent ")
-            status = live.execution_status if live is not None and live.execution_status else conv.execution_status
+            status = (
+                live.execution_status
+                if live is not None and live.execution_status
+                else conv.execution_status
+            )
             text.append_text(status_text(status))
             text.append("   sandbox ")
             text.append_text(sandbox_text(conv))
@@ -172,12 +218,16 @@ class ConversationScreen(Screen):
         window = self.window
         if isinstance(window, PathWindow):
             # Text, not str: a str title is parsed as markup, and the label is a message's words
-            event_list.border_title = Text(f"Events · {window.what}: {clean(window.label)[:40]} · {len(window):,}")
+            event_list.border_title = Text(
+                f"Events · {window.what}: {clean(window.label)[:40]} · {len(window):,}"
+            )
         else:
             total = f"{len(window):,}" if window.total is not None else f"{len(window):,}+"
             event_list.border_title = Text(f"Events · {window.query.describe()} · {total}")
         if not self.feed.base.complete:
-            event_list.border_subtitle = f"indexing {len(self.feed.base.head):,}/{self.feed.base.total or '?'}"
+            event_list.border_subtitle = (
+                f"indexing {len(self.feed.base.head):,}/{self.feed.base.total or '?'}"
+            )
         elif self._new_below:
             event_list.border_subtitle = f"↓ {self._new_below:,} new (G to follow)"
         else:
@@ -189,7 +239,9 @@ class ConversationScreen(Screen):
     async def load(self) -> None:
         try:
             window, _ = await asyncio.gather(
-                self._retrying(lambda: self.feed.open_window(self.query_window.query, self._total_known)),
+                self._retrying(
+                    lambda: self.feed.open_window(self.query_window.query, self._total_known)
+                ),
                 self._retrying(self._load_record),
             )
         except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
@@ -296,7 +348,9 @@ class ConversationScreen(Screen):
             view = self.query_one(EventTreeView)
             view.show(walk, outline, keep_state=True)
             forks = len(outline.forks)
-            view.border_subtitle = f"{outline.size:,} events · {forks} fork{'s' if forks != 1 else ''}"
+            view.border_subtitle = (
+                f"{outline.size:,} events · {forks} fork{'s' if forks != 1 else ''}"
+            )
         finally:
             self._outlining = False
             self._tree_next = time.perf_counter() + max(TREE_REFRESH_S, 4 * busy)
@@ -330,15 +384,19 @@ class ConversationScreen(Screen):
         changed = live.fold(batch)
         if "status" in changed and self._conversation is not None:
             # the first status of a stream is where things stand, not news
-            self.app.status_changed(self.conversation_id, title_of(self._conversation),
-                                    before, live.state.execution_status)
+            self.app.status_changed(
+                self.conversation_id,
+                title_of(self._conversation),
+                before,
+                live.state.execution_status,
+            )
         if live.held and self.feed.base.complete:
             self._flush_live_rows()
         if changed & {"status", "stats", "connection"}:
             self._render_header()
-        if "connection" in changed and live.state.connection is not None:
-            if live.state.connection.state in ("live", "reconnecting", "offline"):
-                self.refresh_record()  # a drop often means the sandbox changed: show it
+        connection = live.state.connection if "connection" in changed else None
+        if connection is not None and connection.state in ("live", "reconnecting", "offline"):
+            self.refresh_record()  # a drop often means the sandbox changed: show it
         if "streaming" in changed:
             preview = self.query_one("#stream-preview", Static)
             preview.set_class(live.state.is_streaming, "-visible")
@@ -354,7 +412,11 @@ class ConversationScreen(Screen):
                 banner.update(error)
         if "notice" in changed and live.state.server_notice is not None:
             notice = live.state.server_notice
-            self.notify(f"Server: {clean(notice.code)}: {clean(notice.detail)[:200]}", severity="warning", markup=False)
+            self.notify(
+                f"Server: {clean(notice.code)}: {clean(notice.detail)[:200]}",
+                severity="warning",
+                markup=False,
+            )
 
     def _flush_live_rows(self) -> None:
         live = self.live
@@ -386,7 +448,10 @@ class ConversationScreen(Screen):
             self.notify("Read-only mode: the agent cannot be controlled.", severity="warning")
             return None
         if self.live is None:
-            self.notify("This conversation is not running live (its sandbox is not RUNNING).", severity="warning")
+            self.notify(
+                "This conversation is not running live (its sandbox is not RUNNING).",
+                severity="warning",
+            )
             return None
         return self.live
 
@@ -403,7 +468,12 @@ class ConversationScreen(Screen):
             if yes:
                 self.control("interrupt")
 
-        self.app.push_screen(ConfirmScreen("Interrupt the agent now?\nThe model call in flight is cancelled.", "Interrupt"), answered)
+        self.app.push_screen(
+            ConfirmScreen(
+                "Interrupt the agent now?\nThe model call in flight is cancelled.", "Interrupt"
+            ),
+            answered,
+        )
 
     @work(group="agent")
     async def control(self, verb: str) -> None:
@@ -419,7 +489,13 @@ class ConversationScreen(Screen):
 
             live.state.execution_status = ExecutionStatus.PAUSED
             self._render_header()
-        self.notify({"pause": "Pause requested (takes effect between steps).", "run": "Agent running.", "interrupt": "Agent interrupted."}[verb])
+        self.notify(
+            {
+                "pause": "Pause requested (takes effect between steps).",
+                "run": "Agent running.",
+                "interrupt": "Agent interrupted.",
+            }[verb]
+        )
 
     # --- confirmation ----------------------------------------------------------------------
 
@@ -434,7 +510,9 @@ class ConversationScreen(Screen):
             return
         pending = self.feed.pending_actions()
         text = Text("The agent waits for your approval", style="bold")
-        text.append(f" of {len(pending)} action{'s' if len(pending) != 1 else ''}:" if pending else ".")
+        text.append(
+            f" of {len(pending)} action{'s' if len(pending) != 1 else ''}:" if pending else "."
+        )
         for row in pending[-3:]:
             text.append("\n  ")
             text.append(clean(row.summary)[:200])
@@ -446,7 +524,10 @@ class ConversationScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Agent keys show (and work) only where they apply, so the footer lists what can be done."""
-        if action in ("approve", "reject", "toggle_run", "message", "interrupt") and self.app.readonly:
+        if (
+            action in ("approve", "reject", "toggle_run", "message", "interrupt")
+            and self.app.readonly
+        ):
             return False  # read-only (or local folders): nothing to steer, so no keys for it
         if action in ("approve", "reject"):
             return self.live is not None and self.live.waiting_for_confirmation
@@ -480,8 +561,12 @@ class ConversationScreen(Screen):
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not answer the confirmation", exc)
             return
-        self.notify("Approved: the agent runs the action." if accept else "Rejected: the agent was told why.",
-                    markup=False)
+        self.notify(
+            "Approved: the agent runs the action."
+            if accept
+            else "Rejected: the agent was told why.",
+            markup=False,
+        )
 
     def action_message(self) -> None:
         if self._agent() is None:
@@ -537,7 +622,9 @@ class ConversationScreen(Screen):
                 self._wanted_rows = None
                 window, start, end = wanted
                 try:
-                    added = await self._retrying(lambda: self.feed.fill_range(window, start, end), quiet=True)  # noqa: B023
+                    added = await self._retrying(
+                        lambda w=window, s=start, e=end: self.feed.fill_range(w, s, e), quiet=True
+                    )
                 except Exception as exc:  # noqa: BLE001
                     self._failed("Could not load events", exc)
                     return
@@ -560,8 +647,12 @@ class ConversationScreen(Screen):
                     raise
                 delay = min(BACKOFF_MAX, BACKOFF * 2 ** (attempt - 1))
                 if not quiet:
-                    self.notify(f"Loading failed ({describe_error(exc)}); retrying in {delay:.1f}s.",
-                                severity="warning", timeout=min(5.0, delay + 1), markup=False)
+                    self.notify(
+                        f"Loading failed ({describe_error(exc)}); retrying in {delay:.1f}s.",
+                        severity="warning",
+                        timeout=min(5.0, delay + 1),
+                        markup=False,
+                    )
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 
@@ -633,7 +724,9 @@ class ConversationScreen(Screen):
         event_list = self.query_one(EventList)
         event_list.set_source(self.window)
         self._update_list_title()
-        self.notify("Showing one branch (root → its newest leaf). Press a for all events.", markup=False)
+        self.notify(
+            "Showing one branch (root → its newest leaf). Press a for all events.", markup=False
+        )
 
     @on(EventTreeView.EventChosen)
     def _event_chosen(self, message: EventTreeView.EventChosen) -> None:
@@ -671,7 +764,9 @@ class ConversationScreen(Screen):
             return
         if isinstance(self.window, PathWindow) and self.window.what == "find":
             self._show_window(self.query_window)
-        self.seek(finder.matches, 1, f"no event matches {finder.query.describe()}", include_current=True)
+        self.seek(
+            finder.matches, 1, f"no event matches {finder.query.describe()}", include_current=True
+        )
 
     @on(FindBar.Closed)
     def _find_closed(self) -> None:
@@ -706,7 +801,11 @@ class ConversationScreen(Screen):
         if target == "error":
             self.seek(lambda row: row.is_error, direction, "no error events")
         elif target == "user":
-            self.seek(lambda row: row.kind == "MessageEvent" and row.source == "user", direction, "no user messages")
+            self.seek(
+                lambda row: row.kind == "MessageEvent" and row.source == "user",
+                direction,
+                "no user messages",
+            )
         elif tree is None:
             self.notify("The tree is still being built.", markup=False)
         else:
@@ -718,8 +817,14 @@ class ConversationScreen(Screen):
             self.seek(is_fork, direction, "no branch points: this conversation never forked")
 
     @work(exclusive=True, group="find")
-    async def seek(self, wanted: Callable[[EventRow], bool], direction: int, none_text: str,
-                   *, include_current: bool = False) -> None:
+    async def seek(
+        self,
+        wanted: Callable[[EventRow], bool],
+        direction: int,
+        none_text: str,
+        *,
+        include_current: bool = False,
+    ) -> None:
         """Move the cursor to the next row (wrapping) that is ``wanted``, loading pages as needed.
 
         Runs in a worker and yields every few thousand rows, so a 100,000-event search never
@@ -735,7 +840,9 @@ class ConversationScreen(Screen):
             row = window.row(index)
             if row is None and isinstance(window, PagedWindow):
                 bar.set_status(f"searching… {checked:,} of {total:,} checked (esc stops)")
-                await self._retrying(lambda: self.feed.fill_range(window, index, index + 1), quiet=True)
+                await self._retrying(
+                    lambda i=index: self.feed.fill_range(window, i, i + 1), quiet=True
+                )
                 row = window.row(index)
                 if window is self.window:
                     event_list.rows_changed()
@@ -743,7 +850,9 @@ class ConversationScreen(Screen):
                 if window is self.window:
                     event_list.cursor = index
                     wrapped = (index < start) if direction > 0 else (index > start)
-                    bar.set_status(f"row {index + 1:,} of {len(window):,}" + (" (wrapped)" if wrapped else ""))
+                    bar.set_status(
+                        f"row {index + 1:,} of {len(window):,}" + (" (wrapped)" if wrapped else "")
+                    )
                 return
             index += direction
             if checked % 2_000 == 1_999:
@@ -757,7 +866,9 @@ class ConversationScreen(Screen):
         """Show only the events that match: loads the whole filtered view first (with progress)."""
         window, bar = self.query_window, self.query_one(FindBar)
         while not window.complete:
-            bar.set_status(f"loading {len(window.head) + len(window.tail):,} of {len(window):,} to filter… (esc stops)")
+            bar.set_status(
+                f"loading {len(window.head) + len(window.tail):,} of {len(window):,} to filter… (esc stops)"
+            )
             if not await self._retrying(lambda: self.feed.fill(window, "head"), quiet=True):
                 break
         rows, count = [], len(window)
@@ -792,7 +903,9 @@ class ConversationScreen(Screen):
         if event is None:
             self.notify("This event is no longer available.", severity="warning", markup=False)
             return
-        label, text = ("event JSON", event_json_text(event)) if what == "json" else useful_text(event)
+        label, text = (
+            ("event JSON", event_json_text(event)) if what == "json" else useful_text(event)
+        )
         self.app.copy_to_clipboard(text)
         self.notify(f"Copied the {label} ({len(text):,} characters).", markup=False)
 
@@ -827,10 +940,15 @@ class ConversationScreen(Screen):
         if fmt == "jsonl":
             text = to_jsonl(events)
         else:
-            text = to_markdown(events, conversation_id=self.conversation_id,
-                               title=title if name == "conversation" else f"{title or 'Conversation'} ({name})")
+            text = to_markdown(
+                events,
+                conversation_id=self.conversation_id,
+                title=title if name == "conversation" else f"{title or 'Conversation'} ({name})",
+            )
         try:
-            path = await asyncio.to_thread(_write_new, f"ohtui-{self.conversation_id[:8]}-{name}", fmt, text)
+            path = await asyncio.to_thread(
+                _write_new, f"ohtui-{self.conversation_id[:8]}-{name}", fmt, text
+            )
         except OSError as exc:
             self._failed("Could not write the export", exc)
             return
@@ -895,8 +1013,10 @@ class ConversationScreen(Screen):
             self.minimize()
             return
         focused = self.focused
-        pane = next((node for node in (focused.ancestors_with_self if focused else ())
-                     if node.id in PANES), None)
+        pane = next(
+            (node for node in (focused.ancestors_with_self if focused else ()) if node.id in PANES),
+            None,
+        )
         if pane is not None:
             self.maximize(pane, container=False)
 
@@ -928,4 +1048,3 @@ def _write_new(stem: str, suffix: str, text: str) -> str:
         except FileExistsError:
             continue
     raise FileExistsError(f"{stem}.{suffix}: too many exports with this name")
-

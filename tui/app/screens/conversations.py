@@ -66,10 +66,16 @@ class ConversationsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="conv-filter-row"):
-            yield Input(placeholder="title contains… (enter to apply, esc to clear)", id="conv-filter")
+            yield Input(
+                placeholder="title contains… (enter to apply, esc to clear)", id="conv-filter"
+            )
         local = self.app.local
-        table = FittedTable(lambda width: conversation_columns(width, local=local),
-                            id="conversations", cursor_type="row", zebra_stripes=True)
+        table = FittedTable(
+            lambda width: conversation_columns(width, local=local),
+            id="conversations",
+            cursor_type="row",
+            zebra_stripes=True,
+        )
         yield table
         yield Static(id="conversations-status")
         yield KeyBar()
@@ -96,7 +102,9 @@ class ConversationsScreen(Screen):
             "tokens": Text(tokens(used), justify="right"),
             "created": Text(relative_time(conv.created_at, now), style="dim"),
             "updated": Text(relative_time(conv.updated_at, now), style="dim"),
-            "trigger": Text(one_line(str(getattr(conv.trigger, "value", conv.trigger) or "—"), 20), style="dim"),
+            "trigger": Text(
+                one_line(str(getattr(conv.trigger, "value", conv.trigger) or "—"), 20), style="dim"
+            ),
         }
 
     def _events_cell(self, conversation_id: str) -> Text:
@@ -105,7 +113,9 @@ class ConversationsScreen(Screen):
 
     async def _count_events(self, ids: list[str]) -> None:
         """Local folders: how many events each row has (one cheap request per folder)."""
-        counts = await asyncio.gather(*(self.app.client.count_events(cid) for cid in ids), return_exceptions=True)
+        counts = await asyncio.gather(
+            *(self.app.client.count_events(cid) for cid in ids), return_exceptions=True
+        )
         table = self.query_one(DataTable)
         for cid, count in zip(ids, counts):
             if isinstance(count, int) and cid in table.rows:
@@ -114,12 +124,16 @@ class ConversationsScreen(Screen):
 
     async def _add_new(self) -> None:
         """Local folders: conversations that appeared since the list was loaded go on top."""
-        page = await self.app.client.search_conversations(title_contains=self._filter or None, limit=PAGE)
+        page = await self.app.client.search_conversations(
+            title_contains=self._filter or None, limit=PAGE
+        )
         fresh = [conv for conv in page.items if conv.id not in self._rows]
         if not fresh:
             return
         self._rows = {conv.id: conv for conv in [*fresh, *self._rows.values()]}
-        self.query_one(FittedTable).replace_rows((conv.id, self._cells(conv)) for conv in self._rows.values())
+        self.query_one(FittedTable).replace_rows(
+            (conv.id, self._cells(conv)) for conv in self._rows.values()
+        )
         self._status()
 
     @work(exclusive=True, group="conversations")
@@ -145,10 +159,16 @@ class ConversationsScreen(Screen):
         status.update(Text("loading…", style="italic"))
         try:
             client = await self.app.client_ready()  # built off the event loop at startup
-            page = await client.search_conversations(title_contains=self._filter or None, page_id=page_id, limit=PAGE)
+            page = await client.search_conversations(
+                title_contains=self._filter or None, page_id=page_id, limit=PAGE
+            )
         except Exception as exc:  # noqa: BLE001
             status.update(Text(f"error: {describe_error(exc)}", style="bold red"))
-            self.notify(f"Could not list conversations: {describe_error(exc)}", severity="error", markup=False)
+            self.notify(
+                f"Could not list conversations: {describe_error(exc)}",
+                severity="error",
+                markup=False,
+            )
             self._loading = False
             return
         table = self._table()
@@ -206,7 +226,9 @@ class ConversationsScreen(Screen):
                 continue
             before = self._rows[conv.id]
             self._rows[conv.id] = conv
-            self.app.status_changed(conv.id, title_of(conv), before.execution_status, conv.execution_status)
+            self.app.status_changed(
+                conv.id, title_of(conv), before.execution_status, conv.execution_status
+            )
             table.put_row(conv.id, self._cells(conv))
 
     # --- actions -------------------------------------------------------------------------

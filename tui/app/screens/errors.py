@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -58,7 +59,9 @@ class ConnectionErrorScreen(Screen):
     def compose(self) -> ComposeResult:
         with Vertical(id="error-box"):
             yield Static(Text("Cannot reach the service"), id="error-title")
-            yield Static(Text(f"{self.url}\n\n{describe_error(self.error)}\n\n{advice_for(self.error)}"))
+            yield Static(
+                Text(f"{self.url}\n\n{describe_error(self.error)}\n\n{advice_for(self.error)}")
+            )
             with Center():
                 yield Button("Retry (r)", id="retry", variant="primary")
         yield KeyBar()

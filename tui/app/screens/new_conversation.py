@@ -67,7 +67,11 @@ class NewConversationScreen(ModalScreen[str | None]):
         if title:
             request["title"] = title
         if message:
-            request["initial_message"] = {"role": "user", "content": [{"type": "text", "text": message}], "run": True}
+            request["initial_message"] = {
+                "role": "user",
+                "content": [{"type": "text", "text": message}],
+                "run": True,
+            }
 
         def on_progress(task) -> None:
             status = getattr(task.status, "value", task.status)

@@ -86,7 +86,9 @@ class SandboxesScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self._sandboxes: dict[str, Any] = {}
-        self._pending: dict[str, tuple[str, str, float]] = {}  # id -> (label, awaited status, give-up time)
+        self._pending: dict[
+            str, tuple[str, str, float]
+        ] = {}  # id -> (label, awaited status, give-up time)
 
     def compose(self) -> ComposeResult:
         yield FittedTable(sandbox_columns, id="sandboxes", cursor_type="row", zebra_stripes=True)
@@ -119,7 +121,9 @@ class SandboxesScreen(Screen):
         try:
             boxes = [box async for box in self.app.client.iter_sandboxes()]
         except Exception as exc:  # noqa: BLE001
-            self.query_one("#sandboxes-status", Static).update(Text(f"error: {describe_error(exc)}", style="bold red"))
+            self.query_one("#sandboxes-status", Static).update(
+                Text(f"error: {describe_error(exc)}", style="bold red")
+            )
             return
         table = self.query_one(FittedTable)
         seen = set()
@@ -131,8 +135,11 @@ class SandboxesScreen(Screen):
                 del self._pending[box.id]
             elif want and time.monotonic() > want[2]:
                 del self._pending[box.id]
-                self.notify(f"{one_line(box.id, 40)} is still {status} ({want[0].rstrip('…')} not confirmed).",
-                            severity="warning", markup=False)
+                self.notify(
+                    f"{one_line(box.id, 40)} is still {status} ({want[0].rstrip('…')} not confirmed).",
+                    severity="warning",
+                    markup=False,
+                )
             self._sandboxes[box.id] = box
             table.put_row(box.id, self._cells(box))
         for gone in [key.value for key in table.rows if key.value not in seen]:
@@ -145,7 +152,9 @@ class SandboxesScreen(Screen):
 
     def _status(self) -> None:
         count = len(self._sandboxes)
-        running = sum(1 for b in self._sandboxes.values() if getattr(b.status, "value", b.status) == "RUNNING")
+        running = sum(
+            1 for b in self._sandboxes.values() if getattr(b.status, "value", b.status) == "RUNNING"
+        )
         self.query_one("#sandboxes-status", Static).update(
             Text(f"{count} sandboxes · {running} running · p pause · r resume · s start · d delete")
         )
@@ -170,8 +179,11 @@ class SandboxesScreen(Screen):
         status = getattr(box.status, "value", box.status)
         if status in allowed:
             return True
-        self.notify(f"Cannot {verb} a sandbox that is {status} (only {' or '.join(allowed)}).",
-                    severity="warning", markup=False)
+        self.notify(
+            f"Cannot {verb} a sandbox that is {status} (only {' or '.join(allowed)}).",
+            severity="warning",
+            markup=False,
+        )
         return False
 
     def action_pause(self) -> None:
@@ -197,19 +209,30 @@ class SandboxesScreen(Screen):
                 self.change(box, "delete")
 
         self.app.push_screen(
-            ConfirmScreen(f"Delete sandbox {one_line(box.id, 60)}?\nIts conversations stop and cannot be resumed.", "Delete"),
+            ConfirmScreen(
+                f"Delete sandbox {one_line(box.id, 60)}?\nIts conversations stop and cannot be resumed.",
+                "Delete",
+            ),
             answered,
         )
 
     @work(group="sandbox-actions")
     async def change(self, box: Any, verb: str) -> None:
         client = self.app.client
-        call = {"pause": client.pause_sandbox, "resume": client.resume_sandbox, "delete": client.delete_sandbox}[verb]
+        call = {
+            "pause": client.pause_sandbox,
+            "resume": client.resume_sandbox,
+            "delete": client.delete_sandbox,
+        }[verb]
         try:
             await call(box.id)
         except Exception as exc:  # noqa: BLE001
             self._mark(box, "", None)
-            self.notify(f"Could not {verb} {one_line(box.id, 40)}: {describe_error(exc)}", severity="error", markup=False)
+            self.notify(
+                f"Could not {verb} {one_line(box.id, 40)}: {describe_error(exc)}",
+                severity="error",
+                markup=False,
+            )
             return
         self.notify(f"{verb.capitalize()} requested for {one_line(box.id, 40)}", markup=False)
         self.refresh_sandboxes()
@@ -223,7 +246,9 @@ class SandboxesScreen(Screen):
         try:
             page = await self.app.client.search_sandbox_specs(limit=100)
         except Exception as exc:  # noqa: BLE001
-            self.notify(f"Could not list specs: {describe_error(exc)}", severity="error", markup=False)
+            self.notify(
+                f"Could not list specs: {describe_error(exc)}", severity="error", markup=False
+            )
             return
         if not page.items:
             self.notify("The server offers no sandbox specs.", severity="warning")
@@ -233,7 +258,11 @@ class SandboxesScreen(Screen):
             try:
                 box = await self.app.client.start_sandbox(spec_id)
             except Exception as exc:  # noqa: BLE001
-                self.notify(f"Could not start a sandbox: {describe_error(exc)}", severity="error", markup=False)
+                self.notify(
+                    f"Could not start a sandbox: {describe_error(exc)}",
+                    severity="error",
+                    markup=False,
+                )
                 return
             self._pending[box.id] = ("starting…", "RUNNING", time.monotonic() + PENDING_MAX_S)
             self.notify(f"Starting sandbox {one_line(box.id, 40)}", markup=False)

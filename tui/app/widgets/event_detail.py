@@ -37,7 +37,12 @@ MAX_ITEMS = 500
 
 
 def _lit(
-    text: str, style: str = "", classes: str | None = None, *, max_chars: int = 20_000, max_lines: int = 400
+    text: str,
+    style: str = "",
+    classes: str | None = None,
+    *,
+    max_chars: int = 20_000,
+    max_lines: int = 400,
 ) -> Static:
     """A Static showing ``text`` literally (never markup), abbreviated if huge."""
     shown, hidden = abbreviate(text, max_chars, max_lines)
@@ -77,7 +82,10 @@ def diff_text(old: str, new: str, path: str = "") -> Text:
     path = _short(path, 500)
     if len(old) + len(new) > MAX_DIFF_CHARS:
         # difflib is quadratic in the worst case: a huge edit would freeze the app
-        out.append(f"(edit of {len(old):,} → {len(new):,} characters: too large to diff; new text)\n", style="dim italic")
+        out.append(
+            f"(edit of {len(old):,} → {len(new):,} characters: too large to diff; new text)\n",
+            style="dim italic",
+        )
         shown, hidden = abbreviate(new, max_line_chars=MAX_JSON_LINE)
         out.append(shown + (f"\n… {hidden:,} more lines" if hidden else ""))
         return out
@@ -89,10 +97,14 @@ def diff_text(old: str, new: str, path: str = "") -> Text:
             out.append("… diff cut at 2,000 lines\n", style="dim italic")
             break
         style = (
-            "bold" if line.startswith(("---", "+++"))
-            else "cyan" if line.startswith("@@")
-            else "green" if line.startswith("+")
-            else "red" if line.startswith("-")
+            "bold"
+            if line.startswith(("---", "+++"))
+            else "cyan"
+            if line.startswith("@@")
+            else "green"
+            if line.startswith("+")
+            else "red"
+            if line.startswith("-")
             else ""
         )
         out.append(abbreviate(line, max_chars=MAX_JSON_LINE)[0] + "\n", style=style)
@@ -164,7 +176,14 @@ class EventDetail(VerticalScroll, can_focus=True):
             return
         widgets: list[Widget] = [self._header(event)]
         if isinstance(event, RawEvent):
-            widgets.append(_lit("This event could not be parsed:\n" + event.error, classes="detail-error", max_chars=4_000, max_lines=40))
+            widgets.append(
+                _lit(
+                    "This event could not be parsed:\n" + event.error,
+                    classes="detail-error",
+                    max_chars=4_000,
+                    max_lines=40,
+                )
+            )
             widgets.append(self._json(event.raw))
         elif self.raw_mode:
             widgets.append(self._json(event_json(event)))
@@ -178,7 +197,9 @@ class EventDetail(VerticalScroll, can_focus=True):
         text = Text()
         # each part cut to one short line: a RawEvent's kind or id can be a 1 MB string
         text.append(_short(event.kind or "unknown kind"), style="bold")
-        text.append(f"  ·  {_short(event.source or '?')}  ·  {_short(event.timestamp or 'no time')}\n")
+        text.append(
+            f"  ·  {_short(event.source or '?')}  ·  {_short(event.timestamp or 'no time')}\n"
+        )
         text.append(f"id {_short(event.id or '—')}")
         if event.parent_id:
             text.append(f"  ·  parent {_short(event.parent_id)}")
@@ -191,7 +212,9 @@ class EventDetail(VerticalScroll, can_focus=True):
             dumped = json.dumps(redact(data), indent=2, ensure_ascii=False, default=str)
         except (TypeError, ValueError, RecursionError) as exc:
             dumped = f"<not serialisable: {exc}>"
-        shown, hidden = abbreviate(dumped, max_chars=200_000, max_lines=5_000, max_line_chars=MAX_JSON_LINE)
+        shown, hidden = abbreviate(
+            dumped, max_chars=200_000, max_lines=5_000, max_line_chars=MAX_JSON_LINE
+        )
         text = Text(shown)
         JSONHighlighter().highlight(text)  # colours only: no background, no markup
         if hidden:
@@ -205,7 +228,15 @@ class EventDetail(VerticalScroll, can_focus=True):
         handler = getattr(self, f"_body_{kind}", None)
         if handler is not None:
             return handler(event)
-        return [self._json({k: v for k, v in event_json(event).items() if k not in ("id", "timestamp", "source", "parent_id", "kind")})]
+        return [
+            self._json(
+                {
+                    k: v
+                    for k, v in event_json(event).items()
+                    if k not in ("id", "timestamp", "source", "parent_id", "kind")
+                }
+            )
+        ]
 
     def _markdown(self, text: str) -> Widget:
         if len(text) > MAX_MARKDOWN:
@@ -232,7 +263,15 @@ class EventDetail(VerticalScroll, can_focus=True):
 
     def _body_MessageEvent(self, event: Any) -> list[Widget]:
         msg = event.llm_message
-        out: list[Widget] = [Static(Text(f"{msg.role}" + (f" · {_short(event.sender)}" if event.sender else ""), style="bold"), classes="detail-title")]
+        out: list[Widget] = [
+            Static(
+                Text(
+                    f"{msg.role}" + (f" · {_short(event.sender)}" if event.sender else ""),
+                    style="bold",
+                ),
+                classes="detail-title",
+            )
+        ]
         out.extend(self._thinking(event, msg))
         out.append(self._markdown(msg.text or "(no text)"))
         images = sum(len(c.image_urls) for c in msg.content if getattr(c, "type", "") == "image")
@@ -242,7 +281,11 @@ class EventDetail(VerticalScroll, can_focus=True):
             out.append(Static(Text("extended content", style="bold"), classes="detail-section"))
             out.append(_lit(_texts(event.extended_content)))
         if event.activated_skills:
-            out.append(Static(Text("skills: " + _short(", ".join(event.activated_skills), 1_000), style="dim")))
+            out.append(
+                Static(
+                    Text("skills: " + _short(", ".join(event.activated_skills), 1_000), style="dim")
+                )
+            )
         return out
 
     def _body_ActionEvent(self, event: Any) -> list[Widget]:
@@ -265,7 +308,9 @@ class EventDetail(VerticalScroll, can_focus=True):
         elif action.kind in ("FileEditorAction", "PlanningFileEditorAction"):
             out.append(Static(Text(f"{action.command} {_short(action.path, 500)}", style="bold")))
             if action.old_str is not None or action.new_str is not None:
-                out.append(Static(diff_text(action.old_str or "", action.new_str or "", action.path)))
+                out.append(
+                    Static(diff_text(action.old_str or "", action.new_str or "", action.path))
+                )
             elif action.file_text is not None:
                 out.append(Static(diff_text("", action.file_text, action.path)))
         elif action.kind == "FinishAction":
@@ -288,7 +333,10 @@ class EventDetail(VerticalScroll, can_focus=True):
         text = Text()
         marks = {"todo": "☐", "in_progress": "◐", "done": "☑"}
         for task in tasks[:MAX_ITEMS]:
-            text.append(f"{marks.get(task.status, '·')} {_short(task.title, 500)}\n", style="dim" if task.status == "done" else "")
+            text.append(
+                f"{marks.get(task.status, '·')} {_short(task.title, 500)}\n",
+                style="dim" if task.status == "done" else "",
+            )
             if task.notes:
                 text.append(f"    {_short(task.notes, 500)}\n", style="italic dim")
         if len(tasks) > MAX_ITEMS:
@@ -299,7 +347,12 @@ class EventDetail(VerticalScroll, can_focus=True):
         if isinstance(event, RawEvent):  # a duplicate id can pair an action with a raw event
             return [self._json(event_json(event))]
         if event.kind == "UserRejectObservation":
-            return [_lit(f"rejected by {event.rejection_source}: {event.rejection_reason}", classes="detail-error")]
+            return [
+                _lit(
+                    f"rejected by {event.rejection_source}: {event.rejection_reason}",
+                    classes="detail-error",
+                )
+            ]
         if event.kind == "AgentErrorEvent":
             return [_lit(event.error, classes="detail-error")]
         if event.kind != "ObservationEvent":
@@ -309,7 +362,9 @@ class EventDetail(VerticalScroll, can_focus=True):
         text = _texts(getattr(obs, "content", ()))
         if obs.kind == "TerminalObservation":
             code = obs.exit_code if obs.exit_code is not None else obs.metadata.exit_code
-            status = Text(f"exit code {code}", style="bold red" if code not in (0, None) else "bold green")
+            status = Text(
+                f"exit code {code}", style="bold red" if code not in (0, None) else "bold green"
+            )
             if obs.timeout:
                 status.append("  (timed out)", style="yellow")
             if obs.metadata.working_dir:
@@ -318,7 +373,9 @@ class EventDetail(VerticalScroll, can_focus=True):
             out.append(_lit(text or "(no output)", classes="detail-output"))
         elif obs.kind == "FileEditorObservation":
             if obs.old_content is not None or obs.new_content is not None:
-                out.append(Static(diff_text(obs.old_content or "", obs.new_content or "", obs.path or "")))
+                out.append(
+                    Static(diff_text(obs.old_content or "", obs.new_content or "", obs.path or ""))
+                )
             if text:
                 out.append(_lit(text))
         elif obs.kind == "TaskTrackerObservation":
@@ -330,7 +387,12 @@ class EventDetail(VerticalScroll, can_focus=True):
         return out
 
     def _body_ObservationEvent(self, event: Any) -> list[Widget]:
-        out: list[Widget] = [Static(Text(f"{_short(event.tool_name)} · {event.observation.kind}", style="bold"), classes="detail-title")]
+        out: list[Widget] = [
+            Static(
+                Text(f"{_short(event.tool_name)} · {event.observation.kind}", style="bold"),
+                classes="detail-title",
+            )
+        ]
         out.extend(self._observation_widgets(event))
         if self._paired is not None and getattr(self._paired, "action", None) is not None:
             action = self._paired.action
@@ -347,21 +409,38 @@ class EventDetail(VerticalScroll, can_focus=True):
         out = self._error(f"Agent error in {event.tool_name}", event.error)
         if event.classification:
             c = event.classification
-            out.append(Static(Text(f"{c.kind} · retryable: {c.retryable} · suggested: {c.user_action}", style="dim")))
+            out.append(
+                Static(
+                    Text(
+                        f"{c.kind} · retryable: {c.retryable} · suggested: {c.user_action}",
+                        style="dim",
+                    )
+                )
+            )
         return out
 
     def _body_ConversationErrorEvent(self, event: Any) -> list[Widget]:
         out = self._error(f"Conversation error: {event.code}", event.detail)
         if event.classification:
             c = event.classification
-            out.append(Static(Text(f"{c.kind} · retryable: {c.retryable} · suggested: {c.user_action}", style="dim")))
+            out.append(
+                Static(
+                    Text(
+                        f"{c.kind} · retryable: {c.retryable} · suggested: {c.user_action}",
+                        style="dim",
+                    )
+                )
+            )
         return out
 
     def _body_ServerErrorEvent(self, event: Any) -> list[Widget]:
         return self._error(f"Server error: {event.code}", event.detail)
 
     def _body_UserRejectObservation(self, event: Any) -> list[Widget]:
-        return self._error(f"{event.tool_name}: action rejected by {event.rejection_source}", event.rejection_reason)
+        return self._error(
+            f"{event.tool_name}: action rejected by {event.rejection_source}",
+            event.rejection_reason,
+        )
 
     def _body_SystemPromptEvent(self, event: Any) -> list[Widget]:
         tools = Text()
@@ -376,15 +455,31 @@ class EventDetail(VerticalScroll, can_focus=True):
             Collapsible(_lit(event.system_prompt.text), title="system prompt", collapsed=True),
         ]
         if event.dynamic_context is not None:
-            out.append(Collapsible(_lit(event.dynamic_context.text), title="dynamic context", collapsed=True))
+            out.append(
+                Collapsible(
+                    _lit(event.dynamic_context.text), title="dynamic context", collapsed=True
+                )
+            )
         return out
 
     def _body_HookExecutionEvent(self, event: Any) -> list[Widget]:
         verdict = "BLOCKED" if event.blocked else ("ok" if event.success else "failed")
-        head = Text(f"{event.hook_event_type} hook · {verdict} · exit {event.exit_code}", style="bold")
-        out: list[Widget] = [Static(head, classes="detail-error" if event.blocked or not event.success else "detail-title")]
+        head = Text(
+            f"{event.hook_event_type} hook · {verdict} · exit {event.exit_code}", style="bold"
+        )
+        out: list[Widget] = [
+            Static(
+                head,
+                classes="detail-error" if event.blocked or not event.success else "detail-title",
+            )
+        ]
         out.append(_lit("$ " + event.hook_command, classes="detail-command"))
-        for label, value in (("stdout", event.stdout), ("stderr", event.stderr), ("reason", event.reason), ("error", event.error)):
+        for label, value in (
+            ("stdout", event.stdout),
+            ("stderr", event.stderr),
+            ("reason", event.reason),
+            ("error", event.error),
+        ):
             if value:
                 out.append(Static(Text(label, style="bold"), classes="detail-section"))
                 out.append(_lit(value))

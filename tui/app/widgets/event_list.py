@@ -35,7 +35,9 @@ KIND_CLASS = {
 }
 
 
-def _highlighted(text: str, spans: list[tuple[int, int]], style: Style, match: Style) -> list[Segment]:
+def _highlighted(
+    text: str, spans: list[tuple[int, int]], style: Style, match: Style
+) -> list[Segment]:
     """``text`` as segments with the ``spans`` in the match style (literal text, no markup)."""
     out, at = [], 0
     for start, end in spans:
@@ -154,7 +156,9 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         index: int
         row: EventRow | None
 
-    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None):
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ):
         super().__init__(name=name, id=id, classes=classes)
         self._source: RowSource = _Empty()
         self._cache: OrderedDict[tuple, Strip] = OrderedDict()
@@ -268,7 +272,9 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         if row is None:
             self._want_visible()
             text = f"  … loading row {index + 1:,}"
-            return Strip([Segment(text, self._style("loading"))]).adjust_cell_length(width, self.rich_style)
+            return Strip([Segment(text, self._style("loading"))]).adjust_cell_length(
+                width, self.rich_style
+            )
         strip = self._render_row(row, width, index == self.cursor)
         self._cache[key] = strip
         if len(self._cache) > 2000:
@@ -276,8 +282,12 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         return strip
 
     def _render_row(self, row: EventRow, width: int, is_cursor: bool) -> Strip:
-        kind_class = "raw" if row.flag == "raw" else "error" if row.flag else (
-            f"kind-{KIND_CLASS[row.kind]}" if row.kind in KIND_CLASS else "kind"
+        kind_class = (
+            "raw"
+            if row.flag == "raw"
+            else "error"
+            if row.flag
+            else (f"kind-{KIND_CLASS[row.kind]}" if row.kind in KIND_CLASS else "kind")
         )
         source = row.source if row.source in SOURCE_LABELS else "environment"
         kind_label = KIND_LABELS.get(row.kind, row.kind)[:KIND_W]
@@ -289,13 +299,20 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
             Segment("›", self._style("match-mark")) if hit else Segment(" ", base),
             Segment(row.time.ljust(TIME_W)[:TIME_W], self._style("time")),
             Segment(" ", base),
-            Segment(SOURCE_LABELS.get(row.source, row.source)[:SOURCE_W].ljust(SOURCE_W), self._style(f"src-{source}")),
+            Segment(
+                SOURCE_LABELS.get(row.source, row.source)[:SOURCE_W].ljust(SOURCE_W),
+                self._style(f"src-{source}"),
+            ),
             Segment(" ", base),
             Segment(kind_label.ljust(KIND_W), self._style(kind_class)),
             Segment(" ", base),
         ]
         if hit:
-            segments.extend(_highlighted(row.summary, finder.spans(row.summary), summary_style, self._style("match")))
+            segments.extend(
+                _highlighted(
+                    row.summary, finder.spans(row.summary), summary_style, self._style("match")
+                )
+            )
         else:
             segments.append(Segment(row.summary, summary_style))
         if is_cursor:  # the cursor's colours go over each part's own

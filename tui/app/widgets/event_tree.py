@@ -8,8 +8,8 @@ lists its events when expanded. Depth is the number of nested forks, not the cha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from rich.text import Text
 from textual.binding import Binding
@@ -131,13 +131,23 @@ class EventTreeView(Tree, inherit_bindings=True):
         whole pane being rebuilt and every open run refilled (~100 ms with an open run of
         500 events, once a second while an agent works). Anything else: False."""
         old = self._outline
-        if old is None or len(old.lines) != len(outline.lines) or not outline.lines or old.forks != outline.forks:
+        if (
+            old is None
+            or len(old.lines) != len(outline.lines)
+            or not outline.lines
+            or old.forks != outline.forks
+        ):
             return False
         if old.lines[:-1] != outline.lines[:-1] or len(old.lines[-1]) != len(outline.lines[-1]):
             return False
         *same_old, was = old.lines[-1]
         *same_new, now = outline.lines[-1]
-        if same_old != same_new or not isinstance(was, Run) or not isinstance(now, Run) or len(was.positions) < 2:
+        if (
+            same_old != same_new
+            or not isinstance(was, Run)
+            or not isinstance(now, Run)
+            or len(was.positions) < 2
+        ):
             return False
         if now.positions[: len(was.positions)] != was.positions:
             return False  # something landed inside the run (an attachment on an earlier event)
@@ -152,7 +162,9 @@ class EventTreeView(Tree, inherit_bindings=True):
             tail = node.children[-1]
             if isinstance(tail.data, More):
                 tail.data = More(now, tail.data.offset)
-                tail.set_label(Text(f"… {len(now.positions) - tail.data.offset:,} more", style="dim italic"))
+                tail.set_label(
+                    Text(f"… {len(now.positions) - tail.data.offset:,} more", style="dim italic")
+                )
             else:
                 self._fill_run(node, now, len(was.positions))
         return True
@@ -175,12 +187,16 @@ class EventTreeView(Tree, inherit_bindings=True):
                 self._add_run(parent, item)
             elif isinstance(item, SideBranch):
                 label = Text.assemble(
-                    ("↳ ", "bold"), (f"branch · {item.size:,} events · ", "dim"), self._first_words(item.start)
+                    ("↳ ", "bold"),
+                    (f"branch · {item.size:,} events · ", "dim"),
+                    self._first_words(item.start),
                 )
                 parent.add(label, data=Branch(item.start), allow_expand=True)
             elif isinstance(item, MainBranch):
                 label = Text.assemble(
-                    ("↳ ", "bold"), ("newest branch, continues below · ", "dim"), self._first_words(item.start)
+                    ("↳ ", "bold"),
+                    ("newest branch, continues below · ", "dim"),
+                    self._first_words(item.start),
                 )
                 parent.add_leaf(label, data=Branch(item.start))
 
@@ -246,7 +262,9 @@ class EventTreeView(Tree, inherit_bindings=True):
             node.add_leaf(self._event_label(pos), data=EventNode(pos))
         rest = len(run.positions) - offset - len(chunk)
         if rest > 0:
-            node.add_leaf(Text(f"… {rest:,} more", style="dim italic"), data=More(run, offset + len(chunk)))
+            node.add_leaf(
+                Text(f"… {rest:,} more", style="dim italic"), data=More(run, offset + len(chunk))
+            )
 
     # --- choosing --------------------------------------------------------------------------
 
@@ -271,9 +289,12 @@ class EventTreeView(Tree, inherit_bindings=True):
             return
         data = node.data
         pos = (
-            data.start if isinstance(data, Branch)
-            else data.position if isinstance(data, EventNode)
-            else data.positions[0] if isinstance(data, Run)
+            data.start
+            if isinstance(data, Branch)
+            else data.position
+            if isinstance(data, EventNode)
+            else data.positions[0]
+            if isinstance(data, Run)
             else None
         )
         if pos is not None:

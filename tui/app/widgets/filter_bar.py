@@ -44,7 +44,11 @@ class FilterBar(Horizontal):
     def compose(self) -> ComposeResult:
         yield Label("kind")
         yield Select(
-            [(k, k) for k in EVENT_KINDS], prompt="all kinds", id="filter-kind", allow_blank=True, compact=True
+            [(k, k) for k in EVENT_KINDS],
+            prompt="all kinds",
+            id="filter-kind",
+            allow_blank=True,
+            compact=True,
         )
         yield Label("from")
         yield Input(placeholder="YYYY-MM-DD HH:MM", id="filter-since", compact=True)

@@ -79,11 +79,18 @@ class KeyBar(Widget, can_focus=False):
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)  # one entry per action, as the footer shows them
-            items.append(KeyItem(binding.key, app.get_key_display(binding), binding.description, enabled))
+            items.append(
+                KeyItem(binding.key, app.get_key_display(binding), binding.description, enabled)
+            )
         palette = None
-        if app.ENABLE_COMMAND_PALETTE and (found := active.get(app.COMMAND_PALETTE_BINDING)) is not None:
+        if (
+            app.ENABLE_COMMAND_PALETTE
+            and (found := active.get(app.COMMAND_PALETTE_BINDING)) is not None
+        ):
             _node, binding, enabled, _tooltip = found
-            palette = KeyItem(binding.key, app.get_key_display(binding), binding.description, enabled)
+            palette = KeyItem(
+                binding.key, app.get_key_display(binding), binding.description, enabled
+            )
             items = [item for item in items if item.key != binding.key]
         if items != self.items or palette != self.palette:
             self.items, self.palette = items, palette
@@ -91,7 +98,9 @@ class KeyBar(Widget, can_focus=False):
 
     # --- drawing -------------------------------------------------------------------------
 
-    def _piece(self, item: KeyItem, key_style: Style, description_style: Style, *, pad: bool = True) -> Text:
+    def _piece(
+        self, item: KeyItem, key_style: Style, description_style: Style, *, pad: bool = True
+    ) -> Text:
         dim = Style(dim=True) if not item.enabled else Style()
         piece = Text.assemble((f" {item.display} " if pad else f"{item.display} ", key_style + dim))
         if item.description:
@@ -103,7 +112,11 @@ class KeyBar(Widget, can_focus=False):
         description_style = self.get_component_rich_style("key-bar--description")
         width = self.size.width
         shown_palette = self.palette
-        palette = self._piece(shown_palette, key_style, description_style, pad=False) if shown_palette else None
+        palette = (
+            self._piece(shown_palette, key_style, description_style, pad=False)
+            if shown_palette
+            else None
+        )
         room = width - (palette.cell_len + 2 if palette is not None else 0)
         line, spans, at = Text(no_wrap=True, overflow="crop"), [], 0
         for item in self.items:
