@@ -13,7 +13,7 @@ import pytest
 import tui.models
 from tests.integration.fake_llm import slow_steps, two_commands
 from tests.integration.followed_run import endpoint
-from tests.integration.waiting import status_in, until
+from tests.integration.waiting import status_in, until, until_set
 from tui.client import AgentServerClient, Conflict, StreamEvent, StreamStatus
 from tui.models import events as events_models
 from tui.models.parse import RawEvent, parse_event
@@ -25,17 +25,8 @@ def control(agent, cid: str) -> AgentServerClient:
     return AgentServerClient(endpoint(agent.server.base_url, agent.server.session_api_key, cid))
 
 
-async def wait_event(event: asyncio.Event | object, what: str) -> None:
-    """Wait for a ``threading.Event`` set by another thread."""
-
-    async def check() -> bool:
-        return event.is_set()
-
-    await until(check, what)
-
-
 async def test_a_long_run_followed_live_loses_and_doubles_no_event(agent, long_run):
-    await wait_event(long_run.ended, "the long run to end on the stream")
+    await until_set(long_run.ended, "the long run to end on the stream")
     assert long_run.error is None, repr(long_run.error)
     assert long_run.final_status == "finished"
     assert "running" in long_run.execution_statuses

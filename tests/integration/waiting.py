@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -32,3 +33,12 @@ async def status_in(agent, cid: str, wanted: set[str], timeout: float = TIMEOUT)
         return status if status in wanted else None
 
     return await until(check, f"status in {sorted(wanted)}", timeout)
+
+
+async def until_set(event: threading.Event, what: str, timeout: float = TIMEOUT) -> None:
+    """Wait for a ``threading.Event`` another thread sets (a followed run ending)."""
+
+    async def check() -> bool:
+        return event.is_set()
+
+    await until(check, what, timeout)
