@@ -32,6 +32,7 @@ PREFERRED_VERSION = "1.58.2"
 FALLBACK_VERSION = "1.57.0"
 PACKAGES = ("openhands-agent-server", "openhands-sdk", "openhands-tools")
 MARKER = "ohtui-venv.json"
+LAYOUT = 2  # bumped when the way the venv is built changes: older caches are rebuilt
 # litellm fetches its cost map at import unless told not to; offline the server then dies.
 SERVER_IMPORT_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
@@ -131,9 +132,9 @@ def _marker(venv: Path) -> dict | None:
         data = json.loads((venv / MARKER).read_text())
     except (OSError, ValueError):
         return None
-    if not (venv / "bin" / "python").exists():
+    if not isinstance(data, dict) or data.get("layout") != LAYOUT:
         return None
-    return data if isinstance(data, dict) else None
+    return data if (venv / "bin" / "python").exists() else None
 
 
 @contextmanager
@@ -182,7 +183,10 @@ def _install(python: str, version: str, target: Path, log: Path, cancel) -> None
             raise BuildFailed(f"uv venv failed; see {log}")
         overrides = target / "overrides.txt"
         overrides.write_text("certifi\n")  # any certifi: 1.58.x pins one newer than the index
-        cmd = [uv, "pip", "install", "-q", "--python", str(target / "bin" / "python")]
+        # bytecode now, once: the server imports ~14,000 modules at every start, and with
+        # PYTHONDONTWRITEBYTECODE set (as it can be) it would compile them every time
+        cmd = [uv, "pip", "install", "-q", "--compile-bytecode"]
+        cmd += ["--python", str(target / "bin" / "python")]
         cmd += ["--override", str(overrides), *pins]
     else:  # slow, but works without uv
         if _run([python, "-m", "venv", str(target)], log, cancel, env):
@@ -221,7 +225,7 @@ def ensure_version(
         log.write_text("")
         try:
             _install(python, version, tmp / "venv", log, cancel)
-            marker = {"version": version, "python": python_version, "built_at": time.time()}
+            marker = {"version": version, "python": python_version, "layout": LAYOUT}
             (tmp / "venv" / MARKER).write_text(json.dumps(marker))
             if final.exists():  # a stale, invalid copy: move it aside first
                 shutil.rmtree(final)
