@@ -80,7 +80,6 @@ def conversation_request(
     cid: str,
     policy: str = "NeverConfirm",
     analyzer: str | None = None,
-    title: str | None = None,
 ) -> dict[str, Any]:
     """The body of ``POST /api/conversations`` for an agent on the fake LLM."""
     body: dict[str, Any] = {
@@ -96,8 +95,6 @@ def conversation_request(
     }
     if analyzer:
         body["security_analyzer"] = {"kind": analyzer}
-    if title:
-        body["title"] = title
     return body
 
 
@@ -120,9 +117,13 @@ class AgentHarness:
     ) -> str:
         """Create a conversation and send its first (tagged) message; -> its id (hex)."""
         cid = uuid.uuid4().hex
-        body = conversation_request(self.server, self.llm, cid, policy, analyzer, title)
+        body = conversation_request(self.server, self.llm, cid, policy, analyzer)
         r = await self.http.post("/api/conversations", json=body, timeout=60)
         assert r.status_code in (200, 201), r.text
+        if title:  # the server ignores a title at creation; set before the first message, it
+            # also keeps the server from making one up with the LLM
+            r = await self.http.patch(f"/api/conversations/{cid}", json={"title": title})
+            assert r.status_code == 200, r.text
         if script is not None:
             await self.send(cid, f"{script.tag} {message}")
         return cid
@@ -170,7 +171,7 @@ def long_run(agent_server, fake_llm) -> Iterator[FollowedRun]:
     through ohtui's EventStream on a thread while the other tests go on (``followed_run``)."""
     script = fake_llm.add(long_run_steps(LONG_BATCHES))
     cid = uuid.uuid4().hex
-    body = conversation_request(agent_server, fake_llm, cid, title="The long run")
+    body = conversation_request(agent_server, fake_llm, cid)
     headers = {"X-Session-API-Key": agent_server.session_api_key}
     r = httpx.post(f"{agent_server.base_url}/api/conversations", json=body, headers=headers)
     assert r.status_code in (200, 201), r.text

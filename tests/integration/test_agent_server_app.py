@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-import tui.client
 from tests.app_helpers import SIZE, conversations_shown, list_ready, screen_text, wait_for
 from tests.integration.fake_llm import slow_steps, two_commands
 from tests.integration.waiting import status_in, until
@@ -16,12 +15,6 @@ from tui.app.app import OhtuiApp
 from tui.client import OpenHandsClient
 
 pytestmark = pytest.mark.xdist_group("agent-server")
-
-if not hasattr(tui.client, "ServerKind"):  # until the client speaks to agent servers
-    pytest.skip(
-        "OpenHandsClient has no agent-server support yet (CLIENT-CONTRACT.md)",
-        allow_module_level=True,
-    )
 
 NOW = datetime(2026, 11, 24, 12, 0, 0, tzinfo=UTC)
 WAIT = 60.0  # seconds: a generous bound for a condition that normally holds in well under one

@@ -9,7 +9,6 @@ import uuid
 
 import pytest
 
-import tui.client
 from tests.integration.fake_llm import Step, terminal
 from tests.integration.fake_llm import finish as finish_call
 from tests.integration.waiting import status_in, until_set
@@ -17,12 +16,6 @@ from tui.client import AuthError, OpenHandsClient
 from tui.models.parse import RawEvent
 
 pytestmark = pytest.mark.xdist_group("agent-server")
-
-if not hasattr(tui.client, "ServerKind"):  # until the client speaks to agent servers
-    pytest.skip(
-        "OpenHandsClient has no agent-server support yet (CLIENT-CONTRACT.md)",
-        allow_module_level=True,
-    )
 
 
 def hex_id(value: str) -> str:
