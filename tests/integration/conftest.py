@@ -162,6 +162,17 @@ async def agent(agent_server, fake_llm) -> AsyncIterator[AgentHarness]:
         yield AgentHarness(agent_server, fake_llm, h)
 
 
+@pytest.fixture
+async def client(agent_server):
+    """ohtui's client of the real server, kind detected (``auto``)."""
+    from tui.client import OpenHandsClient
+
+    async with OpenHandsClient(
+        agent_server.base_url, session_api_key=agent_server.session_api_key
+    ) as c:
+        yield c
+
+
 LONG_BATCHES = 16  # 16 x 10 think calls: about 340 events
 
 

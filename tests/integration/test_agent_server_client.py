@@ -22,14 +22,6 @@ def hex_id(value: str) -> str:
     return uuid.UUID(value).hex
 
 
-@pytest.fixture
-async def client(agent_server):
-    async with OpenHandsClient(
-        agent_server.base_url, session_api_key=agent_server.session_api_key
-    ) as c:
-        yield c
-
-
 async def test_detect_names_a_bare_agent_server_and_its_version(client, agent_server):
     from tui.client import ServerKind
 

@@ -45,7 +45,10 @@ async def test_a_long_run_followed_live_loses_and_doubles_no_event(agent, long_r
     firsts = [i.id for i in persisted() if not i.replaces]
     assert Counter(firsts).most_common(1)[0][1] == 1, "an event came twice"
     assert set(firsts) == set(stored_ids), "the stream and the stored log disagree"
-    assert firsts == stored_ids, "the stream's order is not the log's order"
+    # the log's order, except that a state update can be broadcast before the event it is
+    # about is logged (1.57.0: last_user_message_id arrives before its MessageEvent)
+    updates = {e["id"] for e in stored if e["kind"] == "ConversationStateUpdateEvent"}
+    assert [i for i in firsts if i not in updates] == [i for i in stored_ids if i not in updates]
     replaced = [i.id for i in persisted() if i.replaces]
     assert all(firsts.index(r) >= 0 for r in replaced)
     untyped = [i.event for i in long_run.items if isinstance(i.event, RawEvent)]
@@ -162,7 +165,7 @@ async def test_messages_over_rest_and_over_the_socket_are_answered(agent, fake_l
     ]
 
 
-async def test_security_analyzer_risks_arrive_as_typed_events(agent, fake_llm):
+async def test_security_analyzer_risks_arrive_as_typed_events(agent, fake_llm, client):
     script = fake_llm.add(two_commands("LOW", "HIGH"))
     cid = await agent.start(script, policy="ConfirmRisky", analyzer="LLMSecurityAnalyzer")
     async with control(agent, cid) as ctl:
@@ -184,7 +187,11 @@ async def test_security_analyzer_risks_arrive_as_typed_events(agent, fake_llm):
     ]
     assert analyses[0]["analyzer"] == "LLMSecurityAnalyzer"
     assert analyses[0]["policy"] == "ConfirmRisky"
+
+    # through ohtui: the kind filter finds them (the client checks kinds against its models)
     if not hasattr(tui.models, "SecurityAnalysisEvent"):
         pytest.xfail("tui.models has no SecurityAnalysisEvent yet (branch models adds it)")
-    typed = [parse_event(e) for e in analyses]
-    assert all(isinstance(t, tui.models.SecurityAnalysisEvent) for t in typed), typed
+    page = await client.search_events(cid, kind="SecurityAnalysisEvent")
+    assert [e.id for e in page.items] == [a["id"] for a in analyses]
+    assert all(isinstance(e, tui.models.SecurityAnalysisEvent) for e in page.items), page.items
+    assert [e.risks for e in page.items[:2]] == [a["risks"] for a in analyses[:2]]
