@@ -17,12 +17,13 @@ from fastapi.exceptions import RequestValidationError
 from tui import __version__
 
 from . import routes_agent, routes_conversations, routes_events, routes_live, routes_sandboxes
-from .common import require_session_key, validation_error_handler
+from .auth import require_session_key
 from .faults import FaultMiddleware, Faults
 from .lifecycle import Lifecycle
 from .limits import MAX_BODY, BodyLimitMiddleware
 from .live import MAX_SUBSCRIBERS, LiveHub
 from .read_only import ReadOnlyMiddleware
+from .responses import validation_error_handler
 from .store import Store
 
 

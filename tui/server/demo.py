@@ -26,8 +26,9 @@ from typing import Any
 from tui.models import ROOT_PARENT, parse_event
 
 from .events_builder import ConversationBuilder, SeededIds, text
-from .records import conversation_info, utc_from_clock, utc_text
 from .store import Store
+from .times import utc_from_clock, utc_text
+from .views import conversation_info
 
 DEMO_SEED = 20260820
 BASE_TIME = datetime(2026, 8, 20, 9, 0, 0)

@@ -33,8 +33,8 @@ from typing import Any, TypeVar
 from tui.models import NON_VIEWABLE_KINDS
 
 from .folder_scan import EVENT_FILE, _entries, _events_dir, _names, conversation_folders  # noqa: F401
-from .records import conversation_info
 from .store import EventRow, Store
+from .views import conversation_info
 
 EVENT_FILES = re.compile(
     r"^(event-(\d{5,})-([0-9a-fA-F-]{8,})\.json)$", re.MULTILINE

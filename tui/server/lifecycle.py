@@ -25,8 +25,9 @@ from typing import Any
 from tui.models import SandboxStatus, StartTaskStatus
 
 from .events_builder import ConversationBuilder, SeededIds
-from .records import conversation_info, utc_from_clock
 from .store import Store
+from .times import utc_from_clock
+from .views import conversation_info
 
 _PHASES = (
     StartTaskStatus.WORKING.value,

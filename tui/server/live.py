@@ -50,8 +50,8 @@ from . import agent_scripts
 from .agent_scripts import TOOL, Confirm, Fail, Stream
 from .events_builder import ConversationBuilder, text
 from .lifecycle import DEFAULT_MODEL, Lifecycle
-from .records import event_time_from_clock, utc_from_clock
 from .store import Store
+from .times import event_time_from_clock, utc_from_clock
 
 log = logging.getLogger("tui.server.live")
 

@@ -38,7 +38,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tui.models import ImageContent, TextContent
 
-from .common import normalize_hex_id
 from .live import (
     Close,
     LiveConversation,
@@ -48,8 +47,9 @@ from .live import (
     Subscriber,
     replay_frames,
 )
+from .params import normalize_hex_id
 from .read_only import REFUSAL
-from .records import event_time_from_clock
+from .times import event_time_from_clock
 
 router = APIRouter(tags=["Agent server (live)"])
 

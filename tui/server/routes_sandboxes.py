@@ -11,10 +11,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 
-from .common import Limit, advanced_lifecycle, get_store, raise_bad_page_id, raise_http, too_many
+from .deps import advanced_lifecycle, get_store
 from .lifecycle import Lifecycle, LifecycleError
-from .records import BadPageId, decode_page_id, encode_page_id, sandbox_view
+from .page_ids import BadPageId, decode_page_id, encode_page_id
+from .params import Limit
+from .responses import raise_bad_page_id, raise_http, too_many
 from .store import Store
+from .views import sandbox_view
 
 MAX_IDS = 100
 _TOKEN = "sb"

@@ -24,6 +24,8 @@ from typing import Any
 
 from tui.models import NON_VIEWABLE_KINDS, RawEvent, parse_event
 
+from .times import sort_key
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     conversation_id TEXT NOT NULL,
@@ -209,14 +211,6 @@ class Store:
             if text is None:
                 text = dumps(event)
             rows.append(_event_columns(event, text))
-        return self._insert_event_rows(conversation_id, rows)
-
-    def append_event_texts(self, conversation_id: str, texts: Iterable[str]) -> int:
-        """Append events given as JSON text, stored verbatim (columns are read from the text)."""
-        rows = []
-        for text in texts:
-            event = json.loads(text)
-            rows.append(_event_columns(event if isinstance(event, dict) else {}, text))
         return self._insert_event_rows(conversation_id, rows)
 
     def append_serialized(
@@ -436,8 +430,6 @@ class Store:
 
     def put_conversation(self, info: dict[str, Any]) -> None:
         """Insert or replace one AppConversationInfo record (``id``, ``created_at``, … as served)."""
-        from .records import sort_key  # local: records imports nothing from here
-
         with self.transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO conversations (id, created_key, updated_key, title,"
@@ -596,8 +588,6 @@ class Store:
 
     def put_sandbox(self, sandbox: dict[str, Any]) -> None:
         """Insert or replace a sandbox row (keys: the ``sandboxes`` columns but ``created_key``)."""
-        from .records import sort_key
-
         row = dict(sandbox, created_key=sort_key(sandbox["created_at"]))
         cols = self._SANDBOX_COLUMNS
         with self.transaction() as db:
@@ -721,8 +711,6 @@ class Store:
 
     def put_task(self, task: dict[str, Any], *, created_clock: float) -> None:
         """Insert or replace one AppConversationStartTask record (as served)."""
-        from .records import sort_key
-
         with self.transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO start_tasks (id, created_key, updated_key, created_clock,"
