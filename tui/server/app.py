@@ -55,7 +55,7 @@ def create_app(
       (the real rule); off by default so every demo conversation can be browsed.
     - ``clock``: seconds since the epoch, injectable for deterministic tests (also the
       source of live event timestamps).
-    - ``agent_pace``: seconds between two steps of a live agent run (``live.py``); ``None``
+    - ``agent_pace``: seconds between two steps of a live agent run (``live/``); ``None``
       (default) = no autonomous runs: a running conversation advances only when a test calls
       ``app.state.live.step_sync(conversation_id)``.
     - ``autoplay``: conversation ids kept busy forever (run at startup, a new request after

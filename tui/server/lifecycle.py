@@ -24,7 +24,8 @@ from typing import Any
 
 from tui.models import SandboxStatus, StartTaskStatus
 
-from .events_builder import ConversationBuilder, SeededIds
+from .demo.conversation_builder import ConversationBuilder
+from .demo.ids import SeededIds
 from .store import Store
 from .times import utc_from_clock
 from .views import conversation_info
@@ -298,7 +299,7 @@ class Lifecycle:
         """Append a user MessageEvent under the conversation's newest viewable event.
 
         There is no agent here: the message is logged and nothing answers it. The routes
-        use this only when the live hub (``live.py``) is not running in an event loop; with
+        use this only when the live hub (``live/``) is not running in an event loop; with
         it, messages go through the hub so websocket subscribers see them and the agent runs.
         """
         info = self.store.get_conversation(conversation_id)

@@ -79,7 +79,7 @@ class ServerThread:
             log_level=self._log_level,
             log_config=None,
             access_log=False,
-            lifespan="on",  # starts and stops the live agent runs (live.py)
+            lifespan="on",  # starts and stops the live agent runs (live/)
             timeout_graceful_shutdown=2,
         )
         self._server = uvicorn.Server(config)

@@ -1,0 +1,86 @@
+"""Websocket frames and the queues they wait in, one per subscriber.
+
+A frame is one event's JSON; live frames leave out null fields (``exclude_none``), replayed
+ones are sent as stored. A subscriber that falls :data:`MAX_BACKLOG` frames behind is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tui.models import RawEvent, parse_event
+
+#: Frames a subscriber may have queued before it is dropped as too slow.
+MAX_BACKLOG = 5000
+
+
+@dataclass(frozen=True)
+class Close:
+    """Queued to a subscriber: close its websocket with this code and reason."""
+
+    code: int
+    reason: str
+
+
+class Subscriber:
+    """One websocket's queue of frames (JSON text) and, last, maybe a :class:`Close`."""
+
+    def __init__(self, upto_seq: int, full_state: str) -> None:
+        self.queue: asyncio.Queue[str | Close] = asyncio.Queue()
+        self.upto_seq = upto_seq  # the replay covers the log up to here; the queue the rest
+        self.full_state = full_state
+        self.closing: Close | None = None
+
+    def put(self, frame: str) -> bool:
+        if self.closing is not None:
+            return True
+        if self.queue.qsize() >= MAX_BACKLOG:
+            return False
+        self.queue.put_nowait(frame)
+        return True
+
+    def close(self, close: Close) -> None:
+        if self.closing is not None:
+            return
+        self.closing = close
+        while not self.queue.empty():  # a close is urgent: drop what was not sent yet
+            self.queue.get_nowait()
+        self.queue.put_nowait(close)
+
+
+def frame_text(event: dict[str, Any] | RawEvent | Any, *, live: bool = True) -> str:
+    """One websocket frame: the event's JSON with null fields omitted (``exclude_none``).
+
+    Live HookExecutionEvent frames carry no ``parent_id`` (the real server sends them before
+    the id is stamped; their persisted copies have it, facts §6): ``live=False`` (replay)
+    keeps it.
+    """
+    model = parse_event(event) if isinstance(event, dict) else event
+    if isinstance(model, RawEvent):
+        raw = model.raw
+        return (
+            json.dumps(raw, separators=(",", ":"), ensure_ascii=False)
+            if not isinstance(raw, str)
+            else raw
+        )
+    exclude = {"parent_id"} if live and model.kind == "HookExecutionEvent" else None
+    return model.model_dump_json(exclude_none=True, exclude=exclude)
+
+
+def replay_frames(rows: Iterable[Any]) -> list[str]:
+    """Frames for stored rows (JSON text as stored, nulls included) in the order given."""
+    out = []
+    for row in rows:
+        try:
+            data = json.loads(row.json)
+        except ValueError:
+            out.append(row.json)
+            continue
+        out.append(
+            frame_text(parse_event(data), live=False) if isinstance(data, dict) else row.json
+        )
+    return out
