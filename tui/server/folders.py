@@ -23,27 +23,24 @@ import os
 import re
 import secrets
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from tui.models import NON_VIEWABLE_KINDS
 
-from .folder_scan import EVENT_FILE, _entries, _events_dir, _names, conversation_folders  # noqa: F401
+from .folder_log import FolderLog, file_time, trusted_stamp
+from .folder_scan import conversation_folders, dir_entries, events_dir
 from .store import EventRow, Store
 from .views import conversation_info
 
-EVENT_FILES = re.compile(
-    r"^(event-(\d{5,})-([0-9a-fA-F-]{8,})\.json)$", re.MULTILINE
-)  # over joined names
-RACY_NS = 2_000_000_000  # a directory mtime this recent may hide a file created in the same tick
 _HEX = re.compile(r"[0-9a-fA-F]{32}")
 BODY_CACHE = 4_000  # event bodies kept per store
 LOCAL_SANDBOX = "local"
 F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = ["LOCAL_SANDBOX", "FolderLog", "FolderStore", "conversation_folders"]
 
 
 def _locked(method: F) -> F:
@@ -58,99 +55,11 @@ def _locked(method: F) -> F:
     return run  # type: ignore[return-value]
 
 
-def _trusted(stamp: int | None) -> int | None:
-    """An mtime to compare the next one with, or None when it is too recent to trust: a
-    change in the same clock tick as the last look would leave it unchanged."""
-    return stamp if stamp is not None and time.time_ns() - stamp > RACY_NS else None
-
-
 def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-
-
-def _file_time(path: Path) -> str:
-    try:
-        stamp = path.stat().st_mtime
-    except OSError:
-        stamp = 0.0
-    return (
-        datetime.fromtimestamp(stamp, UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
-    )
-
-
-class FolderLog:
-    """One conversation's event files: ids and order from the names, bodies on demand."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.directory = _events_dir(folder) or folder
-        self.files: list[str] = []  # file names in log order (paths are made only to read one)
-        self.ids: list[str] = []
-        #: (timestamp, kind) of each event once its body was read
-        self.info: list[tuple[str, str] | None] = []
-        self._listed: set[str] = set()  # every name seen in the directory, event file or not
-        self._index: dict[str, int] | None = None
-        self._stamp: int | None = None
-        self.refresh()
-
-    @property
-    def index(self) -> dict[str, int]:
-        """Event id → log position, built on first use (opening a folder does not need it)."""
-        if self._index is None:
-            index: dict[str, int] = {}
-            for seq, event_id in enumerate(self.ids):
-                index.setdefault(event_id, seq)
-            self._index = index
-        return self._index
-
-    def refresh(self) -> int:
-        """Pick up files written since the last look; returns how many are new.
-
-        Cheap when nothing was added: a new file changes the directory's mtime, so an unchanged
-        one means no listing (unless the mtime is too recent to trust: a file created in the
-        same clock tick as the last listing leaves it unchanged). After a change only names not
-        seen before are parsed, in one regular-expression pass over the joined names, so a
-        100,000-file folder costs one listing per change, not a parse of every name.
-
-        Log order is the index in the file name. A file that appears later with an index below
-        the newest one (never done by the SDK, which numbers under a lock) goes at the end, so
-        positions already served never move."""
-        try:
-            stamp = os.stat(self.directory).st_mtime_ns
-            if stamp == self._stamp:
-                return 0
-            names = os.listdir(self.directory)
-        except OSError:
-            return 0
-        self._stamp = _trusted(stamp)
-        unseen = [name for name in names if name not in self._listed] if self._listed else names
-        if not unseen:
-            return 0
-        self._listed.update(unseen)
-        unseen.sort()  # for indexes of one width (the usual case) name order is index order
-        found = EVENT_FILES.findall("\n".join(unseen))  # (name, index digits, event id)
-        if not found:
-            return 0
-        files, digits, ids = zip(*found)
-        if min(map(len, digits)) != max(map(len, digits)):  # 99999 → 100000: order by number
-            files, digits, ids = zip(*sorted(found, key=lambda f: int(f[1])))
-        start = len(self.files)
-        self.files.extend(files)
-        self.ids.extend(ids)
-        self.info.extend([None] * len(files))
-        if self._index is not None:
-            for offset, event_id in enumerate(ids):
-                self._index.setdefault(event_id, start + offset)
-        return len(files)
-
-    def path(self, seq: int) -> Path:
-        return self.directory / self.files[seq]
-
-    def __len__(self) -> int:
-        return len(self.files)
 
 
 class FolderStore(Store):
@@ -171,7 +80,7 @@ class FolderStore(Store):
         self.put_sandbox(
             {
                 "id": LOCAL_SANDBOX,
-                "created_at": _file_time(self.root) + "Z",
+                "created_at": file_time(self.root) + "Z",
                 "sandbox_spec_id": "local",
                 "status": "RUNNING",
                 "session_api_key": secrets.token_hex(16),
@@ -199,15 +108,17 @@ class FolderStore(Store):
         except OSError:
             return []
         if stamp != self._root_stamp:
-            self._root_stamp = _trusted(stamp)
-            if _events_dir(self.root) is not None:
+            self._root_stamp = trusted_stamp(stamp)
+            if events_dir(self.root) is not None:
                 candidates = [self.root]
             else:
-                candidates = [Path(entry.path) for entry in _entries(self.root) if entry.is_dir()]
+                candidates = [
+                    Path(entry.path) for entry in dir_entries(self.root) if entry.is_dir()
+                ]
             self._waiting.update(folder for folder in candidates if folder not in self._folders)
         added = []
         for folder in sorted(self._waiting):
-            if _events_dir(folder) is not None:
+            if events_dir(folder) is not None:
                 self._waiting.discard(folder)
                 self._folders[folder] = cid = self._add_folder(folder)
                 added.append(cid)
@@ -225,7 +136,7 @@ class FolderStore(Store):
             self._retitle(cid)
         if stamp is not None and stamp == self._state_stamps.get(cid):
             return False
-        self._state_stamps[cid] = _trusted(stamp)
+        self._state_stamps[cid] = trusted_stamp(stamp)
         state = _read_json(folder / "base_state.json") or {}
         status = state.get("execution_status")
         info = super().get_conversation(cid)
@@ -264,9 +175,9 @@ class FolderStore(Store):
         title = meta.get("title") if isinstance(meta.get("title"), str) else None
         agent = state.get("agent") if isinstance(state.get("agent"), dict) else {}
         llm = agent.get("llm") if isinstance(agent.get("llm"), dict) else {}
-        created = meta.get("created_at") or (_file_time(log.path(0)) + "Z" if log.files else None)
+        created = meta.get("created_at") or (file_time(log.path(0)) + "Z" if log.files else None)
         updated = meta.get("updated_at") or (
-            _file_time(log.path(len(log) - 1)) + "Z" if log.files else created
+            file_time(log.path(len(log) - 1)) + "Z" if log.files else created
         )
         status = state.get("execution_status")
         title = title or self._first_user_text(cid)
@@ -286,7 +197,7 @@ class FolderStore(Store):
         )
         self.announced[cid] = self._complete_len(cid) - 1
         try:
-            self._state_stamps[cid] = _trusted(os.stat(folder / "base_state.json").st_mtime_ns)
+            self._state_stamps[cid] = trusted_stamp(os.stat(folder / "base_state.json").st_mtime_ns)
         except OSError:
             self._state_stamps[cid] = None
         return cid
@@ -353,7 +264,7 @@ class FolderStore(Store):
                 return None  # the agent may still be writing it: not corrupt yet
             event = {
                 "id": log.ids[seq],
-                "timestamp": _file_time(path),
+                "timestamp": file_time(path),
                 "kind": "UnreadableEventFile",
                 "file": path.name,
                 "error": f"{type(exc).__name__}: {exc}"[:500],
