@@ -22,6 +22,7 @@ from .faults import FaultMiddleware, Faults
 from .lifecycle import Lifecycle
 from .limits import MAX_BODY, BodyLimitMiddleware
 from .live import MAX_SUBSCRIBERS, LiveHub
+from .loopback_guard import LoopbackGuardMiddleware
 from .read_only import ReadOnlyMiddleware
 from .responses import validation_error_handler
 from .store import Store
@@ -34,7 +35,7 @@ def create_app(
     start_delay: float = 1.0,
     sandbox_start_delay: float = 0.5,
     resume_delay: float = 0.0,
-    shared_public_only: bool = False,
+    shared_public_only: bool = True,
     clock: Callable[[], float] = time.time,
     agent_pace: float | None = None,
     autoplay: Iterable[str] = (),
@@ -43,6 +44,7 @@ def create_app(
     faults: Faults | None = None,
     max_body: int = MAX_BODY,
     read_only: bool | None = None,
+    loopback_only: bool = False,
 ) -> FastAPI:
     """Build a server over ``store`` (a fresh in-memory one if omitted).
 
@@ -52,7 +54,8 @@ def create_app(
     - ``start_delay``: seconds a start task takes from WORKING to READY.
     - ``sandbox_start_delay`` / ``resume_delay``: STARTING → RUNNING after a start / resume.
     - ``shared_public_only``: shared search only serves conversations with ``public: true``
-      (the real rule); off by default so every demo conversation can be browsed.
+      (the real rule, the default); off serves every conversation (for tests of the shared
+      routes' paging over data that is not marked public).
     - ``clock``: seconds since the epoch, injectable for deterministic tests (also the
       source of live event timestamps).
     - ``agent_pace``: seconds between two steps of a live agent run (``live/``); ``None``
@@ -67,6 +70,9 @@ def create_app(
     - ``max_body``: request bodies over this many bytes get 413 (``limits.py``).
     - ``read_only``: refuse every request that is not a read (405, ``read_only.py``); by
       default on when the store says so (``FolderStore``: local folders are never written to).
+    - ``loopback_only``: answer only requests that name the server by a loopback name and come
+      from no foreign web origin (``loopback_guard.py``: DNS rebinding, cross-site posts); on
+      for every server ``ohtui`` starts for itself.
 
     The agent-server routes (websocket ``/sockets/events/{id}``, ``/api/conversations/{id}/
     events|run|pause|interrupt|events/respond_to_confirmation``) authenticate with the
@@ -114,6 +120,8 @@ def create_app(
     app.state.read_only = getattr(store, "read_only", False) if read_only is None else read_only
     if app.state.read_only:
         app.add_middleware(ReadOnlyMiddleware)
+    if loopback_only:  # added last: outermost, before anything else looks at the request
+        app.add_middleware(LoopbackGuardMiddleware)
     app.add_exception_handler(RequestValidationError, validation_error_handler)  # type: ignore[arg-type]
 
     protected: list[Any] = [Depends(require_session_key)]

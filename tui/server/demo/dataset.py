@@ -1,8 +1,9 @@
-"""The demo dataset and generated logs for tests and benchmarks.
+"""The demo dataset: what ``ohtui`` shows when no server is named.
 
 Why deterministic: screenshots, snapshot tests and bug reports must see the same data on
 every run, so everything comes from one seeded ``random.Random`` and a fixed base time
-(never the wall clock). Contents imitate the real captures in
+(never the wall clock) — except the sandboxes' session keys, which are random on every
+build (a key anyone can compute opens every demo server). Contents imitate the real captures in
 ``shared/samples/openhands`` (not read at runtime: the server works without them).
 
 The dataset (:func:`load_demo`): 8 conversations on 5 sandboxes (RUNNING ×2, PAUSED,
@@ -205,6 +206,7 @@ def build_demo(seed: int = DEMO_SEED) -> DemoDataset:
     """The demo dataset as plain data (identical for identical seeds)."""
     rng = random.Random(seed)
     ids = SeededIds(rng)
+    keys = SeededIds(random.SystemRandom())
     sandboxes = []
     for index, (spec_index, status, detail) in enumerate(_SANDBOXES):
         sandboxes.append(
@@ -214,7 +216,9 @@ def build_demo(seed: int = DEMO_SEED) -> DemoDataset:
                 "created_by_user_id": None,
                 "sandbox_spec_id": SPECS[spec_index]["id"],
                 "status": status,
-                "session_api_key": ids.session_key(),
+                # a key from the seeded ids would be known to anyone who can read this code;
+                # one is still drawn so the ids after it stay what they always were
+                "session_api_key": keys.session_key() if ids.session_key() else None,
                 "status_detail": detail,
                 "port": 34010 + 10 * index,
                 "due_status": None,
