@@ -67,7 +67,9 @@ class FolderStore(Store):
 
     read_only = True  # create_app refuses every request that is not a read (read_only.py)
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, session_key: str | None = None) -> None:
+        """``session_key``: the pseudo sandbox's key (the server's own, ``folder_server.py``);
+        a random one if omitted."""
         super().__init__(":memory:")
         self._folder_lock = threading.RLock()
         self.root = Path(path)
@@ -83,7 +85,7 @@ class FolderStore(Store):
                 "created_at": file_time(self.root) + "Z",
                 "sandbox_spec_id": "local",
                 "status": "RUNNING",
-                "session_api_key": secrets.token_hex(16),
+                "session_api_key": session_key or secrets.token_urlsafe(32),
                 "port": 0,
             }
         )
