@@ -25,6 +25,7 @@ from .live import MAX_SUBSCRIBERS, LiveHub
 from .loopback_guard import LoopbackGuardMiddleware
 from .read_only import ReadOnlyMiddleware
 from .responses import validation_error_handler
+from .start_tasks import Phases
 from .store import Store
 
 
@@ -45,6 +46,11 @@ def create_app(
     max_body: int = MAX_BODY,
     read_only: bool | None = None,
     loopback_only: bool = False,
+    sync_sandbox_start: bool = False,
+    start_phases: Phases | None = None,
+    ignore_start_title: bool = False,
+    start_failure: tuple[str, str] | None = None,
+    store_transient_events: bool = False,
 ) -> FastAPI:
     """Build a server over ``store`` (a fresh in-memory one if omitted).
 
@@ -70,6 +76,15 @@ def create_app(
     - ``max_body``: request bodies over this many bytes get 413 (``limits.py``).
     - ``read_only``: refuse every request that is not a read (405, ``read_only.py``); by
       default on when the store says so (``FolderStore``: local folders are never written to).
+    - Behaviours of the real app server (openhands-ai 1.11.0, facts §10), each off by
+      default; ``real_app_server.real_app_server_options()`` turns them all on:
+      ``sync_sandbox_start`` (``POST /api/v1/sandboxes`` answers only once the sandbox is
+      RUNNING, after ``sandbox_start_delay``; a second POST meanwhile starts a second one);
+      ``start_phases`` (the start task's statuses and their durations, ``start_tasks.py``);
+      ``ignore_start_title`` (the title sent at creation is ignored: "Conversation xxxxx");
+      ``start_failure`` (``(status, detail)``: every start task goes ERROR there);
+      ``store_transient_events`` (live runs also store their StreamingDeltaEvents and
+      ``full_state`` updates, parent_id null, in the searchable history).
     - ``loopback_only``: answer only requests that name the server by a loopback name and come
       from no foreign web origin (``loopback_guard.py``: DNS rebinding, cross-site posts); on
       for every server ``ohtui`` starts for itself.
@@ -96,13 +111,19 @@ def create_app(
     )
     app.state.store = store
     app.state.session_key = session_key or None
-    app.state.options = {"shared_public_only": shared_public_only}
+    app.state.options = {
+        "shared_public_only": shared_public_only,
+        "sync_sandbox_start": sync_sandbox_start,
+    }
     app.state.lifecycle = Lifecycle(
         store,
         clock=clock,
         start_delay=start_delay,
         sandbox_start_delay=sandbox_start_delay,
         resume_delay=resume_delay,
+        start_phases=start_phases,
+        ignore_start_title=ignore_start_title,
+        start_failure=start_failure,
     )
     app.state.live = LiveHub(
         store,
@@ -112,6 +133,7 @@ def create_app(
         auth_timeout=ws_auth_timeout,
         max_subscribers=ws_max_subscribers,
         session_key=app.state.session_key,
+        store_transient=store_transient_events,
     )
     app.state.faults = faults if faults is not None else Faults()
     # outermost first: a body limit applies even to requests a fault would answer

@@ -84,7 +84,7 @@ def serve_main(
 
     from .app import create_app
     from .demo import DEMO_PACE, add_live_demo, load_demo
-    from .faults import Faults
+    from .faults import Faults, with_connection_faults
     from .store import Store
 
     try:
@@ -142,7 +142,9 @@ def serve_main(
         faults=Faults(chaos_rate=chaos),
         loopback_only=is_loopback(host),
     )
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(
+        with_connection_faults(app), log_level="warning", access_log=False, lifespan="on"
+    )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:

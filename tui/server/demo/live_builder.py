@@ -32,7 +32,10 @@ class LiveBuilder(ConversationBuilder):
         clock: Callable[[], float],
         head: str | None,
         metrics: dict[str, Any] | None,
+        backdate_stats: bool = False,
     ) -> None:
+        """``backdate_stats``: stats updates are stamped a little before the step they
+        follow, as the real app server's stored history has them (facts §10)."""
         super().__init__(
             rng,
             datetime.fromtimestamp(clock()),
@@ -41,6 +44,7 @@ class LiveBuilder(ConversationBuilder):
             workdir=WORKDIR,
         )
         self.clock = clock
+        self.backdate_stats = backdate_stats
         self.now = datetime.fromtimestamp(clock()) - timedelta(microseconds=1)
         self.head = head or ROOT_PARENT
         usage = (metrics or {}).get("accumulated_token_usage") or {}
@@ -60,7 +64,8 @@ class LiveBuilder(ConversationBuilder):
         return now.isoformat(timespec="microseconds")
 
     def state(self, key: str, value: Any, *, earlier: bool = False) -> str:
-        return super().state(key, value)  # live updates are never back-dated
+        # back-dated only when asked to: a live log's times otherwise only increase
+        return super().state(key, value, earlier=earlier and self.backdate_stats)
 
     def llm_call(self, prompt: int | None = None, completion: int | None = None) -> str:
         before = (self.prompt_tokens, self.completion_tokens, self.cache_read_tokens, self.cost)

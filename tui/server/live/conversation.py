@@ -73,6 +73,7 @@ class LiveConversation:
             clock=hub.clock,
             head=store.head_event_id(conversation_id),
             metrics=info.get("metrics"),
+            backdate_stats=hub.store_transient,
         )
         self.last_user_message_id: str | None = None
         last_user = store.last_event_of(conversation_id, "MessageEvent", "user")
@@ -149,7 +150,7 @@ class LiveConversation:
                     f"the simulator built an invalid {event.get('kind')}: {model.error}"
                 )
             kind = event["kind"]
-            if kind not in TRANSIENT_KINDS:
+            if kind not in TRANSIENT_KINDS or self.hub.store_transient:
                 rows.append((event, model.model_dump_json()))
             frames.append(frame_text(model))
             if kind == "ConversationStateUpdateEvent":
@@ -193,7 +194,14 @@ class LiveConversation:
                     break
 
     def broadcast_full_state(self) -> str:
+        """A fresh ``full_state`` to every subscriber; with ``store_transient`` it is also
+        stored (parent_id null), as the real app server's history holds them."""
         frame = self.full_state_frame()
+        if self.hub.store_transient:
+            event = json.loads(frame)
+            stored = parse_event(event).model_dump_json()
+            self.hub.store.append_serialized(self.id, [(event, stored)])
+            self.known_seq = self.hub.store.last_seq(self.id)
         self.broadcast([frame])
         return frame
 

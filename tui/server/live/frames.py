@@ -71,8 +71,18 @@ def frame_text(event: dict[str, Any] | RawEvent | Any, *, live: bool = True) -> 
     return model.model_dump_json(exclude_none=True, exclude=exclude)
 
 
+def is_transient(data: dict[str, Any]) -> bool:
+    """A StreamingDeltaEvent or a ``full_state`` update: sent live, never replayed by an agent
+    server (an app server's stored history may hold them, ``store_transient_events``)."""
+    kind = data.get("kind")
+    return kind == "StreamingDeltaEvent" or (
+        kind == "ConversationStateUpdateEvent" and data.get("key") == "full_state"
+    )
+
+
 def replay_frames(rows: Iterable[Any]) -> list[str]:
-    """Frames for stored rows (JSON text as stored, nulls included) in the order given."""
+    """Frames for stored rows (JSON text as stored, nulls included) in the order given;
+    transient events stored beside the log (:func:`is_transient`) are left out."""
     out = []
     for row in rows:
         try:
@@ -80,7 +90,8 @@ def replay_frames(rows: Iterable[Any]) -> list[str]:
         except ValueError:
             out.append(row.json)
             continue
-        out.append(
-            frame_text(parse_event(data), live=False) if isinstance(data, dict) else row.json
-        )
+        if not isinstance(data, dict):
+            out.append(row.json)
+        elif not is_transient(data):
+            out.append(frame_text(parse_event(data), live=False))
     return out

@@ -46,7 +46,10 @@ class LiveHub:
         auth_timeout: float = 10.0,
         max_subscribers: int = MAX_SUBSCRIBERS,
         session_key: str | None = None,
+        store_transient: bool = False,
     ) -> None:
+        """``store_transient``: runs also store their StreamingDeltaEvents and ``full_state``
+        updates in the searchable history (the real app server does, facts §10)."""
         self.store = store
         self.lifecycle = lifecycle
         self.clock = lifecycle.clock
@@ -55,6 +58,7 @@ class LiveHub:
         self.auth_timeout = auth_timeout
         self.max_subscribers = max_subscribers
         self.session_key = session_key
+        self.store_transient = store_transient
         self.conversations: dict[str, LiveConversation] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[Any]] = set()

@@ -200,7 +200,7 @@ class EventLog(StoreBase):
         """Id of the newest viewable event in log order: where a new message hangs."""
         row = self._one(
             "SELECT id FROM events WHERE conversation_id = ? AND viewable = 1"
-            " ORDER BY seq DESC LIMIT 1",
+            " AND kind != 'StreamingDeltaEvent' ORDER BY seq DESC LIMIT 1",
             (conversation_id,),
         )
         return row[0] if row else None
