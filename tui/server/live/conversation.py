@@ -76,7 +76,17 @@ class LiveConversation:
             backdate_stats=hub.store_transient,
         )
         self.last_user_message_id: str | None = None
-        last_user = store.last_event_of(conversation_id, "MessageEvent", "user")
+        try:
+            self._restore(store)
+        except (KeyError, TypeError, AttributeError, ValueError):  # a stored log it cannot read
+            log.warning("live %s: could not pick up where the stored log left off", self.id)
+            self.request, self.has_request, self.pending_confirmation = None, False, None
+            self.script = None
+
+    def _restore(self, store: Any) -> None:
+        """Pick up an unanswered user message, or an action waiting for confirmation, from the
+        stored log (a local folder's may be anything: any shape error is the caller's)."""
+        last_user = store.last_event_of(self.id, "MessageEvent", "user")
         if last_user:
             user_event = json.loads(last_user)
             self.last_user_message_id = user_event.get("id")
@@ -86,7 +96,7 @@ class LiveConversation:
                 )
                 self.has_request = True
         if self.status == "waiting_for_confirmation":  # e.g. the demo's: its last action waits
-            stored_action = store.last_event_of(conversation_id, "ActionEvent")
+            stored_action = store.last_event_of(self.id, "ActionEvent")
             if stored_action:
                 action = json.loads(stored_action)
                 self.pending_confirmation = Confirm(

@@ -93,5 +93,17 @@ def replay_frames(rows: Iterable[Any]) -> list[str]:
         if not isinstance(data, dict):
             out.append(row.json)
         elif not is_transient(data):
-            out.append(frame_text(parse_event(data), live=False))
+            out.append(_replayable(data, row.json))
     return out
+
+
+def _replayable(data: dict[str, Any], stored: str) -> str:
+    """The replay frame of one stored event; the stored text itself when the event cannot be
+    re-encoded (a ``"\\ud800"`` escape from a local file decodes to a lone surrogate, which
+    no UTF-8 frame can carry: its escaped original can)."""
+    try:
+        frame = frame_text(parse_event(data), live=False)
+        frame.encode("utf-8")
+    except (ValueError, UnicodeError):  # PydanticSerializationError is a ValueError
+        return stored
+    return frame

@@ -124,4 +124,9 @@ def full_state_frame(value: dict[str, Any], now: float) -> str:
         "value": value,
         "kind": "ConversationStateUpdateEvent",
     }
-    return json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a local file: escaped, it can be sent
+        text = json.dumps(event, separators=(",", ":"))
+    return text
