@@ -67,8 +67,9 @@ def create_app(
     - ``agent_pace``: seconds between two steps of a live agent run (``live/``); ``None``
       (default) = no autonomous runs: a running conversation advances only when a test calls
       ``app.state.live.step_sync(conversation_id)``.
-    - ``autoplay``: conversation ids kept busy forever (run at startup, a new request after
-      each run ends); needs ``agent_pace``. The demo (``start_demo_server``) uses it.
+    - ``autoplay``: conversations the demo's agent plays (``live/autoplay.py``): each runs
+      its request to the end, then, after a rest, the next story starts as a fresh
+      conversation; needs ``agent_pace``. The demo (``start_demo_server``) uses it.
     - ``ws_auth_timeout``: seconds a websocket has to send its ``auth`` frame (10, as real).
     - ``ws_max_subscribers``: websocket subscribers per conversation (50, as real).
     - ``faults``: the fault queue (``faults.py``); a fresh, empty one if omitted, so tests can

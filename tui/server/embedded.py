@@ -15,9 +15,10 @@ def start_demo_server(
 ) -> tuple[str, Callable[[], None]]:
     """Start an in-memory demo server on a loopback port; returns ``(base_url, stop)``.
 
-    Besides the fixed demo dataset it has one live conversation whose agent keeps working
-    (``autoplay``, a step every ``DEMO_PACE`` seconds), so a websocket client always has
-    something to follow; every other conversation runs too when sent a message.
+    Besides the fixed demo dataset it has a live conversation whose agent works through one
+    request (a step every ``DEMO_PACE`` seconds) and, after a rest, the next story in a fresh
+    conversation (``autoplay``), so there is always a run to follow; every other conversation
+    runs too when sent a message.
     ``sock``: a loopback socket reserved earlier (``loopback.DeferredServer``). It answers
     only to loopback names (``loopback_guard.py``).
     """

@@ -79,7 +79,7 @@ def serve_main(
 
     ``session_key`` (the flag), ``session_key_file`` and ``OHTUI_SESSION_KEY`` in
     ``environ``, in that order, give the key (:func:`resolve_session_key`). Agent runs step
-    every ``DEMO_PACE`` seconds; with ``--demo`` the live conversation is kept busy."""
+    every ``DEMO_PACE`` seconds; with ``--demo`` the demo's live stories play one after another."""
     import uvicorn
 
     from .app import create_app

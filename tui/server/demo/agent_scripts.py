@@ -1,7 +1,7 @@
 """The scripts the simulated agent plays, and which one answers a user's request.
 
 Each script is a generator of steps (``script_steps.py``); :data:`SCRIPTS` names them,
-:func:`pick_script` chooses one for a message, :data:`AUTOPLAY` is what the demo asks for.
+:func:`pick_script` chooses one for a message (the demo's stories are ``live_demo.py``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from .script_steps import (
 )
 
 __all__ = [
-    "AUTOPLAY",
     "ROTATION",
     "SCRIPTS",
     "TOOL",
@@ -286,17 +285,6 @@ SCRIPTS: dict[str, Callable[[LiveBuilder, int], Script]] = {
 
 #: Work scripts used in turn for ordinary requests.
 ROTATION = ("hello", "flaky", "verbose", "docs")
-
-#: What the demo's autoplay asks next, in turn: ``(script, user message)``.
-AUTOPLAY = (
-    ("flaky", "Next task: `test_refund_idempotency` fails about 1 run in 20 — find out why."),
-    ("verbose", "Next task: add a --verbose flag to cli/main.py."),
-    ("chat", "Thanks!"),
-    ("docs", "Next task: document the CLI in docs/usage.md."),
-    ("confirm", "Next task: free some disk space in the project."),
-    ("hello", "Next task: say hello, write hello.py and run it."),
-    ("fail", "Next task: summarize the open bugs in acme/widgets."),
-)
 
 _THANKS = ("thanks", "thank you", "thx", "great", "ok", "cool")
 

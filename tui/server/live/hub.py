@@ -10,11 +10,11 @@ import logging
 from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
-from ..demo import agent_scripts
 from ..demo.agent_scripts import Fail
 from ..demo.events_builder import text
 from ..lifecycle import Lifecycle
 from ..store import Store
+from .autoplay import play_stories
 from .conversation import LiveConversation
 from .errors import ConversationNotFound, LiveError
 from .frames import Close
@@ -26,11 +26,6 @@ T = TypeVar("T")
 
 #: At most this many websocket subscribers per conversation (the agent server's limit).
 MAX_SUBSCRIBERS = 50
-#: The demo's autoplay stops asking for more work once its log is this long.
-AUTOPLAY_MAX_EVENTS = 50_000
-
-#: Statuses in which a run can be started (or continued) by a message or ``/run``.
-_STARTABLE = ("idle", "paused", "finished", "error", "stuck")
 
 
 class LiveHub:
@@ -110,14 +105,18 @@ class LiveHub:
                 if conv is not None:
                     await conv.run()
             elif kind == "conversation_deleted":
-                conv = self.conversations.pop(subject_id, None)
-                if conv is not None:
-                    conv.close_all(Close(1001, "Conversation deleted"))
-                    await conv._cancel_runner()
+                await self.forget(subject_id)
         except LiveError:
             pass
         except Exception:
             log.exception("live hub: handling %s %s failed", kind, subject_id)
+
+    async def forget(self, conversation_id: str) -> None:
+        """The conversation was deleted: close its followers, stop its run."""
+        conv = self.conversations.pop(conversation_id, None)
+        if conv is not None:
+            conv.close_all(Close(1001, "Conversation deleted"))
+            await conv._cancel_runner()
 
     def _on_sandbox(self, sandbox_id: str) -> list[LiveConversation]:
         return [c for c in self.conversations.values() if c.sandbox_id == sandbox_id]
@@ -168,10 +167,7 @@ class LiveHub:
         if self.pace is None:
             return
         for cid in self.autoplay_ids:
-            conv = self.get(cid)
-            if conv is not None:
-                conv.autoplay = True
-                self._spawn(self._autoplay(conv))
+            self._spawn(play_stories(self, cid))
         for conv in list(self.conversations.values()):
             conv.ensure_runner()
 
@@ -184,37 +180,6 @@ class LiveHub:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks)
-
-    async def _autoplay(self, conv: LiveConversation) -> None:
-        """Keep ``conv`` busy forever: run it, and when a run ends ask for the next task."""
-        pace = self.pace or 0.5
-        waited = 0.0
-        turn = 0
-        try:
-            if conv.status in _STARTABLE and conv.status != "paused" and conv.sandbox_running():
-                await conv.run()
-            while True:
-                await asyncio.sleep(pace)
-                if not conv.sandbox_running():
-                    continue
-                if conv.status in ("finished", "idle", "error"):
-                    waited += pace
-                    if waited >= 5 * pace:
-                        if self.store.last_seq(conv.id) >= AUTOPLAY_MAX_EVENTS:
-                            return
-                        script, message = agent_scripts.AUTOPLAY[turn % len(agent_scripts.AUTOPLAY)]
-                        turn += 1
-                        waited = 0.0
-                        await conv.send_message([text(message)], run=True, script=script)
-                elif conv.status == "waiting_for_confirmation":
-                    waited += pace
-                    if waited >= 8 * pace:  # a patient demo user says yes
-                        waited = 0.0
-                        await conv.respond(True, "")
-                else:
-                    waited = 0.0
-        except LiveError:
-            log.info("autoplay of %s stopped", conv.id)
 
     # -- helpers for tests and tools (call from any thread but the loop's) --------------------
 
