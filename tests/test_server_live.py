@@ -695,11 +695,14 @@ def test_runs_are_deterministic(live_server):
 # -- the demo ---------------------------------------------------------------------------------
 
 
-async def test_autoplay_plays_one_story_per_conversation():
+async def test_autoplay_plays_one_story_per_conversation(monkeypatch):
     """The demo's live agent finishes a story, rests, and starts the next one as a fresh
     conversation: no endless log, realistic cost per run, a bounded list."""
     from tui.server import add_live_demo, load_demo, start_server
+    from tui.server.live import autoplay
     from tui.server.live.autoplay import KEEP
+
+    monkeypatch.setattr(autoplay, "REST_PACES", 3)  # the rest, shortened for the test
 
     store = Store()
     load_demo(store)

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tui.server.live")
 
-#: Steps of rest between the end of one story and the start of the next.
-REST_PACES = 20
+#: Steps of rest between the end of one story and the start of the next (42 s at the
+#: demo's pace: a quiet list between two runs).
+REST_PACES = 60
 #: Steps a run waits for confirmation before the demo's patient user says yes.
 APPROVE_PACES = 20
 #: Conversations made by autoplay that are kept (the newest ones; the first one included).
