@@ -250,6 +250,15 @@ class FolderEvents(Store):
             out.append(text)
         return out
 
+    @locked
+    def event_position(self, conversation_id: str, event_id: str) -> tuple[str, int] | None:
+        log = self.logs.get(conversation_id)
+        if log is None:
+            return super().event_position(conversation_id, event_id)
+        seq = log.index.get(event_id)
+        info = self._info(conversation_id, seq) if seq is not None else None
+        return (info[0], seq) if info is not None and seq is not None else None
+
     def iter_events(self, conversation_id: str, *, batch: int = 1000) -> Iterator[EventRow]:
         log = self.logs.get(conversation_id)
         if log is None:

@@ -157,7 +157,7 @@ class StartTasks:
             try:
                 self._enter(task, status, at)
             except LifecycleError as exc:
-                task["status"], task["detail"] = ERROR, f"{exc.status}: {exc.detail}"
+                task["status"], task["detail"] = ERROR, exc.detail
                 task.pop("_sandbox_id", None)
                 break
             if current < len(self.phases):
@@ -186,7 +186,7 @@ class StartTasks:
             task["sandbox_id"] = sandbox_id
             task["agent_server_url"] = f"http://localhost:{sandbox['port']}"
         if status == READY:
-            task["app_conversation_id"] = self._create_conversation(task, at)
+            task["app_conversation_id"] = self.create_conversation(task, at)
 
     def _sandbox_for(self, request: dict[str, Any], at: float) -> str:
         wanted = request.get("sandbox_id")
@@ -202,7 +202,9 @@ class StartTasks:
 
     # -- the conversation ---------------------------------------------------------------------
 
-    def _create_conversation(self, task: dict[str, Any], at: float) -> str:
+    def create_conversation(self, task: dict[str, Any], at: float) -> str:
+        """The conversation a READY task names (``task``: ``sandbox_id`` and ``request``);
+        also how a bare agent server's start creates one (``routes_agent_server.py``)."""
         request = task.get("request") or {}
         conversation_id = hex_or_none(request.get("conversation_id")) or uuid.uuid4().hex
         builder = ConversationBuilder(
