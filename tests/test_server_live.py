@@ -750,6 +750,44 @@ async def test_autoplay_plays_one_story_per_conversation(monkeypatch):
         store.close()
 
 
+async def test_autoplay_never_deletes_a_conversation_someone_follows(monkeypatch):
+    from tui.server import add_live_demo, load_demo, start_server
+    from tui.server.live import autoplay
+
+    monkeypatch.setattr(autoplay, "REST_PACES", 1)
+    monkeypatch.setattr(autoplay, "KEEP", 1)
+    store = Store()
+    load_demo(store)
+    cid = add_live_demo(store)
+    demo = start_server(store, agent_pace=0.005, autoplay=[cid])
+
+    seen: set[str] = set()
+
+    def stories() -> int:
+        """Live conversations made so far, deleted ones included."""
+        rows, _ = store.search_conversations(limit=100)
+        seen.update(c for _, c, info in rows if info["title"].startswith("Live:"))
+        return len(seen)
+
+    async def until(predicate) -> None:
+        deadline = asyncio.get_running_loop().time() + 60
+        while not predicate():
+            assert asyncio.get_running_loop().time() < deadline
+            await asyncio.sleep(0.02)
+
+    try:
+        key = record(demo, cid)["session_api_key"]
+        ws = await open_ws(demo, cid, key)
+        await until(lambda: stories() >= 4)  # three newer ones made, older ones deleted ...
+        assert store.get_conversation(cid) is not None  # ... but not the one followed
+        assert len([c for c in seen if store.get_conversation(c)]) <= 3
+        await ws.close()
+        await until(lambda: store.get_conversation(cid) is None)  # unfollowed: it goes
+    finally:
+        demo.stop()
+        store.close()
+
+
 def test_demo_metrics_are_realistic():
     demo = build_demo()
     for conv in demo.conversations:
