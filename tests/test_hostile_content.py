@@ -31,7 +31,7 @@ from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.event_tree import Branch, EventTreeView
 from tui.server import Store
-from tui.server.records import conversation_info
+from tui.server.views import conversation_info
 
 ESC_SEQUENCES = (
     "\x1b[31mred\x1b[0m"  # colour

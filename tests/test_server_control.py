@@ -11,8 +11,8 @@ import pytest
 
 from tui.models import AppConversation, AppConversationStartTask, SandboxInfo, SandboxSpecInfo
 from tui.server import RunningServer, Store, load_demo
-from tui.server.records import conversation_info
 from tui.server.routes_conversations import AppConversationStartRequest
+from tui.server.views import conversation_info
 
 CONV = "/api/v1/app-conversations"
 SANDBOXES = "/api/v1/sandboxes"

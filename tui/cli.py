@@ -23,7 +23,7 @@ commands:
   ohtui config init [--force]     write a commented config file (mode 600, no keys)
   ohtui export ID [--format md|jsonl] [-o FILE] [--shared]
                                   a conversation as a Markdown transcript or JSONL, no UI
-  ohtui serve [--host H] [--port N] [--db PATH] [--demo] [--session-key K]
+  ohtui serve [--host H] [--port N] [--db PATH] [--demo] [--session-key-file F]
                                   run the reference server in the foreground
 """
 
@@ -117,7 +117,15 @@ def build_serve_parser() -> argparse.ArgumentParser:
     parser.add_argument("--db", default=None, help="SQLite file (default: in memory)")
     parser.add_argument("--demo", action="store_true", help="load the demo dataset")
     parser.add_argument(
-        "--session-key", default=None, help="require this X-Session-API-Key on /api/v1"
+        "--session-key-file",
+        metavar="PATH",
+        default=None,
+        help="require the key in this file (one line, mode 600) on /api/v1 and the agent routes",
+    )
+    parser.add_argument(
+        "--session-key",
+        default=None,
+        help="require this key (visible in the process list: prefer --session-key-file or OHTUI_SESSION_KEY)",
     )
     parser.add_argument(
         "--chaos",
@@ -196,9 +204,13 @@ def _load_settings(args: argparse.Namespace, prog: str = "ohtui") -> Any:
     return resolved
 
 
-def _client(resolved: Any, url: str) -> Any:
+def _client(resolved: Any, url: str, folder_key: str | None = None) -> Any:
+    """The client for ``url``; ``folder_key``: the local-folder server's own key, instead of
+    any configured key (which is for another server)."""
     from tui.client import OpenHandsClient
 
+    if folder_key is not None:
+        return OpenHandsClient(url, session_api_key=folder_key)
     return OpenHandsClient(
         url, api_key=resolved.key("api_key"), session_api_key=resolved.key("session_key")
     )
@@ -230,37 +242,26 @@ def _folder_factory(path: Any, stops: list) -> Any:
         started = _serve_folders(str(path))
         if started is None:
             raise RuntimeError(f"no conversation folders in {path}")
-        url, stop = started
+        url, stop, key = started
         stops.append(stop)
-        return OpenHandsClient(url), url, True
+        return OpenHandsClient(url, session_api_key=key), url, True
 
     return connect
 
 
-def _serve_folders(path: str) -> tuple[str, Any] | None:
-    """The reference server over local conversation folders, on loopback; (url, stop)."""
-    from pathlib import Path
+def _serve_folders(path: str) -> tuple[str, Any, str] | None:
+    """The reference server over local conversation folders, on loopback: ``(url, stop,
+    key)``; the key is made for this run and only the client given it can read them."""
+    from tui.server.folder_server import start_folder_server
 
-    from tui.server import start_server
-    from tui.server.folder_watch import start_following
-    from tui.server.folders import FolderStore, conversation_folders
-
-    root = Path(path).expanduser()
-    if not conversation_folders(root):
+    served = start_folder_server(path)
+    if served is None:
         print(
-            f"ohtui: no OpenHands conversation folders in {root} (expected <id>/events/event-NNNNN-<id>.json)",
+            f"ohtui: no OpenHands conversation folders in {path} (expected <id>/events/event-NNNNN-<id>.json)",
             file=sys.stderr,
         )
         return None
-    store = FolderStore(root)
-    server = start_server(store)
-    start_following(server, store)
-
-    def stop() -> None:
-        server.stop()
-        store.close()
-
-    return server.base_url, stop
+    return served.base_url, served.stop, served.session_key
 
 
 def _profile_factory(args: argparse.Namespace, name: str) -> Any:
@@ -299,7 +300,7 @@ def run_app(args: argparse.Namespace) -> int:
     from tui.app.app import OhtuiApp
     from tui.app.notices import Notifier
 
-    stop = warm_up = None
+    stop = warm_up = folder_key = None
     url = resolved.url
     local = args.local or args.path
     readonly = resolved.readonly
@@ -307,7 +308,7 @@ def run_app(args: argparse.Namespace) -> int:
         started = _serve_folders(local)
         if started is None:
             return 2
-        url, stop = started
+        url, stop, folder_key = started
         readonly = True  # the folders are never written to, and there are no sandboxes
     elif not url:
         # the port now, the server after the app's first frame (in a thread): the demo's
@@ -331,7 +332,7 @@ def run_app(args: argparse.Namespace) -> int:
     try:
         app = OhtuiApp(
             # built in a thread after the first frame: its imports (httpx, the models) take ~0.3 s
-            client_factory=lambda: _client(resolved, url),
+            client_factory=lambda: _client(resolved, url, folder_key),
             url=url,
             conversation_id=args.conversation,
             shared=args.shared,
@@ -474,7 +475,13 @@ def main(argv: list[str] | None = None) -> int:
             print("ohtui serve: --chaos takes a rate between 0 and 1", file=sys.stderr)
             return 2
         return serve_main(
-            args.host, args.port, args.db, args.demo, args.session_key, chaos=args.chaos
+            args.host,
+            args.port,
+            args.db,
+            args.demo,
+            args.session_key,
+            chaos=args.chaos,
+            session_key_file=args.session_key_file,
         )
     if command == ["info"]:
         return run_info(argv[1:])
