@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self, TypeVar
@@ -58,13 +57,25 @@ def _status_value(status: Any) -> str:
     return getattr(status, "value", status)
 
 
-def _page_or_json(body: bytes) -> Any:
-    """An event page read in one pass when every event in it is valid; else the decoded
-    JSON, for the careful per-event path (and its precise complaints about the shape)."""
-    from tui.models.pages import EventPage
+class _NotAPage:
+    """What ``_page_or_json`` returns for a JSON body of another shape (the reason kept)."""
 
-    page = EventPage.read_valid(body)
-    return page if page is not None else json.loads(body)
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _page_or_json(body: bytes) -> Any:
+    """An event page, whatever its events hold (``EventPage.from_bytes``: one bad event is
+    a raw row, never the page's loss). A body that is not JSON raises ``ValueError`` (the
+    HTTP layer says "response is not JSON"); JSON of another shape comes back as _NotAPage."""
+    from tui.models.pages import EventPage, NotAnEventPage
+
+    try:
+        return EventPage.from_bytes(body)
+    except NotAnEventPage as exc:
+        return _NotAPage(str(exc))
 
 
 class OpenHandsClient:
@@ -202,10 +213,8 @@ class OpenHandsClient:
         data = await self._http.request("GET", path, params=query, parse=_page_or_json)
         if isinstance(data, EventPage):
             return data
-        try:
-            return EventPage.from_json(data)
-        except ValueError as exc:
-            raise self._bad("GET", path, f"malformed event page ({exc})") from None
+        reason = data.reason if isinstance(data, _NotAPage) else "empty body"
+        raise self._bad("GET", path, f"malformed event page ({reason})")
 
     async def search_shared_events(
         self,
