@@ -62,9 +62,7 @@ def _not_a_page(text: str) -> None:
     try:
         loads(text, 64)
     except TooDeep:
-        pass
-    except NotJSON:
-        raise
+        value_end(text, len(text) - len(text.lstrip(" \t\n\r")))  # NotJSON if never closed
     raise NotAnEventPage("an event page must be an object with an 'items' list")
 
 

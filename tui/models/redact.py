@@ -139,11 +139,13 @@ _GATE = re.compile(
 )
 _BEARER = re.compile(r"bearer[ \t]+([A-Za-z0-9._~+/=-]{12,})", re.IGNORECASE)
 _KEY_REST = re.compile(r"[\w.-]{0,60}")
-_ASSIGN = re.compile(r"""["']?[ \t]*[:=][ \t]*(["']?)""")
+# a quote may be escaped, once or more (JSON inside a JSON string: \"name\": \"value\")
+_ASSIGN = re.compile(r"""(?:\\*["'])?[ \t]*[:=][ \t]*(\\*["']?)""")
 _VALUE = re.compile(r"""[^\s"'\\,;&<>{}\[\]()]{1,4096}""")
 _BLANKS = re.compile(r"[ \t]+")
 _SCHEMES = frozenset({"bearer", "basic", "token", "digest", "negotiate"})
-_NOT_SECRET = frozenset({"null", "none", "true", "false", "undefined", MASK, URL_MASK})
+_NOT_SECRET = frozenset({"null", "none", "true", "false", "undefined"})
+_MASKED = (MASK, URL_MASK)
 _URL = re.compile(r"""://[^\s"'<>`\\]{1,8192}""")
 _URL_PASSWORD = re.compile(r"^(://[^/?#@:\s]{0,256}:)([^/?#@\s]{1,256})(@)")
 _URL_PARAM = re.compile(r"([?&;])([^=&#;]{1,80})=([^&#;]*)")
@@ -182,7 +184,7 @@ def _value_span(text: str, name_end: int) -> tuple[int, int] | None:
         after = _VALUE.match(text, blanks.end()) if blanks else None
         if after is not None:
             value, shown = after, after.group()
-    if shown.lower() in _NOT_SECRET or _is_number(shown):
+    if shown.lower() in _NOT_SECRET or _is_number(shown) or shown.startswith(_MASKED):
         return None
     return value.span()
 
