@@ -210,3 +210,38 @@ def test_value_end_is_linear_and_never_recurses():
 def test_invalid_json_in_one_event_of_a_frame_is_kept_with_its_text():
     raw = parse_event_json(b'{"id": "x", "kind": "MessageEvent", ')
     assert isinstance(raw, RawEvent) and raw.reason == BAD_JSON and raw.raw.startswith('{"id"')
+
+
+def _mcp_action(data_json: str) -> str:
+    call = '{"id": "c", "name": "fetch", "arguments": "{}", "origin": "completion"}'
+    return (
+        '{"id": "mcp", "source": "agent", "thought": [], "tool_name": "fetch",'
+        f' "tool_call_id": "c", "tool_call": {call}, "llm_response_id": "r",'
+        f' "action": {{"kind": "MCPToolAction", "data": {data_json}}}, "kind": "ActionEvent"}}'
+    )
+
+
+def _terminal_result(metadata_json: str) -> str:
+    return (
+        '{"id": "obs", "source": "environment", "tool_name": "terminal", "tool_call_id": "c",'
+        ' "action_id": "a", "kind": "ObservationEvent", "observation": {"kind":'
+        f' "TerminalObservation", "command": "ls", "metadata": {metadata_json}}}}}'
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _mcp_action('{"x": [1, 1e400]}'),  # dict[str, Any] inside a tool model
+        _terminal_result('{"exit_code": 0, "surprise": NaN}'),  # an open record's extra field
+        _terminal_result('{"exit_code": 0, "nested": {"deep": [-Infinity]}}'),
+    ],
+    ids=["tool-data", "extra-field", "extra-nested"],
+)
+def test_inf_in_free_form_parts_is_found_after_the_one_pass_read(text):
+    fine = text.replace("1e400", "1e300").replace("NaN", "0.5").replace("-Infinity", "2")
+    assert not isinstance(parse_event_json(fine), RawEvent)
+    event = parse_event_json(text)
+    assert isinstance(event, RawEvent) and event.reason == BAD_NUMBER
+    page = EventPage.from_bytes(page_body(fine.encode(), text.encode()))
+    assert [type(e) is RawEvent for e in page.items] == [False, True]

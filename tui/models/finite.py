@@ -125,14 +125,41 @@ def has_odd_number(model: BaseModel) -> bool:
     return False
 
 
+#: Per event class: None when it has nothing to look at, else the (name, flags) plan.
+_TOP: dict[type, tuple[tuple[str, int], ...] | None] = {}
+
+
+def _top(cls: type) -> tuple[tuple[str, int], ...] | None:
+    plan = _plan(cls)
+    found = _TOP[cls] = plan if plan or cls.model_config.get("extra") == "allow" else None
+    return found
+
+
 def any_odd_number(models: list[Any]) -> bool:
-    """:func:`has_odd_number` over a page's events; classes with nothing to look at (most)
-    cost one dictionary lookup."""
-    plans = _PLANS
+    """:func:`has_odd_number` over a page's events. Classes with nothing to look at cost one
+    dictionary lookup; a field that is None (most optional parts) one attribute read."""
+    top = _TOP
     for model in models:
-        plan = plans.get(type(model))
-        if plan == () or plan is None and not _plan(type(model)):
+        cls = type(model)
+        plan = top[cls] if cls in top else _top(cls)
+        if plan is None:
             continue
-        if has_odd_number(model):
-            return True
+        if model.__pydantic_extra__:
+            if has_odd_number(model):
+                return True
+            continue
+        for name, flags in plan:
+            value = getattr(model, name)
+            if value is None:
+                continue
+            if flags == _WALK:
+                if type(value) is not str and _odd_data(value):
+                    return True
+            elif isinstance(value, BaseModel):
+                inner = type(value)
+                worth = (top[inner] if inner in top else _top(inner)) is not None
+                if (worth or value.__pydantic_extra__) and has_odd_number(value):
+                    return True
+            elif has_odd_number(model):
+                return True
     return False
