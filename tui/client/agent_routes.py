@@ -17,7 +17,7 @@ from typing import Any
 
 from tui.models import AppConversation, MetricsSnapshot, SandboxStatus
 from tui.models.control import TokenUsage
-from tui.models.redact import SECRET_KEYS
+from tui.models.redact import is_secret_key
 
 from .errors import InvalidParameter
 
@@ -252,7 +252,7 @@ def secret_values(data: Any, _depth: int = 0) -> Iterable[str]:
         return
     if isinstance(data, dict):
         for key, value in data.items():
-            if isinstance(key, str) and key.lower() in SECRET_KEYS and isinstance(value, str):
+            if isinstance(key, str) and is_secret_key(key) and isinstance(value, str):
                 if len(value) >= 4:
                     yield value
             else:

@@ -6,18 +6,16 @@ batch over its maximum a 400), and a 422 never echoes a secret from the request 
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
+from tui.models.redact import is_secret_key, redact
+
 from .lifecycle import LifecycleError
 from .page_ids import BadPageId
 
-#: Request body keys whose values never appear in an error body.
-SECRET_KEYS = frozenset({"api_key", "session_api_key", "secret", "secrets", "password", "token"})
 MASK = "**********"
 
 
@@ -56,23 +54,6 @@ def page_body(items: list[str], next_page_id: str | None) -> str:
     return '{"items":[' + ",".join(items) + '],"next_page_id":' + nxt + "}"
 
 
-def _redact(value: Any, depth: int = 0) -> Any:
-    if depth > 50:
-        return "…"
-    if isinstance(value, dict):
-        return {
-            k: (
-                MASK
-                if isinstance(k, str) and k.lower() in SECRET_KEYS and v
-                else _redact(v, depth + 1)
-            )
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_redact(v, depth + 1) for v in value]
-    return value
-
-
 async def validation_error_handler(request: Request, exc: RequestValidationError) -> JSONResponse:
     """FastAPI's default 422 body, minus secrets.
 
@@ -86,9 +67,9 @@ async def validation_error_handler(request: Request, exc: RequestValidationError
         error = dict(error)
         loc = [str(part).lower() for part in error.get("loc", ())]
         if "input" in error:
-            if hide_input or SECRET_KEYS.intersection(loc):
+            if hide_input or any(is_secret_key(part) for part in loc):
                 error["input"] = MASK
             else:
-                error["input"] = _redact(error["input"])
+                error["input"] = redact(error["input"])  # the one secrets policy
         errors.append(error)
     return JSONResponse(status_code=422, content={"detail": jsonable_encoder(errors)})
