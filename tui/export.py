@@ -31,10 +31,10 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from tui.app.safe_text import clean
 from tui.models import RawEvent, event_json
 from tui.models.content import ImageContent, RedactedThinkingBlock, TextContent, ThinkingBlock
 from tui.models.redact import redact
+from tui.text import clean
 
 FORMATS = ("md", "jsonl")
 SUFFIXES = {".md": "md", ".markdown": "md", ".jsonl": "jsonl", ".ndjson": "jsonl"}

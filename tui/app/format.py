@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from .safe_text import one_line
+from tui.text import one_line
 
 if TYPE_CHECKING:  # the models load after the first frame (they take ~150 ms to build)
     from tui.models import AppConversation

@@ -22,8 +22,7 @@ from tui.client import (
     agent_endpoint,
 )
 from tui.models import ExecutionStatus
-
-from .safe_text import abbreviate, clean
+from tui.text import abbreviate, clean
 
 LIVE_MARKS = {
     "connecting": ("◌ connecting", "italic"),

@@ -13,9 +13,9 @@ from tui.client.stream_state import stats_totals
 from tui.models import RawEvent
 from tui.models import events as ev
 from tui.models.content import TextContent
+from tui.text import one_line
 
 from .format import money, tokens
-from .safe_text import one_line
 
 #: Short, fixed-width labels for the kind column.
 KIND_LABELS = {

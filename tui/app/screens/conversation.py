@@ -17,6 +17,7 @@ from textual.widgets import Input, Static
 
 from tui.client import is_retryable
 from tui.models import EventTree
+from tui.text import clean
 
 from ..copying import event_json_text, useful_text
 from ..feed import EventFeed
@@ -24,7 +25,6 @@ from ..format import conversation_cost, money, sandbox_text, status_text, title_
 from ..live import LiveSession, can_follow, live_mark, streaming_text
 from ..long_lived import FREEZE_EVERY, freeze_long_lived
 from ..rows import EventRow
-from ..safe_text import clean
 from ..search import Finder, FindError
 from ..tree_outline import TreeWalk, slices
 from ..widgets.event_detail import EventDetail

@@ -13,6 +13,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
+from tui.text import one_line
+
 from ..format import (
     conversation_cost,
     money,
@@ -23,7 +25,6 @@ from ..format import (
     title_of,
     tokens,
 )
-from ..safe_text import one_line
 from ..table_columns import conversation_columns
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar

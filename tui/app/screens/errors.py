@@ -13,8 +13,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from tui.models.redact import mask_url
+from tui.text import clean
 
-from ..safe_text import clean
 from ..widgets.key_bar import KeyBar
 
 

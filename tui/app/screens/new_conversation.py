@@ -10,7 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from ..safe_text import clean
+from tui.text import clean
+
 from .errors import describe_error
 
 

@@ -19,9 +19,9 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.models.redact import mask_url
+from tui.text import clean, one_line
 
 from ..format import relative_time, status_text
-from ..safe_text import clean, one_line
 from ..table_columns import sandbox_columns
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar

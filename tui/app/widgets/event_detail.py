@@ -24,8 +24,7 @@ from tui.models import RawEvent
 from tui.models.content import TextContent
 from tui.models.parse import event_json
 from tui.models.redact import redact
-
-from ..safe_text import abbreviate, clean, one_line
+from tui.text import abbreviate, clean, one_line
 
 MAX_MARKDOWN = 20_000
 #: Longest single line of the raw JSON view; a 1 MB string value is cut with a note.
