@@ -51,7 +51,7 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
                 screen.live is not None
                 and screen.live.state.connection is not None
                 and screen.live.state.connection.state == "live"
-                and screen.feed.base.complete
+                and screen.events.base.complete
             ),
             timeout=60,
         )
@@ -102,7 +102,7 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
             latencies.extend(epoch - s + paint_delay for s in sent)
             waits.extend(epoch - s for s in sent)  # sent → its row added (network, batching, queue)
             paint_delays.append(paint_delay)  # row added → on screen
-        rows = [screen.feed.base.head[i] for i in range(len(screen.feed.base.head))]
+        rows = [screen.events.base.head[i] for i in range(len(screen.events.base.head))]
         shown = sum(1 for r in rows if r.summary.startswith("assistant: t="))
         ids = [r.id for r in rows]
     return {

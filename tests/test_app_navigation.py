@@ -40,7 +40,7 @@ async def test_shared_mode_uses_the_public_search_only(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: screen.feed.base.complete, pilot=pilot)
+        await wait_for(lambda: screen.events.base.complete, pilot=pilot)
         paths = {r.url.path for r in transport.requests}
         assert paths == {"/api/shared-events/search"}  # nothing that needs credentials
         assert all(

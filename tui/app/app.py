@@ -18,7 +18,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from .commands import OhtuiCommands
-from .long_lived import freeze_long_lived
+from .gc_freeze import freeze_long_lived
 from .notices import Notifier, desktop_notify
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen

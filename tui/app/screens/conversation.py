@@ -19,11 +19,12 @@ from tui.client import is_retryable
 from tui.models import EventTree
 from tui.text import clean
 
+from ..conversation_events import ConversationEvents
 from ..copying import event_json_text, useful_text
-from ..feed import EventFeed
 from ..format import conversation_cost, money, sandbox_text, status_text, title_of, tokens
-from ..live import LiveSession, can_follow, live_mark, streaming_text
-from ..long_lived import FREEZE_EVERY, freeze_long_lived
+from ..gc_freeze import FREEZE_EVERY, freeze_long_lived
+from ..live_session import LiveSession, can_follow, live_mark, streaming_text
+from ..row_windows import EventQuery, PagedWindow, PathWindow
 from ..rows import EventRow
 from ..search import Finder, FindError
 from ..tree_outline import TreeWalk, slices
@@ -33,7 +34,6 @@ from ..widgets.event_tree import EventTreeView
 from ..widgets.filter_bar import FilterBar
 from ..widgets.find_bar import FindBar
 from ..widgets.key_bar import KeyBar
-from ..windows import PagedWindow, PathWindow, Query
 from .errors import describe_error
 
 TREE_REFRESH_S = 1.0
@@ -126,9 +126,9 @@ class ConversationScreen(Screen):
     ) -> None:
         super().__init__()
         self.conversation_id = conversation_id
-        self.feed = EventFeed(self.app.client, conversation_id, shared=shared)
-        self.window: PagedWindow | PathWindow = self.feed.base
-        self.query_window: PagedWindow = self.feed.base
+        self.events = ConversationEvents(self.app.client, conversation_id, shared=shared)
+        self.window: PagedWindow | PathWindow = self.events.base
+        self.query_window: PagedWindow = self.events.base
         self._title = title
         self._conversation: Any = None
         self.live: LiveSession | None = None
@@ -136,7 +136,7 @@ class ConversationScreen(Screen):
         self._tree_dirty = False
         self._tree_next = 0.0  # perf_counter time before which the tree is not rebuilt
         self._outlining = False  # a tree walk is running (in slices)
-        self._frozen_rows = 0  # rows when long-lived objects were last frozen (long_lived.py)
+        self._frozen_rows = 0  # rows when long-lived objects were last frozen (gc_freeze.py)
         self._tree_now = False  # a refresh was asked for "now" while it ran
         self._detail_pending: EventRow | None = None  # the newest followed row, detail due
         self._detail_shown_at = 0.0  # when the detail last caught up with followed rows
@@ -187,7 +187,7 @@ class ConversationScreen(Screen):
         title = title_of(conv) if conv is not None else clean(self._title or self.conversation_id)
         text.append(title, style="bold")
         text.append(f"  {self.conversation_id}", style="dim")
-        if self.feed.shared:
+        if self.events.shared:
             text.append("  shared link (read-only)", style="italic")
         if conv is not None:
             live = self.live.state if self.live is not None else None
@@ -224,9 +224,9 @@ class ConversationScreen(Screen):
         else:
             total = f"{len(window):,}" if window.total is not None else f"{len(window):,}+"
             event_list.border_title = Text(f"Events · {window.query.describe()} · {total}")
-        if not self.feed.base.complete:
+        if not self.events.base.complete:
             event_list.border_subtitle = (
-                f"indexing {len(self.feed.base.head):,}/{self.feed.base.total or '?'}"
+                f"indexing {len(self.events.base.head):,}/{self.events.base.total or '?'}"
             )
         elif self._new_below:
             event_list.border_subtitle = f"↓ {self._new_below:,} new (G to follow)"
@@ -240,7 +240,7 @@ class ConversationScreen(Screen):
         try:
             window, _ = await asyncio.gather(
                 self._retrying(
-                    lambda: self.feed.open_window(self.query_window.query, self._total_known)
+                    lambda: self.events.open_window(self.query_window.query, self._total_known)
                 ),
                 self._retrying(self._load_record),
             )
@@ -276,7 +276,7 @@ class ConversationScreen(Screen):
             return
 
     async def _load_record(self) -> None:
-        if not self.feed.shared:
+        if not self.events.shared:
             found = await self.app.client.get_conversations([self.conversation_id])
             self._conversation = found[0] if found else None
             self._render_header()
@@ -287,11 +287,11 @@ class ConversationScreen(Screen):
 
         Server and network failures pause the walk and retry with backoff (the client has
         already spent its own quick retries), so a flaky server still ends fully indexed."""
-        feed, loop = self.feed, asyncio.get_running_loop()
+        events, loop = self.events, asyncio.get_running_loop()
         last = 0.0
-        while not feed.base.complete:
+        while not events.base.complete:
             try:
-                added = await self._retrying(lambda: feed.fill(feed.base, "head"))
+                added = await self._retrying(lambda: events.fill(events.base, "head"))
             except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
                 self._failed("Indexing stopped", exc)
                 break
@@ -307,15 +307,15 @@ class ConversationScreen(Screen):
             self._base_grew()
 
     def _base_grew(self) -> None:
-        if self.feed.base.complete and not self._frozen_rows:
+        if self.events.base.complete and not self._frozen_rows:
             freeze_long_lived()  # the index's rows stay as long as the screen
-            self._frozen_rows = len(self.feed.base.head)
-        if self.window is self.feed.base:
+            self._frozen_rows = len(self.events.base.head)
+        if self.window is self.events.base:
             self.query_one(EventList).rows_changed()
         self._update_list_title()
         self._tree_dirty = True
-        self._refresh_tree(now=self.feed.base.complete)
-        if self.feed.base.complete and self.live is not None and self.live.held:
+        self._refresh_tree(now=self.events.base.complete)
+        if self.events.base.complete and self.live is not None and self.live.held:
             self._flush_live_rows()
         if self.live is not None and self.live.waiting_for_confirmation:
             self._render_confirm()
@@ -332,7 +332,7 @@ class ConversationScreen(Screen):
         if time.perf_counter() < self._tree_next and not now:
             return
         self._tree_dirty = False
-        tree = self.feed.build_tree()  # appended rows extend it: O(new rows)
+        tree = self.events.build_tree()  # appended rows extend it: O(new rows)
         if tree is not None:
             self._outlining = True
             self._outline_tree(tree)
@@ -341,7 +341,7 @@ class ConversationScreen(Screen):
     async def _outline_tree(self, tree: EventTree) -> None:
         busy = 0.0
         try:
-            walk = TreeWalk(tree, self.feed.base.head)
+            walk = TreeWalk(tree, self.events.base.head)
             outline, busy = await slices(walk.outline())
             if self.closing:
                 return
@@ -365,12 +365,12 @@ class ConversationScreen(Screen):
         try:
             self.live = LiveSession(self.app.client.base_url, self._conversation)
             self.refresh_bindings()
-            if not self.feed.base.complete:
-                await self.feed.fill(self.feed.base, "tail")  # the newest page fixes "since"
+            if not self.events.base.complete:
+                await self.events.fill(self.events.base, "tail")  # the newest page fixes "since"
         except Exception as exc:  # noqa: BLE001
             self._failed("Cannot follow this conversation live", exc)
             return
-        stream = self.live.open_stream(self.feed.newest_timestamp)
+        stream = self.live.open_stream(self.events.newest_timestamp)
         async with stream:
             async for batch in stream.batches(0.05):
                 if self.closing:  # the screen was closed while a batch was on its way
@@ -390,7 +390,7 @@ class ConversationScreen(Screen):
                 before,
                 live.state.execution_status,
             )
-        if live.held and self.feed.base.complete:
+        if live.held and self.events.base.complete:
             self._flush_live_rows()
         if changed & {"status", "stats", "connection"}:
             self._render_header()
@@ -423,18 +423,18 @@ class ConversationScreen(Screen):
         assert live is not None
         events, live.held = live.held, []
         event_list = self.query_one(EventList)
-        shows_base = self.window is self.feed.base or (
+        shows_base = self.window is self.events.base or (
             self.window is self.query_window and self.query_window.query.is_plain
         )
         follow = shows_base and event_list.at_end and not self.window.query.descending
-        added = self.feed.add_live(events, [self.query_window])
+        added = self.events.add_live(events, [self.query_window])
         if not added:
             self._tree_dirty = True
             return
         self._tree_dirty = True
-        if self._frozen_rows and len(self.feed.base.head) - self._frozen_rows >= FREEZE_EVERY:
+        if self._frozen_rows and len(self.events.base.head) - self._frozen_rows >= FREEZE_EVERY:
             freeze_long_lived()  # a long stream's rows, out of the collector's way too
-            self._frozen_rows = len(self.feed.base.head)
+            self._frozen_rows = len(self.events.base.head)
         if shows_base:
             if self.window.query.descending and event_list.cursor > 0:
                 event_list.cursor += added  # keep the same event under the cursor
@@ -508,7 +508,7 @@ class ConversationScreen(Screen):
             self.refresh_bindings()  # A/R appear in the footer only while they apply
         if not waiting:
             return
-        pending = self.feed.pending_actions()
+        pending = self.events.pending_actions()
         text = Text("The agent waits for your approval", style="bold")
         text.append(
             f" of {len(pending)} action{'s' if len(pending) != 1 else ''}:" if pending else "."
@@ -623,7 +623,7 @@ class ConversationScreen(Screen):
                 window, start, end = wanted
                 try:
                     added = await self._retrying(
-                        lambda w=window, s=start, e=end: self.feed.fill_range(w, s, e), quiet=True
+                        lambda w=window, s=start, e=end: self.events.fill_range(w, s, e), quiet=True
                     )
                 except Exception as exc:  # noqa: BLE001
                     self._failed("Could not load events", exc)
@@ -697,8 +697,8 @@ class ConversationScreen(Screen):
     async def show_detail(self, row: EventRow) -> None:
         await asyncio.sleep(0.03)  # debounce: holding a key doesn't fetch every row
         try:
-            event = await self.feed.event(row)
-            paired = await self.feed.paired(row)
+            event = await self.events.event(row)
+            paired = await self.events.paired(row)
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not load the event", exc)
             return
@@ -718,9 +718,9 @@ class ConversationScreen(Screen):
 
     @on(EventTreeView.BranchChosen)
     def _branch(self, message: EventTreeView.BranchChosen) -> None:
-        if self.feed.tree is None:
+        if self.events.tree is None:
             return
-        self.window = self.feed.branch_window(message.position, message.label)
+        self.window = self.events.branch_window(message.position, message.label)
         event_list = self.query_one(EventList)
         event_list.set_source(self.window)
         self._update_list_title()
@@ -730,14 +730,14 @@ class ConversationScreen(Screen):
 
     @on(EventTreeView.EventChosen)
     def _event_chosen(self, message: EventTreeView.EventChosen) -> None:
-        rows = self.feed.base.head
+        rows = self.events.base.head
         if message.position >= len(rows):
             return
         target = rows[message.position]
-        if self.window is not self.feed.base:
+        if self.window is not self.events.base:
             self.action_show_all()
         event_list = self.query_one(EventList)
-        if self.window is self.feed.base and not self.feed.base.query.descending:
+        if self.window is self.events.base and not self.events.base.query.descending:
             event_list.cursor = message.position
         else:
             self.show_detail(target)
@@ -797,7 +797,7 @@ class ConversationScreen(Screen):
             self.seek(self.finder.matches, -1, f"no event matches {self.finder.query.describe()}")
 
     def action_jump(self, target: str, direction: int) -> None:
-        tree = self.feed.tree
+        tree = self.events.tree
         if target == "error":
             self.seek(lambda row: row.is_error, direction, "no error events")
         elif target == "user":
@@ -841,7 +841,7 @@ class ConversationScreen(Screen):
             if row is None and isinstance(window, PagedWindow):
                 bar.set_status(f"searching… {checked:,} of {total:,} checked (esc stops)")
                 await self._retrying(
-                    lambda i=index: self.feed.fill_range(window, i, i + 1), quiet=True
+                    lambda i=index: self.events.fill_range(window, i, i + 1), quiet=True
                 )
                 row = window.row(index)
                 if window is self.window:
@@ -869,7 +869,7 @@ class ConversationScreen(Screen):
             bar.set_status(
                 f"loading {len(window.head) + len(window.tail):,} of {len(window):,} to filter… (esc stops)"
             )
-            if not await self._retrying(lambda: self.feed.fill(window, "head"), quiet=True):
+            if not await self._retrying(lambda: self.events.fill(window, "head"), quiet=True):
                 break
         rows, count = [], len(window)
         for index in range(count):
@@ -896,7 +896,7 @@ class ConversationScreen(Screen):
     @work(group="copy")
     async def copy_event(self, row: EventRow, what: str) -> None:
         try:
-            event = await self.feed.event(row)
+            event = await self.events.event(row)
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not load the event to copy", exc)
             return
@@ -924,15 +924,15 @@ class ConversationScreen(Screen):
         file in the working directory, as Markdown or JSONL."""
         from tui.export import to_jsonl, to_markdown
 
-        window = self.window if scope == "view" else self.feed.base
+        window = self.window if scope == "view" else self.events.base
         name = self.view_name() if scope == "view" else "conversation"
         try:
             while isinstance(window, PagedWindow) and not window.complete:
                 self.notify(f"Loading {len(window):,} events to export…", timeout=2, markup=False)
-                if not await self._retrying(lambda: self.feed.fill(window, "head"), quiet=True):
+                if not await self._retrying(lambda: self.events.fill(window, "head"), quiet=True):
                     break
             rows = [row for row in (window.row(i) for i in range(len(window))) if row is not None]
-            events = await self._retrying(lambda: self.feed.events_for(rows))
+            events = await self._retrying(lambda: self.events.events_for(rows))
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not export", exc)
             return
@@ -961,9 +961,9 @@ class ConversationScreen(Screen):
         self.apply_query(message.query)
 
     @work(exclusive=True, group="load")
-    async def apply_query(self, query: Query) -> None:
+    async def apply_query(self, query: EventQuery) -> None:
         try:
-            window = await self._retrying(lambda: self.feed.open_window(query, self._total_known))
+            window = await self._retrying(lambda: self.events.open_window(query, self._total_known))
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not apply the filter", exc)
             return
@@ -988,7 +988,7 @@ class ConversationScreen(Screen):
             self._update_list_title()
         elif not self.query_window.query.is_plain:
             bar = self.query_one(FilterBar)
-            bar.set_query(Query(descending=self.query_window.query.descending))
+            bar.set_query(EventQuery(descending=self.query_window.query.descending))
             self.apply_query(bar.query)
 
     def action_back(self) -> None:
@@ -1028,7 +1028,7 @@ class ConversationScreen(Screen):
     def filter_kind(self, kind: str | None) -> None:
         """Palette entry point: show only one kind."""
         bar = self.query_one(FilterBar)
-        bar.set_query(Query(**{**bar.query.__dict__, "kind": kind}))
+        bar.set_query(EventQuery(**{**bar.query.__dict__, "kind": kind}))
         self.apply_query(bar.query)
 
 

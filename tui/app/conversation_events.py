@@ -1,4 +1,4 @@
-"""A conversation's events as the UI holds them: windows, a bounded event cache, pairing.
+"""The per-conversation event store: row windows, a bounded event cache, pairing, the tree.
 
 No Textual here: the screen runs these coroutines in workers. The base window (no filter,
 oldest first) doubles as the index the tree is built from; filtered views get their own
@@ -16,19 +16,21 @@ from typing import Any
 from tui.client import PageLoopError
 from tui.models import EventTree
 
+from .row_windows import START, EventQuery, PagedWindow, PathWindow
 from .rows import EventRow, make_row
-from .windows import START, PagedWindow, PathWindow, Query
 
 PAGE = 100
 CACHE_EVENTS = 1_000  # full events kept (the screen's neighbourhood); rows hold the rest
 
 
-class EventFeed:
+class ConversationEvents:
+    """One conversation's events as the screen holds them (see the module docstring)."""
+
     def __init__(self, client: Any, conversation_id: str, *, shared: bool = False) -> None:
         self.client = client
         self.conversation_id = conversation_id
         self.shared = shared
-        self.base = PagedWindow(Query())
+        self.base = PagedWindow(EventQuery())
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._by_tool_call: dict[str, list[int]] = {}
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
@@ -39,7 +41,7 @@ class EventFeed:
 
     # --- fetching --------------------------------------------------------------------------
 
-    async def count(self, query: Query) -> int | None:
+    async def count(self, query: EventQuery) -> int | None:
         """Total for a query, or None where the endpoint has no count (shared links)."""
         if self.shared:
             return None
@@ -51,7 +53,7 @@ class EventFeed:
         )
 
     async def _page(
-        self, query: Query, page_id: str | None, descending: bool
+        self, query: EventQuery, page_id: str | None, descending: bool
     ) -> tuple[list[Any], str | None]:
         search = self.client.search_shared_events if self.shared else self.client.search_events
         page = await search(
@@ -66,7 +68,7 @@ class EventFeed:
         return page.items, page.next_page_id
 
     async def open_window(
-        self, query: Query, on_total: Callable[[PagedWindow], None] | None = None
+        self, query: EventQuery, on_total: Callable[[PagedWindow], None] | None = None
     ) -> PagedWindow:
         """A window for ``query`` with its total and first page, fetched concurrently.
 

@@ -2,7 +2,7 @@
 
 The stream worker receives items in ~50 ms batches (``EventStream.batches``), folds them
 into a :class:`StreamState` (status, cost, streaming text, errors) and hands persistable
-events to the feed once per batch, so a burst costs one repaint, never one per event.
+events to the conversation's event store once per batch, so a burst costs one repaint, never one per event.
 Rows are held back until the conversation's index is complete, so ids decide exactly
 what is new and nothing is counted twice.
 """
