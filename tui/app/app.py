@@ -11,7 +11,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
@@ -19,10 +19,17 @@ from textual.binding import Binding
 
 from .commands import OhtuiCommands
 from .gc_freeze import freeze_long_lived
+from .messages import AgentStatusChanged
 from .notices import Notifier, desktop_notify
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen
 from .themes import DEFAULT_THEME, load_themes
+
+if TYPE_CHECKING:
+    from tui.client import OpenHandsClient
+
+    #: a configured server profile: (client, url) or (client, url, serves local folders)
+    ProfileFactory = Callable[[], tuple[OpenHandsClient, str] | tuple[OpenHandsClient, str, bool]]
 
 
 class OhtuiApp(App):
@@ -46,23 +53,23 @@ class OhtuiApp(App):
 
     def __init__(
         self,
-        client: Any = None,
+        client: OpenHandsClient | None = None,
         *,
-        client_factory: Callable[[], Any] | None = None,
+        client_factory: Callable[[], OpenHandsClient] | None = None,
         url: str = "",
         conversation_id: str | None = None,
         shared: bool = False,
         theme: str | None = None,
         readonly: bool = False,
         clock: Callable[[], datetime] | None = None,
-        on_exit: Callable[[], Any] | None = None,
+        on_exit: Callable[[], object] | None = None,
         keymap: Mapping[str, str] | None = None,
         notifier: Notifier | None = None,
-        profiles: Mapping[str, Callable[[], tuple[Any, str]]] | None = None,
+        profiles: Mapping[str, ProfileFactory] | None = None,
         profile: str | None = None,
         notice: str | None = None,
         local: bool = False,
-        warm_up: Callable[[], Any] | None = None,
+        warm_up: Callable[[], object] | None = None,
     ) -> None:
         super().__init__()
         if (client is None) == (client_factory is None):
@@ -164,7 +171,7 @@ class OhtuiApp(App):
             else:
                 await self.client.search_conversations(limit=1)
         except Exception as exc:  # noqa: BLE001 - every failure gets the error screen
-            self.push_screen(ConnectionErrorScreen(self.url, exc, None), self._retry)
+            self.push_screen(ConnectionErrorScreen(self.url, exc), self._retry)
             return
         listed = any(isinstance(screen, ConversationsScreen) for screen in self.screen_stack)
         if not self.shared and not listed:
@@ -177,14 +184,14 @@ class OhtuiApp(App):
             self.connect()
 
     @property
-    def client(self) -> Any:
+    def client(self) -> OpenHandsClient:
         """The service client (built here, blocking, if nothing awaited ``client_ready``)."""
         if self._client is None:
             self._build_client()
         return self._client
 
     @client.setter
-    def client(self, client: Any) -> None:
+    def client(self, client: OpenHandsClient) -> None:
         self._client = client
 
     def _build_client(self) -> None:
@@ -202,7 +209,7 @@ class OhtuiApp(App):
         finally:
             self.call_from_thread(self._client_built.set)
 
-    async def client_ready(self) -> Any:
+    async def client_ready(self) -> OpenHandsClient:
         """The client, once ``build_client`` has made it (the first frame never waits for it)."""
         if self._client is None:
             await self._client_built.wait()
@@ -244,9 +251,11 @@ class OhtuiApp(App):
         self.notify(f"Profile {name}: {url}", markup=False)
         self.connect()
 
-    def status_changed(self, conversation_id: str, title: str, old: Any, new: Any) -> None:
+    def on_agent_status_changed(self, message: AgentStatusChanged) -> None:
         """A watched conversation's agent status changed: tell the user if it needs them."""
-        found = self.notifier.notice(conversation_id, title, old, new)
+        found = self.notifier.notice(
+            message.conversation_id, message.title, message.old, message.new
+        )
         if found is None:
             return
         message, severity = found
@@ -266,12 +275,6 @@ class OhtuiApp(App):
         self.push_screen(
             ConversationScreen(conversation_id, shared=shared or self.shared, title=title)
         )
-
-    def _find(self, kind: type) -> Any:
-        for screen in self.screen_stack:
-            if isinstance(screen, kind):
-                return screen
-        return None
 
     def action_show_conversations(self) -> None:
         if self.shared:

@@ -68,11 +68,21 @@ def relative_time(value: str | None, now: datetime | None = None) -> str:
 SHORT_STATUSES = {"waiting_for_confirmation": "confirm?"}  # fits a table column whole
 
 
+def status_value(status: object) -> str | None:
+    """A status as its plain string; None when there is none.
+
+    Statuses (and triggers) are ``Enum | str``: a member where the model knows the value,
+    the server's own string where it does not. Every comparison and label goes through
+    here, so both compare the same."""
+    value = getattr(status, "value", status)
+    return value if isinstance(value, str) and value else None
+
+
 def status_text(value: object, *, short: bool = False) -> Text:
-    raw = getattr(value, "value", value)
+    raw = status_value(value)
     if raw is None:
         return Text("—", style="dim")
-    label = one_line(str(raw))
+    label = one_line(raw)
     style = STATUS_STYLES.get(label, "")
     return Text(SHORT_STATUSES.get(label, label) if short else label, style=style)
 

@@ -9,7 +9,7 @@ what is new and nothing is counted twice.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -24,6 +24,11 @@ from tui.client import (
 from tui.models import ExecutionStatus
 from tui.text import abbreviate, clean
 
+from .format import status_value
+
+if TYPE_CHECKING:
+    from tui.models import AnyEvent, AppConversation
+
 LIVE_MARKS = {
     "connecting": ("◌ connecting", "italic"),
     "live": ("● live", "bold green"),
@@ -33,10 +38,11 @@ LIVE_MARKS = {
 }
 
 
-def can_follow(conversation: Any) -> bool:
-    status = getattr(conversation.sandbox_status, "value", conversation.sandbox_status)
+def can_follow(conversation: AppConversation) -> bool:
     return bool(
-        conversation.conversation_url and conversation.session_api_key and status == "RUNNING"
+        conversation.conversation_url
+        and conversation.session_api_key
+        and status_value(conversation.sandbox_status) == "RUNNING"
     )
 
 
@@ -67,11 +73,11 @@ def streaming_text(state: StreamState) -> Text:
 class LiveSession:
     """The live half of a conversation screen: stream, agent controls and folded state."""
 
-    def __init__(self, app_base_url: str, conversation: Any) -> None:
+    def __init__(self, app_base_url: str, conversation: AppConversation) -> None:
         self.endpoint = agent_endpoint(app_base_url, conversation)
         self.agent = AgentServerClient(self.endpoint)
         self.state = StreamState()
-        self.held: list[Any] = []  # persistable events waiting for the index
+        self.held: list[AnyEvent] = []  # persistable events waiting for the index
         self.stream: EventStream | None = None
 
     def open_stream(self, since: str | None) -> EventStream:

@@ -21,9 +21,18 @@ from tui.text import clean
 
 from ..conversation_events import ConversationEvents
 from ..copying import event_json_text, useful_text
-from ..format import conversation_cost, money, sandbox_text, status_text, title_of, tokens
+from ..format import (
+    conversation_cost,
+    money,
+    sandbox_text,
+    status_text,
+    status_value,
+    title_of,
+    tokens,
+)
 from ..gc_freeze import FREEZE_EVERY, freeze_long_lived
 from ..live_session import LiveSession, can_follow, live_mark, streaming_text
+from ..messages import AgentStatusChanged
 from ..row_windows import EventQuery, PagedWindow, PathWindow
 from ..rows import EventRow
 from ..search import Finder, FindError
@@ -384,11 +393,13 @@ class ConversationScreen(Screen):
         changed = live.fold(batch)
         if "status" in changed and self._conversation is not None:
             # the first status of a stream is where things stand, not news
-            self.app.status_changed(
-                self.conversation_id,
-                title_of(self._conversation),
-                before,
-                live.state.execution_status,
+            self.post_message(
+                AgentStatusChanged(
+                    self.conversation_id,
+                    title_of(self._conversation),
+                    status_value(before),
+                    status_value(live.state.execution_status),
+                )
             )
         if live.held and self.events.base.complete:
             self._flush_live_rows()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -22,13 +22,18 @@ from ..format import (
     sandbox_text,
     short_model,
     status_text,
+    status_value,
     title_of,
     tokens,
 )
+from ..messages import AgentStatusChanged
 from ..table_columns import conversation_columns
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .errors import describe_error
+
+if TYPE_CHECKING:
+    from tui.models import AppConversation
 
 PAGE = 50
 POLL_S = 5.0
@@ -60,7 +65,7 @@ class ConversationsScreen(Screen):
         super().__init__()
         self._next_page: str | None = None
         self._loading = False
-        self._rows: dict[str, Any] = {}
+        self._rows: dict[str, AppConversation] = {}
         self._filter = ""
         #: local folders (``app.local``): events per conversation, shown where the sandbox would be
         self._counts: dict[str, int] = {}
@@ -90,7 +95,7 @@ class ConversationsScreen(Screen):
 
     # --- loading -------------------------------------------------------------------------
 
-    def _cells(self, conv: Any) -> dict[str, Text]:
+    def _cells(self, conv: AppConversation) -> dict[str, Text]:
         now = self.app.clock()
         cost, used = conversation_cost(conv)
         return {
@@ -103,9 +108,7 @@ class ConversationsScreen(Screen):
             "tokens": Text(tokens(used), justify="right"),
             "created": Text(relative_time(conv.created_at, now), style="dim"),
             "updated": Text(relative_time(conv.updated_at, now), style="dim"),
-            "trigger": Text(
-                one_line(str(getattr(conv.trigger, "value", conv.trigger) or "—"), 20), style="dim"
-            ),
+            "trigger": Text(one_line(status_value(conv.trigger) or "—", 20), style="dim"),
         }
 
     def _events_cell(self, conversation_id: str) -> Text:
@@ -227,8 +230,13 @@ class ConversationsScreen(Screen):
                 continue
             before = self._rows[conv.id]
             self._rows[conv.id] = conv
-            self.app.status_changed(
-                conv.id, title_of(conv), before.execution_status, conv.execution_status
+            self.post_message(
+                AgentStatusChanged(
+                    conv.id,
+                    title_of(conv),
+                    status_value(before.execution_status),
+                    status_value(conv.execution_status),
+                )
             )
             table.put_row(conv.id, self._cells(conv))
 

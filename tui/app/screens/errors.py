@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -36,7 +33,9 @@ def advice_for(exc: BaseException) -> str:
     return "Try again, or start ohtui without --url to use the bundled demo server."
 
 
-class ConnectionErrorScreen(Screen):
+class ConnectionErrorScreen(Screen[bool]):
+    """Dismissed with True when the user asks to retry (the app then connects again)."""
+
     BINDINGS = [
         Binding("r", "retry", "Retry", id="error.retry"),
         Binding("q", "app.quit", "Quit", id="error.quit"),
@@ -50,11 +49,10 @@ class ConnectionErrorScreen(Screen):
     ConnectionErrorScreen Button { margin-top: 1; }
     """
 
-    def __init__(self, url: str, error: BaseException, retry: Callable[[], Any] | None) -> None:
+    def __init__(self, url: str, error: BaseException) -> None:
         super().__init__()
         self.url = mask_url(url)
         self.error = error
-        self._retry = retry
 
     def compose(self) -> ComposeResult:
         with Vertical(id="error-box"):

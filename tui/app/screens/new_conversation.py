@@ -12,6 +12,7 @@ from textual.widgets import Button, Input, Static
 
 from tui.text import clean
 
+from ..format import status_value
 from .errors import describe_error
 
 
@@ -75,7 +76,7 @@ class NewConversationScreen(ModalScreen[str | None]):
             }
 
         def on_progress(task) -> None:
-            status = getattr(task.status, "value", task.status)
+            status = status_value(task.status)
             detail = f" — {clean(task.detail)}" if task.detail else ""
             progress.update(Text(f"start task: {status}{detail}"))
 

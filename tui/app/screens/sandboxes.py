@@ -8,7 +8,7 @@ notification.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -21,12 +21,15 @@ from textual.widgets.option_list import Option
 from tui.models.redact import mask_url
 from tui.text import clean, one_line
 
-from ..format import relative_time, status_text
+from ..format import relative_time, status_text, status_value
 from ..table_columns import sandbox_columns
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .confirm import ConfirmScreen
 from .errors import describe_error
+
+if TYPE_CHECKING:
+    from tui.models import SandboxInfo, SandboxSpecInfo
 
 POLL_S = 1.0
 PENDING_MAX_S = 30.0  # a transitional mark that polling never confirms is dropped after this
@@ -44,7 +47,7 @@ class SpecPicker(ModalScreen[str | None]):
     SpecPicker OptionList { width: 90; height: auto; max-height: 20; border: thick $accent; background: $panel; }
     """
 
-    def __init__(self, specs: list[Any]) -> None:
+    def __init__(self, specs: list[SandboxSpecInfo]) -> None:
         super().__init__()
         self.specs = specs
 
@@ -85,7 +88,7 @@ class SandboxesScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self._sandboxes: dict[str, Any] = {}
+        self._sandboxes: dict[str, SandboxInfo] = {}
         self._pending: dict[
             str, tuple[str, str, float]
         ] = {}  # id -> (label, awaited status, give-up time)
@@ -100,9 +103,9 @@ class SandboxesScreen(Screen):
         table.border_title = "Sandboxes"
         table.focus()
         self.refresh_sandboxes()
-        self._timer = self.set_interval(IDLE_POLL_S, self.refresh_sandboxes)
+        self.set_interval(IDLE_POLL_S, self.refresh_sandboxes)
 
-    def _cells(self, box: Any) -> dict[str, Text]:
+    def _cells(self, box: SandboxInfo) -> dict[str, Text]:
         urls = ", ".join(f"{u.name} {mask_url(u.url)}" for u in box.exposed_urls or ())
         return {
             "id": Text(one_line(box.id, 60)),
@@ -112,7 +115,7 @@ class SandboxesScreen(Screen):
             "urls": Text(clean(urls) or "—", style="dim", no_wrap=True, overflow="ellipsis"),
         }
 
-    def _status_cell(self, box: Any) -> Text:
+    def _status_cell(self, box: SandboxInfo) -> Text:
         pending = self._pending.get(box.id)
         return Text(pending[0], style="italic cyan") if pending else status_text(box.status)
 
@@ -130,7 +133,7 @@ class SandboxesScreen(Screen):
         for box in boxes:
             seen.add(box.id)
             want = self._pending.get(box.id)
-            status = getattr(box.status, "value", box.status)
+            status = status_value(box.status)
             if want and status == want[1]:
                 del self._pending[box.id]
             elif want and time.monotonic() > want[2]:
@@ -152,17 +155,15 @@ class SandboxesScreen(Screen):
 
     def _status(self) -> None:
         count = len(self._sandboxes)
-        running = sum(
-            1 for b in self._sandboxes.values() if getattr(b.status, "value", b.status) == "RUNNING"
-        )
+        running = sum(1 for b in self._sandboxes.values() if status_value(b.status) == "RUNNING")
         self.query_one("#sandboxes-status", Static).update(
             Text(f"{count} sandboxes · {running} running · p pause · r resume · s start · d delete")
         )
 
-    def _current(self) -> Any:
+    def _current(self) -> SandboxInfo | None:
         return self._sandboxes.get(self.query_one(FittedTable).current_key)
 
-    def _mark(self, box: Any, label: str, target: str | None) -> None:
+    def _mark(self, box: SandboxInfo, label: str, target: str | None) -> None:
         if target is None:
             self._pending.pop(box.id, None)
         else:
@@ -175,8 +176,8 @@ class SandboxesScreen(Screen):
             return False
         return True
 
-    def _can(self, box: Any, verb: str, allowed: tuple[str, ...]) -> bool:
-        status = getattr(box.status, "value", box.status)
+    def _can(self, box: SandboxInfo, verb: str, allowed: tuple[str, ...]) -> bool:
+        status = status_value(box.status)
         if status in allowed:
             return True
         self.notify(
@@ -217,7 +218,7 @@ class SandboxesScreen(Screen):
         )
 
     @work(group="sandbox-actions")
-    async def change(self, box: Any, verb: str) -> None:
+    async def change(self, box: SandboxInfo, verb: str) -> None:
         client = self.app.client
         call = {
             "pause": client.pause_sandbox,

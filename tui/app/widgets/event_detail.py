@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Any
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
@@ -25,6 +27,15 @@ from tui.models.content import TextContent
 from tui.models.parse import event_json
 from tui.models.redact import redact
 from tui.text import abbreviate, clean, one_line
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from tui.models import AnyEvent
+    from tui.models import events as ev
+    from tui.models.tools import TaskItem
+
+    from ..search import Finder
 
 MAX_MARKDOWN = 20_000
 #: Longest single line of the raw JSON view; a 1 MB string value is cut with a note.
@@ -51,7 +62,7 @@ def _lit(
     return Static(body, classes=classes)
 
 
-def _highlight_hits(widgets: list[Widget], pattern: Any) -> None:
+def _highlight_hits(widgets: list[Widget], pattern: re.Pattern[str]) -> None:
     """Mark find hits in the literal texts about to be shown (Markdown is left as rendered)."""
     for widget in widgets:
         content = widget.content if isinstance(widget, Static) else None
@@ -59,14 +70,14 @@ def _highlight_hits(widgets: list[Widget], pattern: Any) -> None:
             content.highlight_regex(pattern, style="bold reverse")
 
 
-def _dump(model: Any) -> Any:
+def _dump(model: BaseModel) -> object:
     try:
         return model.model_dump(mode="json", exclude_none=True)
     except ValueError:  # a lone surrogate in a dict key: see event_json
         return model.model_dump(mode="python", exclude_none=True)
 
 
-def _texts(blocks: Any) -> str:
+def _texts(blocks: Iterable[object] | None) -> str:
     return "\n".join(b.text for b in blocks or () if isinstance(b, TextContent))
 
 
@@ -139,17 +150,17 @@ class EventDetail(VerticalScroll, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._event: Any = None
-        self._paired: Any = None
-        self._finder: Any = None
+        self._event: AnyEvent | None = None
+        self._paired: AnyEvent | None = None
+        self._finder: Finder | None = None
         self.border_title = "Detail"
 
-    def show(self, event: Any, paired: Any = None) -> None:
+    def show(self, event: AnyEvent, paired: AnyEvent | None = None) -> None:
         """Display ``event``; ``paired`` is its observation (for an action) or action."""
         self._event, self._paired = event, paired
         self._rebuild()
 
-    def set_finder(self, finder: Any) -> None:
+    def set_finder(self, finder: Finder | None) -> None:
         """Highlight what ``finder`` matches in the plain text parts (None: no highlight)."""
         self._finder = finder
         if self._event is not None:
@@ -192,7 +203,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             _highlight_hits(widgets, self._finder.pattern)
         self.mount_all(widgets)
 
-    def _header(self, event: Any) -> Static:
+    def _header(self, event: AnyEvent) -> Static:
         text = Text()
         # each part cut to one short line: a RawEvent's kind or id can be a 1 MB string
         text.append(_short(event.kind or "unknown kind"), style="bold")
@@ -206,7 +217,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             text.append("   raw JSON (r: back)", style="italic")
         return Static(text, classes="detail-header")
 
-    def _json(self, data: Any) -> Static:
+    def _json(self, data: object) -> Static:
         try:
             dumped = json.dumps(redact(data), indent=2, ensure_ascii=False, default=str)
         except (TypeError, ValueError, RecursionError) as exc:
@@ -222,7 +233,7 @@ class EventDetail(VerticalScroll, can_focus=True):
 
     # --- per kind -------------------------------------------------------------------------
 
-    def _body(self, event: Any) -> list[Widget]:
+    def _body(self, event: ev.EventBase) -> list[Widget]:
         kind = event.kind
         handler = getattr(self, f"_body_{kind}", None)
         if handler is not None:
@@ -242,7 +253,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             return _lit(text)
         return Markdown(clean(text), open_links=False)
 
-    def _thinking(self, event: Any, owner: Any) -> list[Widget]:
+    def _thinking(self, owner: object) -> list[Widget]:
         out: list[Widget] = []
         reasoning = getattr(owner, "reasoning_content", None)
         if reasoning:
@@ -260,7 +271,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             out.append(Collapsible(_lit(text, "italic"), title="reasoning summary", collapsed=True))
         return out
 
-    def _body_MessageEvent(self, event: Any) -> list[Widget]:
+    def _body_MessageEvent(self, event: ev.MessageEvent) -> list[Widget]:
         msg = event.llm_message
         out: list[Widget] = [
             Static(
@@ -271,7 +282,7 @@ class EventDetail(VerticalScroll, can_focus=True):
                 classes="detail-title",
             )
         ]
-        out.extend(self._thinking(event, msg))
+        out.extend(self._thinking(msg))
         out.append(self._markdown(msg.text or "(no text)"))
         images = sum(len(c.image_urls) for c in msg.content if getattr(c, "type", "") == "image")
         if images:
@@ -287,7 +298,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             )
         return out
 
-    def _body_ActionEvent(self, event: Any) -> list[Widget]:
+    def _body_ActionEvent(self, event: ev.ActionEvent) -> list[Widget]:
         out: list[Widget] = []
         action = event.action
         title = f"{event.tool_name}" + (f" · {action.kind}" if action else " · non-executable call")
@@ -298,7 +309,7 @@ class EventDetail(VerticalScroll, can_focus=True):
         thought = _texts(event.thought)
         if thought:
             out.append(_lit(thought))
-        out.extend(self._thinking(event, event))
+        out.extend(self._thinking(event))
         if action is None:
             out.append(Static(Text("arguments:", style="bold"), classes="detail-section"))
             out.append(_lit(event.tool_call.arguments))
@@ -328,7 +339,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             out.append(Static(Text("no result yet", style="dim italic"), classes="detail-section"))
         return out
 
-    def _tasks(self, tasks: Any) -> Static:
+    def _tasks(self, tasks: Sequence[TaskItem]) -> Static:
         text = Text()
         marks = {"todo": "☐", "in_progress": "◐", "done": "☑"}
         for task in tasks[:MAX_ITEMS]:
@@ -342,7 +353,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             text.append(f"… {len(tasks) - MAX_ITEMS:,} more tasks\n", style="dim italic")
         return Static(text)
 
-    def _observation_widgets(self, event: Any) -> list[Widget]:
+    def _observation_widgets(self, event: AnyEvent) -> list[Widget]:
         if isinstance(event, RawEvent):  # a duplicate id can pair an action with a raw event
             return [self._json(event_json(event))]
         if event.kind == "UserRejectObservation":
@@ -385,7 +396,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             out.insert(0, Static(Text("the tool reported an error"), classes="detail-error"))
         return out
 
-    def _body_ObservationEvent(self, event: Any) -> list[Widget]:
+    def _body_ObservationEvent(self, event: ev.ObservationEvent) -> list[Widget]:
         out: list[Widget] = [
             Static(
                 Text(f"{_short(event.tool_name)} · {event.observation.kind}", style="bold"),
@@ -404,7 +415,7 @@ class EventDetail(VerticalScroll, can_focus=True):
     def _error(self, title: str, body: str) -> list[Widget]:
         return [Static(Text(_short(title), style="bold"), classes="detail-error"), _lit(body)]
 
-    def _body_AgentErrorEvent(self, event: Any) -> list[Widget]:
+    def _body_AgentErrorEvent(self, event: ev.AgentErrorEvent) -> list[Widget]:
         out = self._error(f"Agent error in {event.tool_name}", event.error)
         if event.classification:
             c = event.classification
@@ -418,7 +429,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             )
         return out
 
-    def _body_ConversationErrorEvent(self, event: Any) -> list[Widget]:
+    def _body_ConversationErrorEvent(self, event: ev.ConversationErrorEvent) -> list[Widget]:
         out = self._error(f"Conversation error: {event.code}", event.detail)
         if event.classification:
             c = event.classification
@@ -432,16 +443,16 @@ class EventDetail(VerticalScroll, can_focus=True):
             )
         return out
 
-    def _body_ServerErrorEvent(self, event: Any) -> list[Widget]:
+    def _body_ServerErrorEvent(self, event: ev.ServerErrorEvent) -> list[Widget]:
         return self._error(f"Server error: {event.code}", event.detail)
 
-    def _body_UserRejectObservation(self, event: Any) -> list[Widget]:
+    def _body_UserRejectObservation(self, event: ev.UserRejectObservation) -> list[Widget]:
         return self._error(
             f"{event.tool_name}: action rejected by {event.rejection_source}",
             event.rejection_reason,
         )
 
-    def _body_SystemPromptEvent(self, event: Any) -> list[Widget]:
+    def _body_SystemPromptEvent(self, event: ev.SystemPromptEvent) -> list[Widget]:
         tools = Text()
         for tool in event.tools[:MAX_ITEMS]:
             tools.append(f"• {_short(tool.title)}", style="bold")
@@ -461,7 +472,7 @@ class EventDetail(VerticalScroll, can_focus=True):
             )
         return out
 
-    def _body_HookExecutionEvent(self, event: Any) -> list[Widget]:
+    def _body_HookExecutionEvent(self, event: ev.HookExecutionEvent) -> list[Widget]:
         verdict = "BLOCKED" if event.blocked else ("ok" if event.success else "failed")
         head = Text(
             f"{event.hook_event_type} hook · {verdict} · exit {event.exit_code}", style="bold"
@@ -484,8 +495,8 @@ class EventDetail(VerticalScroll, can_focus=True):
                 out.append(_lit(value))
         return out
 
-    def _body_CondensationSummaryEvent(self, event: Any) -> list[Widget]:
+    def _body_CondensationSummaryEvent(self, event: ev.CondensationSummaryEvent) -> list[Widget]:
         return [self._markdown(event.summary)]
 
-    def _body_StreamingDeltaEvent(self, event: Any) -> list[Widget]:
+    def _body_StreamingDeltaEvent(self, event: ev.StreamingDeltaEvent) -> list[Widget]:
         return [_lit(event.content or ""), _lit(event.reasoning_content or "", "italic")]

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from rich.text import Text
 from textual import events
 from textual.widgets import DataTable
+from textual.widgets.data_table import RowKey
 
 from ..table_columns import Column
 
@@ -88,8 +89,8 @@ class FittedTable(DataTable):
         if any(shown.key == column for shown in self._shown):
             self.update_cell(key, column, cell)
 
-    def remove_row(self, row_key) -> None:
-        self._cells.pop(getattr(row_key, "value", row_key), None)
+    def remove_row(self, row_key: RowKey | str) -> None:
+        self._cells.pop(row_key.value if isinstance(row_key, RowKey) else row_key, None)
         super().remove_row(row_key)
 
     def clear(self, columns: bool = False) -> FittedTable:
