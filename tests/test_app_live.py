@@ -194,9 +194,9 @@ async def replay_into_screen(app, pilot, frames: list, cid: str) -> Conversation
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
     await wait_for(
-        lambda: screen.events.base.complete and screen._conversation is not None, pilot=pilot
+        lambda: screen.events.base.complete and screen.conversation is not None, pilot=pilot
     )
-    fake = screen._conversation.model_copy(
+    fake = screen.conversation.model_copy(
         update={"conversation_url": "/api/conversations/" + cid, "session_api_key": "k"}
     )
     screen.live = LiveSession(app.client.base_url, fake)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -15,7 +15,6 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from tui.client import is_retryable
 from tui.models import EventTree
 from tui.text import clean
 
@@ -45,12 +44,12 @@ from ..widgets.find_bar import FindBar
 from ..widgets.key_bar import KeyBar
 from .errors import describe_error
 
+if TYPE_CHECKING:
+    from tui.models import AppConversation
+
 TREE_REFRESH_S = 1.0
 FOLLOW_DETAIL_S = 0.5  # while following live rows, the detail pane updates at most this often
 MESSAGE_PLACEHOLDER = "message to the agent (enter sends, esc cancels)"
-RETRIES = 8  # tries of one load before it is given up (server and network failures only)
-BACKOFF, BACKOFF_MAX = 0.25, 4.0  # seconds: the first wait between tries, the longest
-T = TypeVar("T")
 
 
 class ConversationScreen(Screen):
@@ -135,11 +134,12 @@ class ConversationScreen(Screen):
     ) -> None:
         super().__init__()
         self.conversation_id = conversation_id
-        self.events = ConversationEvents(self.app.client, conversation_id, shared=shared)
+        self.events = ConversationEvents(
+            self.app.client, conversation_id, shared=shared, on_retry=self._retry_notice
+        )
         self.window: PagedWindow | PathWindow = self.events.base
         self.query_window: PagedWindow = self.events.base
         self._title = title
-        self._conversation: Any = None
         self.live: LiveSession | None = None
         self._new_below = 0
         self._tree_dirty = False
@@ -184,14 +184,20 @@ class ConversationScreen(Screen):
         """Being closed: the panes may already be gone, so late worker results are dropped."""
         return not self.is_attached or self._closing or self._closed or self._pruning
 
+    @property
+    def conversation(self) -> AppConversation | None:
+        """The conversation's record (title, statuses, cost), once loaded."""
+        return self.events.record
+
     async def on_unmount(self) -> None:
+        self.events.close()
         if self.live is not None:
             await self.live.aclose()
 
     # --- header --------------------------------------------------------------------------
 
     def _render_header(self) -> None:
-        conv = self._conversation
+        conv = self.conversation
         text = Text()
         title = title_of(conv) if conv is not None else clean(self._title or self.conversation_id)
         text.append(title, style="bold")
@@ -248,10 +254,8 @@ class ConversationScreen(Screen):
     async def load(self) -> None:
         try:
             window, _ = await asyncio.gather(
-                self._retrying(
-                    lambda: self.events.open_window(self.query_window.query, self._total_known)
-                ),
-                self._retrying(self._load_record),
+                self.events.open_window(self.query_window.query, self._total_known),
+                self._load_record(),
             )
         except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
             self._failed("Could not load the conversation", exc)
@@ -265,7 +269,7 @@ class ConversationScreen(Screen):
         self._update_list_title()
         # the first rows are painted before the background walk starts taking turns
         self.call_after_refresh(self.index)
-        if self._conversation is not None and can_follow(self._conversation):
+        if self.conversation is not None and can_follow(self.conversation):
             self.follow_live()
 
     def _total_known(self, window: PagedWindow) -> None:
@@ -280,27 +284,27 @@ class ConversationScreen(Screen):
     @work(exclusive=True, group="record")
     async def refresh_record(self) -> None:
         try:
-            await self._load_record()
+            await self.events.load_record(patient=False)
         except Exception:  # noqa: BLE001 - best effort; the stream status already says enough
             return
+        self._render_header()
 
     async def _load_record(self) -> None:
         if not self.events.shared:
-            found = await self.app.client.get_conversations([self.conversation_id])
-            self._conversation = found[0] if found else None
+            await self.events.load_record()
             self._render_header()
 
     @work(exclusive=True, group="index")
     async def index(self) -> None:
         """Walk the whole conversation (oldest first) so the tree and pairing are complete.
 
-        Server and network failures pause the walk and retry with backoff (the client has
-        already spent its own quick retries), so a flaky server still ends fully indexed."""
+        The store outlasts server and network failures (with backoff), so a flaky server
+        still ends fully indexed."""
         events, loop = self.events, asyncio.get_running_loop()
         last = 0.0
         while not events.base.complete:
             try:
-                added = await self._retrying(lambda: events.fill(events.base, "head"))
+                added = await events.index_page()
             except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
                 self._failed("Indexing stopped", exc)
                 break
@@ -372,7 +376,7 @@ class ConversationScreen(Screen):
     @work(exclusive=True, group="live")
     async def follow_live(self) -> None:
         try:
-            self.live = LiveSession(self.app.client.base_url, self._conversation)
+            self.live = LiveSession(self.app.client.base_url, self.conversation)
             self.refresh_bindings()
             if not self.events.base.complete:
                 await self.events.fill(self.events.base, "tail")  # the newest page fixes "since"
@@ -391,12 +395,12 @@ class ConversationScreen(Screen):
         assert live is not None
         before = live.state.execution_status
         changed = live.fold(batch)
-        if "status" in changed and self._conversation is not None:
+        if "status" in changed and self.conversation is not None:
             # the first status of a stream is where things stand, not news
             self.post_message(
                 AgentStatusChanged(
                     self.conversation_id,
-                    title_of(self._conversation),
+                    title_of(self.conversation),
                     status_value(before),
                     status_value(live.state.execution_status),
                 )
@@ -633,9 +637,7 @@ class ConversationScreen(Screen):
                 self._wanted_rows = None
                 window, start, end = wanted
                 try:
-                    added = await self._retrying(
-                        lambda w=window, s=start, e=end: self.events.fill_range(w, s, e), quiet=True
-                    )
+                    added = await self.events.fill_range(window, start, end)
                 except Exception as exc:  # noqa: BLE001
                     self._failed("Could not load events", exc)
                     return
@@ -645,27 +647,15 @@ class ConversationScreen(Screen):
         finally:
             self._filling = False
 
-    async def _retrying(self, call: Callable[[], Awaitable[T]], *, quiet: bool = False) -> T:
-        """``call()``, tried again with backoff while the server or network fails.
-
-        The client has already spent its own quick retries; this outlasts longer outages
-        (a restarting server, a rate limit) so a flaky server still ends with every event."""
-        for attempt in range(1, RETRIES + 1):
-            try:
-                return await call()
-            except Exception as exc:
-                if not is_retryable(exc) or attempt == RETRIES or self.closing:
-                    raise
-                delay = min(BACKOFF_MAX, BACKOFF * 2 ** (attempt - 1))
-                if not quiet:
-                    self.notify(
-                        f"Loading failed ({describe_error(exc)}); retrying in {delay:.1f}s.",
-                        severity="warning",
-                        timeout=min(5.0, delay + 1),
-                        markup=False,
-                    )
-                await asyncio.sleep(delay)
-        raise AssertionError("unreachable")
+    def _retry_notice(self, exc: BaseException, delay: float) -> None:
+        """The store tries a failed load again after ``delay`` seconds: say so."""
+        if not self.closing:
+            self.notify(
+                f"Loading failed ({describe_error(exc)}); retrying in {delay:.1f}s.",
+                severity="warning",
+                timeout=min(5.0, delay + 1),
+                markup=False,
+            )
 
     def _failed(self, what: str, exc: BaseException) -> None:
         self.notify(f"{what}: {describe_error(exc)}", severity="error", timeout=8, markup=False)
@@ -851,9 +841,7 @@ class ConversationScreen(Screen):
             row = window.row(index)
             if row is None and isinstance(window, PagedWindow):
                 bar.set_status(f"searching… {checked:,} of {total:,} checked (esc stops)")
-                await self._retrying(
-                    lambda i=index: self.events.fill_range(window, i, i + 1), quiet=True
-                )
+                await self.events.fill_range(window, index, index + 1)
                 row = window.row(index)
                 if window is self.window:
                     event_list.rows_changed()
@@ -876,12 +864,12 @@ class ConversationScreen(Screen):
     async def find_only(self, finder: Finder) -> None:
         """Show only the events that match: loads the whole filtered view first (with progress)."""
         window, bar = self.query_window, self.query_one(FindBar)
-        while not window.complete:
-            bar.set_status(
-                f"loading {len(window.head) + len(window.tail):,} of {len(window):,} to filter… (esc stops)"
-            )
-            if not await self._retrying(lambda: self.events.fill(window, "head"), quiet=True):
-                break
+        await self.events.load_all(
+            window,
+            lambda w: bar.set_status(
+                f"loading {len(w.head) + len(w.tail):,} of {len(w):,} to filter… (esc stops)"
+            ),
+        )
         rows, count = [], len(window)
         for index in range(count):
             row = window.row(index)
@@ -938,16 +926,19 @@ class ConversationScreen(Screen):
         window = self.window if scope == "view" else self.events.base
         name = self.view_name() if scope == "view" else "conversation"
         try:
-            while isinstance(window, PagedWindow) and not window.complete:
-                self.notify(f"Loading {len(window):,} events to export…", timeout=2, markup=False)
-                if not await self._retrying(lambda: self.events.fill(window, "head"), quiet=True):
-                    break
+            if isinstance(window, PagedWindow):
+                await self.events.load_all(
+                    window,
+                    lambda w: self.notify(
+                        f"Loading {len(w):,} events to export…", timeout=2, markup=False
+                    ),
+                )
             rows = [row for row in (window.row(i) for i in range(len(window))) if row is not None]
-            events = await self._retrying(lambda: self.events.events_for(rows))
+            events = await self.events.events_for(rows)
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not export", exc)
             return
-        title = self._conversation.title if self._conversation is not None else None
+        title = self.conversation.title if self.conversation is not None else None
         if fmt == "jsonl":
             text = to_jsonl(events)
         else:
@@ -974,7 +965,7 @@ class ConversationScreen(Screen):
     @work(exclusive=True, group="load")
     async def apply_query(self, query: EventQuery) -> None:
         try:
-            window = await self._retrying(lambda: self.events.open_window(query, self._total_known))
+            window = await self.events.open_window(query, self._total_known)
         except Exception as exc:  # noqa: BLE001
             self._failed("Could not apply the filter", exc)
             return
