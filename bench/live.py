@@ -58,7 +58,7 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
         event_list = screen.query_one(EventList)
         event_list.focus()
         event_list.action_last()
-        original = screen._flush_live_rows
+        original = screen.flush_live_rows
 
         def flush() -> None:
             held = list(screen.live.held)
@@ -71,7 +71,7 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
             if sent:
                 flushes.append((time.perf_counter(), time.time(), sent))
 
-        screen._flush_live_rows = flush
+        screen.flush_live_rows = flush
         began = time.perf_counter()
         quiet_since, last_count = time.perf_counter(), -1
         while True:  # keys while the stream runs; stop 2 s after the last new row

@@ -77,11 +77,11 @@ async def test_new_rows_marker_when_not_at_the_end(live_server):
         event_list.cursor = 0
         await asyncio.to_thread(server.live.send_message_sync, cid, "one more thing")
         await asyncio.to_thread(server.live.step_sync, cid, 3)
-        await wait_for(lambda: screen._new_below > 0, pilot=pilot)
+        await wait_for(lambda: screen.new_below > 0, pilot=pilot)
         assert event_list.cursor == 0  # reading stays put
         assert "new (G to follow)" in event_list.border_subtitle
         await pilot.press("G")
-        await wait_for(lambda: screen._new_below == 0, pilot=pilot)
+        await wait_for(lambda: screen.new_below == 0, pilot=pilot)
 
 
 async def test_error_banner_on_conversation_error(live_server):
@@ -202,7 +202,7 @@ async def replay_into_screen(app, pilot, frames: list, cid: str) -> Conversation
     screen.live = LiveSession(app.client.base_url, fake)
     screen.previews = []
     for event in frames:
-        screen._apply_live([StreamEvent(event, transient=is_transient(event))])
+        screen.apply_live([StreamEvent(event, transient=is_transient(event))])
         preview = screen.query_one("#stream-preview")
         if preview.has_class("-visible"):
             screen.previews.append(screen.live.state.streaming_text)

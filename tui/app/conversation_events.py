@@ -328,6 +328,11 @@ class ConversationEvents:
 
     # --- tree ------------------------------------------------------------------------------
 
+    @property
+    def rows(self) -> list[EventRow]:
+        """The base window's rows, oldest first: the index the tree is built from."""
+        return self.base.head
+
     def build_tree(self) -> EventTree | None:
         """Rebuild the tree when the base index grew (log order = ascending timestamps)."""
         rows = self.base.head

@@ -1,17 +1,16 @@
-"""Following a running conversation: the websocket stream folded into the screen.
+"""A running conversation's live side: its websocket stream, folded state and agent client.
 
-The stream worker receives items in ~50 ms batches (``EventStream.batches``), folds them
-into a :class:`StreamState` (status, cost, streaming text, errors) and hands persistable
-events to the conversation's event store once per batch, so a burst costs one repaint, never one per event.
-Rows are held back until the conversation's index is complete, so ids decide exactly
-what is new and nothing is counted twice.
+The screen's stream worker receives items in ~50 ms batches (``EventStream.batches``) and
+folds each batch here into a :class:`StreamState` (status, cost, streaming text, errors);
+persistable events are held until the screen hands them to the event store, once per
+batch, so a burst costs one repaint, never one per event. Rows are held back until the
+conversation's index is complete, so ids decide exactly what is new and nothing is
+counted twice. No Textual here.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from rich.text import Text
 
 from tui.client import (
     AgentServerClient,
@@ -21,53 +20,20 @@ from tui.client import (
     StreamStatus,
     agent_endpoint,
 )
-from tui.models import ExecutionStatus
-from tui.text import abbreviate, clean
 
 from .format import status_value
 
 if TYPE_CHECKING:
     from tui.models import AnyEvent, AppConversation
 
-LIVE_MARKS = {
-    "connecting": ("◌ connecting", "italic"),
-    "live": ("● live", "bold green"),
-    "reconnecting": ("◌ reconnecting", "bold yellow"),
-    "offline": ("○ offline", "bold red"),
-    "failed": ("✕ stream failed", "bold red"),
-}
-
 
 def can_follow(conversation: AppConversation) -> bool:
+    """The conversation's agent can be followed live: its sandbox runs and it has an address."""
     return bool(
         conversation.conversation_url
         and conversation.session_api_key
         and status_value(conversation.sandbox_status) == "RUNNING"
     )
-
-
-def live_mark(state: StreamState | None, *, local: bool = False) -> Text:
-    """The stream's state for the header; ``local``: a folder is watched, not an agent run."""
-    if state is None or state.connection is None:
-        return Text("")
-    label, style = LIVE_MARKS.get(state.connection.state, (state.connection.state, ""))
-    if local and state.connection.state == "live":
-        label = "● watching the folder"
-    mark = Text(label, style=style)
-    if state.connection.state in ("reconnecting", "offline") and state.connection.attempt:
-        mark.append(f" (try {state.connection.attempt})", style="dim")
-    return mark
-
-
-def streaming_text(state: StreamState) -> Text:
-    """The agent's reply while it streams in, shown in place until the final message."""
-    text = Text("agent is writing… ", style="bold italic")
-    if state.streaming_reasoning:
-        reasoning, _ = abbreviate(state.streaming_reasoning[-2000:], max_lines=6)
-        text.append(reasoning + "\n", style="italic dim")
-    shown, _ = abbreviate(state.streaming_text[-4000:], max_lines=12)
-    text.append(shown)
-    return text
 
 
 class LiveSession:
@@ -91,26 +57,12 @@ class LiveSession:
 
     @property
     def running(self) -> bool:
-        return self.state.execution_status in (ExecutionStatus.RUNNING, "running")
+        return status_value(self.state.execution_status) == "running"
 
     @property
     def waiting_for_confirmation(self) -> bool:
         """The agent holds an action until the user approves or rejects it."""
-        return self.state.execution_status in (
-            ExecutionStatus.WAITING_FOR_CONFIRMATION,
-            "waiting_for_confirmation",
-        )
-
-    def error_text(self) -> Text | None:
-        error = self.state.last_error
-        status = self.state.execution_status
-        if error is None or status not in (ExecutionStatus.ERROR, "error"):
-            return None
-        text = Text(f"✕ The run stopped: {clean(error.code)}\n", style="bold")
-        text.append(clean(error.detail[:500]))
-        if error.classification is not None and error.classification.user_action != "none":
-            text.append(f"\nsuggested: {error.classification.user_action}", style="italic")
-        return text
+        return status_value(self.state.execution_status) == "waiting_for_confirmation"
 
     async def aclose(self) -> None:
         if self.stream is not None:

@@ -185,3 +185,7 @@ class PathWindow:
 
     def side_for(self, start: int, end: int) -> str | None:
         return None
+
+
+#: What the event list can show: a query's lazily filled rows, or a fixed list of them.
+RowWindow = PagedWindow | PathWindow
