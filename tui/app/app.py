@@ -23,7 +23,7 @@ from .messages import AgentStatusChanged
 from .notices import Notifier, desktop_notify
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen
-from .themes import DEFAULT_THEME, load_themes
+from .themes import DEFAULT_THEME, load_themes, variable_defaults
 
 if TYPE_CHECKING:
     from tui.client import OpenHandsClient
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 class OhtuiApp(App):
     TITLE = "ohtui"
-    CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {OhtuiCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -105,6 +104,10 @@ class OhtuiApp(App):
         self.user_keymap = dict(keymap or {})
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """ohtui's colours (statuses, diffs, the live mark) for a theme that does not set them."""
+        return variable_defaults(self.current_theme)
 
     def on_mount(self) -> None:
         unknown = sorted(set(self.user_keymap) - binding_ids()) if self.user_keymap else []

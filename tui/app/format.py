@@ -10,22 +10,25 @@ from rich.text import Text
 
 from tui.text import one_line
 
+from .themes import theme_style
+
 if TYPE_CHECKING:  # the models load after the first frame (they take ~150 ms to build)
     from tui.models import AppConversation
 
+#: status (agent's or sandbox's) → its style: a theme colour (``themes.VARIABLES``) and weight
 STATUS_STYLES = {
-    "RUNNING": "bold green",
-    "running": "bold green",
-    "PAUSED": "yellow",
-    "paused": "yellow",
-    "STARTING": "cyan",
-    "ERROR": "bold red",
-    "error": "bold red",
-    "stuck": "bold red",
+    "RUNNING": "$status-running bold",
+    "running": "$status-running bold",
+    "PAUSED": "$status-paused",
+    "paused": "$status-paused",
+    "STARTING": "$status-starting",
+    "ERROR": "$status-error bold",
+    "error": "$status-error bold",
+    "stuck": "$status-error bold",
     "MISSING": "dim",
-    "finished": "blue",
+    "finished": "$status-finished",
     "idle": "dim",
-    "waiting_for_confirmation": "bold magenta",
+    "waiting_for_confirmation": "$status-waiting bold",
 }
 
 
@@ -83,7 +86,8 @@ def status_text(value: object, *, short: bool = False) -> Text:
     if raw is None:
         return Text("—", style="dim")
     label = one_line(raw)
-    style = STATUS_STYLES.get(label, "")
+    spec = STATUS_STYLES.get(label)
+    style = theme_style(spec) if spec else ""
     return Text(SHORT_STATUSES.get(label, label) if short else label, style=style)
 
 

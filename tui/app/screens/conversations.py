@@ -28,6 +28,7 @@ from ..format import (
 )
 from ..messages import AgentStatusChanged
 from ..table_columns import conversation_columns
+from ..themes import theme_style
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .errors import describe_error
@@ -53,13 +54,7 @@ class ConversationsScreen(Screen):
         Binding("g", "first", "First", show=False, id="conversations.first"),
         Binding("G", "last", "Last", show=False, id="conversations.last"),
     ]
-    DEFAULT_CSS = """
-    ConversationsScreen #conv-filter-row { height: auto; display: none; }
-    ConversationsScreen #conv-filter-row.-visible { display: block; }
-    ConversationsScreen #conv-filter { width: 1fr; }
-    ConversationsScreen #conversations-status { height: 1; padding: 0 1; color: $text-muted; }
-    ConversationsScreen DataTable { height: 1fr; }
-    """
+    CSS_PATH = "conversations.tcss"
 
     def __init__(self) -> None:
         super().__init__()
@@ -92,6 +87,13 @@ class ConversationsScreen(Screen):
         table.focus()
         self.reload()
         self.set_interval(POLL_S, self.poll_statuses)
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_rows())
+
+    def _redraw_rows(self) -> None:
+        """Statuses have the theme's colours drawn in: a new theme draws the cells anew."""
+        table = self.query_one(FittedTable)
+        for conv in self._rows.values():
+            table.put_row(conv.id, self._cells(conv))
 
     # --- loading -------------------------------------------------------------------------
 
@@ -167,7 +169,7 @@ class ConversationsScreen(Screen):
                 title_contains=self._filter or None, page_id=page_id, limit=PAGE
             )
         except Exception as exc:  # noqa: BLE001
-            status.update(Text(f"error: {describe_error(exc)}", style="bold red"))
+            status.update(Text(f"error: {describe_error(exc)}", style=theme_style("$error bold")))
             self.notify(
                 f"Could not list conversations: {describe_error(exc)}",
                 severity="error",

@@ -40,14 +40,7 @@ class ConnectionErrorScreen(Screen[bool]):
         Binding("r", "retry", "Retry", id="error.retry"),
         Binding("q", "app.quit", "Quit", id="error.quit"),
     ]
-    DEFAULT_CSS = """
-    ConnectionErrorScreen { align: center middle; }
-    ConnectionErrorScreen #error-box {
-        width: 80; height: auto; border: heavy $error; padding: 1 2; background: $panel;
-    }
-    ConnectionErrorScreen #error-title { text-style: bold; color: $error; margin-bottom: 1; }
-    ConnectionErrorScreen Button { margin-top: 1; }
-    """
+    CSS_PATH = "errors.tcss"
 
     def __init__(self, url: str, error: BaseException) -> None:
         super().__init__()

@@ -23,6 +23,7 @@ from tui.text import clean, one_line
 
 from ..format import relative_time, status_text, status_value
 from ..table_columns import sandbox_columns
+from ..themes import theme_style
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .confirm import ConfirmScreen
@@ -42,10 +43,7 @@ class SpecPicker(ModalScreen[str | None]):
     """Choose the spec a new sandbox starts from; shows image and working dir."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="specs.cancel")]
-    DEFAULT_CSS = """
-    SpecPicker { align: center middle; }
-    SpecPicker OptionList { width: 90; height: auto; max-height: 20; border: thick $accent; background: $panel; }
-    """
+    CSS_PATH = "sandboxes.tcss"
 
     def __init__(self, specs: list[SandboxSpecInfo]) -> None:
         super().__init__()
@@ -81,10 +79,7 @@ class SandboxesScreen(Screen):
         Binding("j", "cursor_down", "Down", show=False, id="sandboxes.down"),
         Binding("k", "cursor_up", "Up", show=False, id="sandboxes.up"),
     ]
-    DEFAULT_CSS = """
-    SandboxesScreen DataTable { height: 1fr; }
-    SandboxesScreen #sandboxes-status { height: 1; padding: 0 1; color: $text-muted; }
-    """
+    CSS_PATH = "sandboxes.tcss"
 
     def __init__(self) -> None:
         super().__init__()
@@ -104,6 +99,13 @@ class SandboxesScreen(Screen):
         table.focus()
         self.refresh_sandboxes()
         self.set_interval(IDLE_POLL_S, self.refresh_sandboxes)
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_rows())
+
+    def _redraw_rows(self) -> None:
+        """Statuses have the theme's colours drawn in: a new theme draws the cells anew."""
+        table = self.query_one(FittedTable)
+        for box in self._sandboxes.values():
+            table.put_row(box.id, self._cells(box))
 
     def _cells(self, box: SandboxInfo) -> dict[str, Text]:
         urls = ", ".join(f"{u.name} {mask_url(u.url)}" for u in box.exposed_urls or ())
@@ -117,7 +119,9 @@ class SandboxesScreen(Screen):
 
     def _status_cell(self, box: SandboxInfo) -> Text:
         pending = self._pending.get(box.id)
-        return Text(pending[0], style="italic cyan") if pending else status_text(box.status)
+        if pending:
+            return Text(pending[0], style=theme_style("$status-starting italic"))
+        return status_text(box.status)
 
     @work(exclusive=True, group="sandboxes")
     async def refresh_sandboxes(self) -> None:
@@ -125,7 +129,7 @@ class SandboxesScreen(Screen):
             boxes = [box async for box in self.app.client.iter_sandboxes()]
         except Exception as exc:  # noqa: BLE001
             self.query_one("#sandboxes-status", Static).update(
-                Text(f"error: {describe_error(exc)}", style="bold red")
+                Text(f"error: {describe_error(exc)}", style=theme_style("$error bold"))
             )
             return
         table = self.query_one(FittedTable)

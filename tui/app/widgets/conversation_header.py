@@ -16,18 +16,19 @@ from textual.widgets import Static
 from tui.text import clean
 
 from ..format import conversation_cost, money, sandbox_text, status_text, title_of, tokens
+from ..themes import theme_style
 
 if TYPE_CHECKING:
     from tui.client import StreamState
     from tui.models import AppConversation
 
-#: the live stream's connection state → (what the header says, style)
+#: the live stream's connection state → (what the header says, its style)
 LIVE_MARKS = {
     "connecting": ("◌ connecting", "italic"),
-    "live": ("● live", "bold green"),
-    "reconnecting": ("◌ reconnecting", "bold yellow"),
-    "offline": ("○ offline", "bold red"),
-    "failed": ("✕ stream failed", "bold red"),
+    "live": ("● live", "$live-ok bold"),
+    "reconnecting": ("◌ reconnecting", "$live-retrying bold"),
+    "offline": ("○ offline", "$live-down bold"),
+    "failed": ("✕ stream failed", "$live-down bold"),
 }
 
 
@@ -38,7 +39,7 @@ def live_mark(state: StreamState | None, *, local: bool = False) -> Text:
     label, style = LIVE_MARKS.get(state.connection.state, (state.connection.state, ""))
     if local and state.connection.state == "live":
         label = "● watching the folder"
-    mark = Text(label, style=style)
+    mark = Text(label, style=theme_style(style) if style else "")
     if state.connection.state in ("reconnecting", "offline") and state.connection.attempt:
         mark.append(f" (try {state.connection.attempt})", style="dim")
     return mark
@@ -59,9 +60,14 @@ class ConversationHeader(Static):
         self.conversation_id = conversation_id
         self.fallback_title = title  # what the list said, until the record is loaded
         self.shared = shared
+        self._shown: tuple[AppConversation | None, StreamState | None] = (None, None)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show(*self._shown))
 
     def show(self, conversation: AppConversation | None, live: StreamState | None) -> None:
         """Draw from the record (None: not loaded yet) and the live stream's state."""
+        self._shown = (conversation, live)  # drawn again if the theme changes
         conv = conversation
         text = Text()
         title = (

@@ -28,6 +28,7 @@ from textual.widgets.tree import TreeNode
 from tui.models import EventTree
 
 from ..rows import KIND_LABELS, EventRow
+from ..themes import theme_style
 from ..tree_outline import (
     LineItem,
     MainBranch,
@@ -111,6 +112,15 @@ class EventTreeView(Tree, inherit_bindings=True):
         self._next = 0.0  # perf_counter time before which the outline is not rebuilt
         self._outlining = False  # a walk is running (in slices)
         self._now = False  # a rebuild was asked for "now" while one ran
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._relabel())
+
+    def _relabel(self) -> None:
+        """Labels have the theme's colours drawn in (error rows): a new theme draws them anew."""
+        outline, self._outline = self._outline, None
+        if outline is not None:
+            self.show(self._walk, outline, keep_state=True)
 
     # --- following the event store ---------------------------------------------------------
 
@@ -315,7 +325,7 @@ class EventTreeView(Tree, inherit_bindings=True):
 
     def _event_label(self, pos: int) -> Text:
         row = self._walk.rows[pos]
-        style = "bold red" if row.is_error else ""
+        style = theme_style("$error bold") if row.is_error else ""
         kids = len(self.real_children(pos))
         fork = f"  ↳ {kids} branches" if kids > 1 else ""
         return Text.assemble(

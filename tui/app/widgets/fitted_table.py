@@ -20,6 +20,11 @@ Cells = dict[str, Text]
 
 
 class FittedTable(DataTable):
+    DEFAULT_CSS = """
+    FittedTable { border: round $foreground 25%; }
+    FittedTable:focus { border: round $accent; }
+    """
+
     def __init__(self, layout: Callable[[int], list[Column]], **options) -> None:
         super().__init__(**options)
         self._layout = layout

@@ -56,6 +56,7 @@ class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, Screen
     AUTO_FOCUS = "#event-list"
     BINDING_GROUP_TITLE = "Conversation"
     ALLOW_IN_MAXIMIZED_VIEW = "KeyBar"  # a zoomed pane (z) keeps the keys in view
+    CSS_PATH = "conversation.tcss"
     BINDINGS = CONVERSATION_KEYS
 
     #: What the list shows: the filter bar's view, a branch, or find's matches. Assigning it
