@@ -95,7 +95,8 @@ class OhtuiApp(App):
         #: started in a thread after the first frame: the bundled server, whose port is already
         #: listening (requests made before it serves wait for it)
         self._warm_up = warm_up
-        for loaded in load_themes():
+        themes, self._theme_problems = load_themes()
+        for loaded in themes:
             self.register_theme(loaded)
         self.theme = theme or DEFAULT_THEME
         if self.shared or readonly:
@@ -118,6 +119,8 @@ class OhtuiApp(App):
                 severity="warning",
                 markup=False,
             )
+        for problem in self._theme_problems:
+            self.notify(f"Theme not loaded: {problem}", title="Themes", severity="warning")
         if self._notice:
             self.notify(self._notice, timeout=10, markup=False)
         if self._client is None:

@@ -1,4 +1,10 @@
-"""Themes: the bundled ones in ``themes/``, and the colours with a meaning every theme gives.
+"""Themes: the bundled ones, the user's own, and the colours with a meaning every theme gives.
+
+The bundled themes are the JSON files of the top-level ``themes/`` folder, installed as the
+package ``tui._themes`` and read with ``importlib.resources`` (no path guessing: it works
+from a checkout, a wheel, ``pip install --user`` and pipx alike). A user's own go in
+``<config dir>/themes/*.json`` (``ohtui info`` prints the config dir); one with a bundled
+theme's name replaces it, and one that cannot be read is reported, not fatal.
 
 Statuses, diffs and the live mark are coloured by ohtui's own theme variables
 (:data:`VARIABLES`: ``$status-running``, ``$diff-added``, …). A theme may set them in its
@@ -11,7 +17,8 @@ diff) asks :func:`theme_style`, which reads the same variables.
 from __future__ import annotations
 
 import json
-import sys
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from rich.style import Style
@@ -74,22 +81,46 @@ def theme_style(spec: str) -> Style:
         return Style.parse(" ".join(word for word in spec.split() if not word.startswith("$")))
 
 
-def theme_dirs() -> list[Path]:
-    """The repo's ``themes/`` (editable installs) and the installed copy."""
-    here = Path(__file__).resolve()
-    return [here.parents[2] / "themes", Path(sys.prefix) / "share" / "ohtui" / "themes"]
+def user_theme_dir() -> Path:
+    """Where a user's own themes go: ``themes/`` in ohtui's config directory."""
+    from tui.paths import config_dir
+
+    return config_dir() / "themes"
 
 
-def load_theme(path: Path) -> Theme:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return Theme(**{k: v for k, v in data.items() if k in _FIELDS})
+def load_theme(source: Traversable | Path) -> Theme:
+    """One theme file; raises (OSError, ValueError, …) if it is not a usable theme."""
+    data = json.loads(source.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        raise TypeError("not a theme: a JSON object with a name is expected")
+    theme = Theme(**{k: v for k, v in data.items() if k in _FIELDS})
+    theme.to_color_system()  # a colour that does not parse fails here, not when shown
+    return theme
 
 
-def load_themes(extra_dirs: list[Path] | None = None) -> list[Theme]:
+def _theme_files(folder: Traversable | Path) -> list[Traversable | Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(
+        (entry for entry in folder.iterdir() if entry.name.endswith(".json")),
+        key=lambda entry: entry.name,
+    )
+
+
+def load_themes(user_dir: Path | None = None) -> tuple[list[Theme], list[str]]:
+    """The bundled themes and the user's own (``user_dir``, default :func:`user_theme_dir`),
+    and what was wrong with any user file that could not be used."""
     themes: dict[str, Theme] = {}
-    for folder in [*theme_dirs(), *(extra_dirs or [])]:
-        if folder.is_dir():
-            for path in sorted(folder.glob("*.json")):
-                theme = load_theme(path)
-                themes.setdefault(theme.name, theme)
-    return list(themes.values())
+    for source in _theme_files(files("tui._themes")):
+        theme = load_theme(source)
+        themes[theme.name] = theme
+    problems: list[str] = []
+    folder = user_dir if user_dir is not None else user_theme_dir()
+    for source in _theme_files(folder):
+        try:
+            theme = load_theme(source)
+        except Exception as exc:  # noqa: BLE001 - a user's file: reported, never fatal
+            problems.append(f"{source}: {exc}".splitlines()[0][:300])
+            continue
+        themes[theme.name] = theme
+    return list(themes.values()), problems
