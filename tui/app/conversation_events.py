@@ -1,6 +1,6 @@
 """The per-conversation event store: row windows, a bounded event cache, pairing, the tree.
 
-No Textual here: the screen runs these coroutines in workers. The base window (no filter,
+No widgets here: the screen runs these coroutines in workers. The base window (no filter,
 oldest first) doubles as the index the tree is built from; filtered views get their own
 window. Full events are kept only in a bounded LRU cache (rows are what stays resident),
 so memory follows the rows, not the payloads.
