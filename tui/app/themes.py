@@ -1,8 +1,9 @@
 """Themes: the bundled ones, the user's own, and the colours with a meaning every theme gives.
 
 The bundled themes are the JSON files of the top-level ``themes/`` folder, installed as the
-package ``tui._themes`` and read with ``importlib.resources`` (no path guessing: it works
-from a checkout, a wheel, ``pip install --user`` and pipx alike). A user's own go in
+package ``tui._themes`` and read from that package's own folder (no path guessing: it works
+from a checkout, a wheel, ``pip install --user`` and pipx alike; ``importlib.resources``
+would too, but its import costs ~5 ms before the first frame). A user's own go in
 ``<config dir>/themes/*.json`` (``ohtui info`` prints the config dir); one with a bundled
 theme's name replaces it, and one that cannot be read is reported, not fatal.
 
@@ -17,8 +18,6 @@ diff) asks :func:`theme_style`, which reads the same variables.
 from __future__ import annotations
 
 import json
-from importlib.resources import files
-from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from rich.style import Style
@@ -88,31 +87,35 @@ def user_theme_dir() -> Path:
     return config_dir() / "themes"
 
 
-def load_theme(source: Traversable | Path) -> Theme:
-    """One theme file; raises (OSError, ValueError, …) if it is not a usable theme."""
+def load_theme(source: Path, *, check: bool = True) -> Theme:
+    """One theme file; raises (OSError, ValueError, …) if it is not a usable theme.
+    ``check``: parse its colours now (a user's file), so a bad one fails here, not when shown."""
     data = json.loads(source.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         raise TypeError("not a theme: a JSON object with a name is expected")
     theme = Theme(**{k: v for k, v in data.items() if k in _FIELDS})
-    theme.to_color_system()  # a colour that does not parse fails here, not when shown
+    if check:
+        theme.to_color_system()
     return theme
 
 
-def _theme_files(folder: Traversable | Path) -> list[Traversable | Path]:
-    if not folder.is_dir():
-        return []
-    return sorted(
-        (entry for entry in folder.iterdir() if entry.name.endswith(".json")),
-        key=lambda entry: entry.name,
-    )
+def bundled_theme_dir() -> Path:
+    """The installed ``tui._themes`` package's folder (the repository's ``themes/``)."""
+    import tui._themes
+
+    return Path(tui._themes.__file__).parent
+
+
+def _theme_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
 
 def load_themes(user_dir: Path | None = None) -> tuple[list[Theme], list[str]]:
     """The bundled themes and the user's own (``user_dir``, default :func:`user_theme_dir`),
     and what was wrong with any user file that could not be used."""
     themes: dict[str, Theme] = {}
-    for source in _theme_files(files("tui._themes")):
-        theme = load_theme(source)
+    for source in _theme_files(bundled_theme_dir()):
+        theme = load_theme(source, check=False)  # ours: checked by the tests
         themes[theme.name] = theme
     problems: list[str] = []
     folder = user_dir if user_dir is not None else user_theme_dir()
