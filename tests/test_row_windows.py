@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from tui.app.row_windows import START, EventQuery, PagedWindow, PathWindow
 from tui.app.rows import EventRow
-from tui.app.windows import START, PagedWindow, PathWindow, Query
 
 
 def rows(a: int, b: int, step: int = 1) -> list[EventRow]:
@@ -14,7 +14,7 @@ def rows(a: int, b: int, step: int = 1) -> list[EventRow]:
 
 
 def test_head_then_tail_meet_into_one_ordered_list():
-    w = PagedWindow(Query(), total=10)
+    w = PagedWindow(EventQuery(), total=10)
     assert w.side_for(0, 3) == "head" and w.row(0) is None
     w.add_head(rows(0, 3), "p1")
     assert w.side_for(7, 10) == "tail"
@@ -27,7 +27,7 @@ def test_head_then_tail_meet_into_one_ordered_list():
 
 
 def test_side_prefers_the_nearer_end():
-    w = PagedWindow(Query(), total=1000)
+    w = PagedWindow(EventQuery(), total=1000)
     w.add_head(rows(0, 100), "p")
     assert w.side_for(150, 160) == "head"
     assert w.side_for(900, 910) == "tail"
@@ -35,7 +35,7 @@ def test_side_prefers_the_nearer_end():
 
 
 def test_unknown_total_grows_with_the_head():
-    w = PagedWindow(Query())
+    w = PagedWindow(EventQuery())
     assert len(w) == 0 and w.head_page == START
     w.add_head(rows(0, 5), "p")
     assert len(w) == 5 and w.side_for(0, 10) == "head"
@@ -44,11 +44,11 @@ def test_unknown_total_grows_with_the_head():
 
 
 def test_live_append_dedupes_and_extends():
-    w = PagedWindow(Query(), total=3)
+    w = PagedWindow(EventQuery(), total=3)
     w.add_head(rows(0, 3), None)
     assert w.append_live(rows(2, 5)) == 2
     assert len(w) == 5 and w.row(4).id == "e4"
-    desc = PagedWindow(Query(descending=True), total=2)
+    desc = PagedWindow(EventQuery(descending=True), total=2)
     desc.add_head(rows(1, -1, -1), None)
     desc.append_live(rows(2, 4))
     assert [desc.row(i).id for i in range(4)] == ["e3", "e2", "e1", "e0"]
@@ -60,6 +60,6 @@ def test_path_window():
 
 
 def test_query_describe():
-    q = Query(kind="ActionEvent", since="2026-01-01T00:00:00", descending=True)
+    q = EventQuery(kind="ActionEvent", since="2026-01-01T00:00:00", descending=True)
     assert q.describe() == "kind=ActionEvent · from 2026-01-01T00:00:00 · newest first"
-    assert Query().is_plain and not q.is_plain
+    assert EventQuery().is_plain and not q.is_plain

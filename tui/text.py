@@ -1,9 +1,10 @@
-"""Untrusted text made safe to show: terminal control sequences and bidi overrides neutralised.
+"""Untrusted text made safe to show or write: control sequences and bidi overrides neutralised.
 
-Everything an agent or a tool produced is untrusted. It reaches the screen only as
-``rich.text.Text`` built from plain strings (never markup), after :func:`clean` has turned
-control characters into visible stand-ins, so an ``ESC`` or OSC 52 sequence in tool
-output can't move the cursor, write the clipboard or recolour the terminal.
+The bottom floor of the package (no imports from ``tui``): the app and the exporters both
+use it. Everything an agent or a tool produced is untrusted. On screen it is placed only as
+literal text built from plain strings (never markup), and in copies and exports too, after
+:func:`clean` has turned control characters into visible stand-ins, so an ``ESC`` or OSC 52
+sequence in tool output can't move the cursor, write the clipboard or recolour the terminal.
 """
 
 from __future__ import annotations

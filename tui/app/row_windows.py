@@ -16,7 +16,7 @@ START = ""  # page id meaning "not started yet"; None means "no more pages"
 
 
 @dataclass(frozen=True)
-class Query:
+class EventQuery:
     """One event query: server-side filters and the sort order."""
 
     kind: str | None = None
@@ -42,9 +42,9 @@ class Query:
 
 @dataclass
 class PagedWindow:
-    """The rows of one :class:`Query`, loaded from both ends."""
+    """The rows of one :class:`EventQuery`, loaded from both ends."""
 
-    query: Query
+    query: EventQuery
     total: int | None = None
     head: list[EventRow] = field(default_factory=list)
     tail: list[EventRow] = field(default_factory=list)  # tail[0] is the last row
@@ -185,3 +185,7 @@ class PathWindow:
 
     def side_for(self, start: int, end: int) -> str | None:
         return None
+
+
+#: What the event list can show: a query's lazily filled rows, or a fixed list of them.
+RowWindow = PagedWindow | PathWindow
