@@ -20,6 +20,7 @@ from tui.models.control import TokenUsage
 from tui.models.redact import is_secret_key
 
 from .errors import InvalidParameter
+from .params import segment
 
 #: Module of each SDK event class: servers before 1.58 match ``kind`` on the qualified name
 #: only, 1.58 also on the short one, so the qualified name is sent to all of them.
@@ -63,8 +64,6 @@ def qualified_kind(kind: str | None) -> str | None:
 
 
 def conversations_path(conversation_id: str | None = None) -> str:
-    from .base import segment
-
     return (
         "/api/conversations"
         if conversation_id is None
