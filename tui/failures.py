@@ -44,7 +44,7 @@ def _names(exc: BaseException) -> set[str]:
 def _detail(exc: BaseException) -> str:
     text = str(exc).strip()
     first = text.splitlines()[0] if text else ""
-    return first[:300] if first else type(exc).__name__
+    return first[:600] if first else type(exc).__name__
 
 
 def explain(exc: BaseException, *, keys_sent: bool = True) -> Failure:

@@ -40,7 +40,7 @@ def _usage(parser_hint: str) -> int:
 async def _only_conversation(client: Any, folder: str) -> str:
     from tui.export import ExportError
 
-    page = await client.search_conversations(limit=6)
+    page = await client.search_conversations(limit=5)
     ids = [item.id for item in page.items]
     if len(ids) == 1:
         return ids[0]
@@ -48,8 +48,8 @@ async def _only_conversation(client: Any, folder: str) -> str:
         raise ExportError(f"no conversation in {folder}")
     more = ", …" if page.next_page_id else ""
     raise ExportError(
-        f"{folder} holds several conversations: name one, "
-        f"e.g. {PROG} --local {folder} {ids[0]}  (ids: {', '.join(ids)}{more})"
+        f"{folder} holds several conversations: name one, as in "
+        f"{PROG} --local {folder} ID  (ids: {', '.join(ids)}{more})"
     )
 
 
