@@ -30,6 +30,13 @@ def _kind_line(kind: Any, origin: str) -> str:
     return f"{'kind':<13}{value} ({KIND_NAMES.get(value, value)})  [{origin}]"
 
 
+def _answered(exc: BaseException) -> bool:
+    """Whether the server said anything (a status, a body): then it is not "unreachable"."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    unreachable = {"ConnectionLost", "RequestTimeout", "ConnectError", "TimeoutError", "OSError"}
+    return getattr(exc, "status", None) is not None or not (names & unreachable)
+
+
 async def _detect(client: Any) -> Any:
     async with client:
         return await asyncio.wait_for(client.detect(), PROBE_DEADLINE)
@@ -51,7 +58,10 @@ def probe_lines(resolved: Any) -> list[str]:
         kind = getattr(client, "kind", None)
         if kind is not None:  # it answered enough to tell what it is
             lines.append(_kind_line(kind, origin))
-        lines.append(f"{'reached':<13}{'yes' if kind is not None else 'no'}: {failure.title}")
+        if _answered(exc):
+            lines.append(f"{'problem':<13}{failure.title}")
+        else:
+            lines.append(f"{'reached':<13}no: {failure.title}")
         if failure.detail and failure.detail != failure.title:
             lines.append(f"{'':<13}{failure.detail}")
         if failure.next_step:
