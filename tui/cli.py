@@ -101,6 +101,18 @@ def _serve_folders(path: str) -> tuple[str, Any] | None:
     return server.base_url, stop
 
 
+def _folder_client(path: str) -> tuple[Any, Any] | None:
+    """For ``ohtui export FOLDER``: a client of the folder server over ``path`` and the
+    server's stop, or None after saying why not (as for ``ohtui PATH``)."""
+    from tui.client import OpenHandsClient
+
+    started = _serve_folders(path)
+    if started is None:
+        return None
+    url, stop = started
+    return OpenHandsClient(url), stop
+
+
 def _profile_factory(args: argparse.Namespace, name: str) -> Any:
     """For the palette's profile switch: that profile's client and URL (flags for another
     server are not carried over; its keys come from its own references)."""
@@ -218,7 +230,7 @@ def run_command(argv: list[str]) -> int:
         return run_config(args)
     from tui.commands.export import run_export
 
-    return run_export(args, _serve_folders)
+    return run_export(args, _folder_client)
 
 
 def main(argv: list[str] | None = None) -> int:

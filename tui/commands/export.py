@@ -20,8 +20,8 @@ from typing import Any
 from .connect import keys_sent, load_settings, make_client, quiet_client_logs
 
 PROG = "ohtui export"
-#: ``(url, stop)`` of the folder server for a path, or None after saying why (see tui.cli).
-ServeFolders = Callable[[str], "tuple[str, Callable[[], None]] | None"]
+#: ``(client, stop)`` of the folder server over a path, or None after saying why (tui.cli).
+OpenFolder = Callable[[str], "tuple[Any, Callable[[], None]] | None"]
 
 
 def _looks_like_folder(text: str) -> bool:
@@ -53,7 +53,7 @@ async def _only_conversation(client: Any, folder: str) -> str:
     )
 
 
-def run_export(args: argparse.Namespace, serve_folders: ServeFolders) -> int:
+def run_export(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     from tui.export import format_for
 
     folder, conversation = args.local, args.conversation
@@ -70,13 +70,10 @@ def run_export(args: argparse.Namespace, serve_folders: ServeFolders) -> int:
     stop = None
     if folder is not None:
         # Local folders need no settings: no key goes to the loopback folder server.
-        started = serve_folders(folder)
-        if started is None:
+        opened = open_folder(folder)
+        if opened is None:
             return 2
-        url, stop = started
-        from tui.client import OpenHandsClient
-
-        client = OpenHandsClient(url)
+        client, stop = opened
     else:
         resolved = load_settings(args, PROG)
         if resolved is None:
