@@ -279,3 +279,10 @@ def test_export_unreachable_and_not_found(demo_server, tmp_path, capsys):
     assert main(["export", "0" * 32, "--url", demo_server.base_url]) == 1
     err = capsys.readouterr().err
     assert "conversation not found" in err and "no conversation" in err
+
+
+def test_an_unknown_theme_lists_the_themes(capsys):
+    assert main(["--theme", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown theme 'nope' (from flag --theme)" in err
+    assert re.search(r"themes: ohtui-dark, ohtui-light, .*textual-dark", err)

@@ -136,6 +136,16 @@ def _serve_demo(sock: Any) -> Any:
     return start_demo_server(sock=sock)[1]
 
 
+def _theme_names() -> list[str]:
+    """Every theme a run can pick: ohtui's own, then Textual's."""
+    from textual.theme import BUILTIN_THEMES
+
+    from tui.app.themes import load_themes
+
+    own = [theme.name for theme in load_themes()]
+    return own + sorted(name for name in BUILTIN_THEMES if name not in own)
+
+
 def run_app(args: argparse.Namespace) -> int:
     if args.shared and not args.conversation:
         print("ohtui: --shared needs --conversation ID", file=sys.stderr)
@@ -207,6 +217,7 @@ def run_app(args: argparse.Namespace) -> int:
             f"ohtui: unknown theme {resolved.theme!r} (from {resolved.origins['theme']})",
             file=sys.stderr,
         )
+        print(f"  themes: {', '.join(_theme_names())}", file=sys.stderr)
         return 2
     app.run()
     return app.return_code or 0
