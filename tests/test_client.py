@@ -614,7 +614,8 @@ async def test_status_mapping(
     status: int, body: Any, cls: type, detail: str, sleeps: list[float]
 ) -> None:
     rec = Recorder(ok(body, status))
-    async with make_client(rec, max_retries=0) as client:
+    # an app server: in auto mode a 404 would also ask what answered (test_client_kinds.py)
+    async with make_client(rec, max_retries=0, server_kind="app") as client:
         with pytest.raises(cls) as info:
             await client.pause_sandbox("sb-1")
     err = info.value
@@ -629,7 +630,7 @@ async def test_status_mapping(
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 409, 422])
 async def test_client_errors_are_not_retried(status: int, sleeps: list[float]) -> None:
     rec = Recorder(ok({"detail": "no"}, status))
-    async with make_client(rec) as client:
+    async with make_client(rec, server_kind="app") as client:
         with pytest.raises(HTTPStatusError):
             await client.search_sandboxes()
     assert rec.calls == 1 and sleeps == []
@@ -817,10 +818,23 @@ async def test_create_conversation_polls_until_ready() -> None:
         task_with("PREPARING_REPOSITORY"),
         ready,
     ]
+    conversation = {
+        **load("constructed/app_server/app_conversation_page.json")["items"][0],
+        "id": "conv-001",
+        "title": "Conversation conv0",  # the real app server ignores the title it was sent
+    }
+    patched: list[Any] = []
 
     def answer(request: httpx.Request) -> httpx.Response:
         if request.method == "POST":
             return ok(task_with("WORKING"))
+        if request.method == "PATCH":
+            assert request.url.path == "/api/v1/app-conversations/conv-001"
+            patched.append(json.loads(request.content))
+            return ok({**conversation, "title": "t"})
+        if request.url.path == "/api/v1/app-conversations":
+            assert query(request) == {"ids": ["conv-001"]}
+            return ok([conversation])
         assert query(request) == {"ids": [ready["id"]]}
         return ok([sequence.pop(0)])
 
@@ -834,7 +848,8 @@ async def test_create_conversation_polls_until_ready() -> None:
         )
     assert task.status == StartTaskStatus.READY and task.app_conversation_id == "conv-001"
     assert seen == ["WORKING", "WAITING_FOR_SANDBOX", "PREPARING_REPOSITORY", "READY"]
-    assert rec.calls == 5
+    assert patched == [{"title": "t"}]  # the title the server ignored, applied once READY
+    assert rec.calls == 7
 
 
 async def test_create_conversation_async_callback_and_error() -> None:
@@ -997,5 +1012,7 @@ async def test_urls_with_credentials_are_redacted() -> None:
     async with client:
         with pytest.raises(NotFound) as info:
             await client.search_events("c1")
-    assert rec.last.url.path == "/prefix/api/v1/conversation/c1/events/search"
+    # the 404 made the client ask what answered (nothing OpenHands here): all redacted
+    assert rec.requests[0].url.path == "/prefix/api/v1/conversation/c1/events/search"
+    assert "not an OpenHands server" in str(info.value)
     assert SENTINEL not in str(info.value) and SENTINEL not in (info.value.url or "")

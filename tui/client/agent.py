@@ -23,7 +23,7 @@ import httpx
 from tui.models.redact import mask_url
 
 from . import params as P
-from .api import segment
+from .base import segment
 from .errors import BadResponse, InvalidParameter
 from .http import HttpCore, _check_key
 

@@ -108,6 +108,27 @@ class BadResponse(OpenHandsError):
     """A 2xx answer whose body is not JSON or not the shape the endpoint promises."""
 
 
+class OutcomeUnknown(ConnectionLost):
+    """A call that changes something failed after its request may have reached the server.
+
+    ``str()`` is one sentence saying exactly what is unknown ("The server may have started
+    the sandbox: refresh to see."), for the UI to show as it is; ``reason`` keeps the
+    technical cause (redacted). The client never repeats such a call by itself."""
+
+    def __init__(self, message: str, *, reason: str = "", **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.reason = reason
+
+
+class OutcomeUnknownTimeout(OutcomeUnknown, RequestTimeout):
+    """:class:`OutcomeUnknown` because no answer came in time (also a :class:`RequestTimeout`)."""
+
+
+class Unsupported(OpenHandsError):
+    """The server's kind has no such call (a bare agent server has no sandboxes, a
+    self-hosted app server shares nothing). Raised before any request is sent for it."""
+
+
 # --- higher-level failures ---------------------------------------------------------------
 
 
@@ -146,12 +167,15 @@ __all__ = [
     "InvalidParameter",
     "NotFound",
     "OpenHandsError",
+    "OutcomeUnknown",
+    "OutcomeUnknownTimeout",
     "PageLoopError",
     "RateLimited",
     "RequestTimeout",
     "ServerError",
     "StartTaskFailed",
     "StartTaskTimeout",
+    "Unsupported",
 ]
 
 

@@ -9,8 +9,12 @@ keep-alive connection, and proxies in front of both servers answer 502/503/504 w
 sandbox starts; repeating an idempotent read is always safe. So GETs are repeated on
 timeouts, connection errors and 500/502/503/504. A POST or DELETE that may have reached the
 server is not repeated (starting twice is worse than failing once), except where the caller
-marks it idempotent (pause/resume); but any method is repeated when the connection could
-not be made at all (nothing was sent), and after a 429 (``Retry-After`` honoured, capped).
+marks it idempotent (pause/resume); but any method is repeated when the request provably
+never reached the server — the connection could not be made, or the request could not be
+written (a pooled connection found dead) — and after a 429 (``Retry-After`` honoured,
+capped). A non-idempotent call that failed after it may have arrived raises
+:class:`OutcomeUnknown` carrying the caller's sentence of what is unknown. A connection that
+answered a 5xx is closed once read (``connections.py``), so the next call gets a fresh one.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import httpx
 from tui.models import HTTPValidationError
 from tui.models.redact import mask_url, redact
 
+from .connections import FreshAfterServerError
 from .errors import (
     ApiValidationError,
     AuthError,
@@ -41,6 +46,8 @@ from .errors import (
     InvalidParameter,
     NotFound,
     OpenHandsError,
+    OutcomeUnknown,
+    OutcomeUnknownTimeout,
     RateLimited,
     RequestTimeout,
     ServerError,
@@ -152,6 +159,7 @@ class HttpCore:
         if not isinstance(timeout, (int, float)) or timeout <= 0:
             raise InvalidParameter("timeout must be a positive number of seconds")
         self.auth = KeyAuth(api_key, session_api_key)
+        self._secrets: set[str] = set()
         self.max_retries = max_retries
         self.backoff = float(backoff)
         url = httpx.URL(base_url)
@@ -161,10 +169,11 @@ class HttpCore:
             )
         self.base_url = str(url).rstrip("/")
         self.display_url = mask_url(_no_userinfo(url)).rstrip("/")
+        self.transport = FreshAfterServerError(transport or httpx.AsyncHTTPTransport())
         self.client = httpx.AsyncClient(
             base_url=self.base_url,
             timeout=httpx.Timeout(timeout),
-            transport=transport,
+            transport=self.transport,
             auth=self.auth,
             follow_redirects=False,  # never carry keys to another origin
             headers={"Accept": "application/json"},
@@ -175,8 +184,12 @@ class HttpCore:
 
     # --- redaction ---------------------------------------------------------------------------
 
+    def add_secrets(self, values: Any) -> None:
+        """More strings never to show (e.g. an LLM key in the agent settings a start sends)."""
+        self._secrets.update(v for v in values if isinstance(v, str) and v)
+
     def redact_text(self, text: str) -> str:
-        for secret in self.auth.secrets():
+        for secret in (*self.auth.secrets(), *self._secrets):
             text = text.replace(secret, _MASK)
         return mask_url(text)
 
@@ -207,14 +220,29 @@ class HttpCore:
         json: Any = None,
         idempotent: bool | None = None,
         parse: Callable[[bytes], Any] | None = None,
+        unknown: str | None = None,
+        timeout: float | None = None,
     ) -> Any:
         """Send, retrying per the policy above; return the decoded JSON body (None if empty).
 
         ``parse`` decodes the body bytes instead of ``json.loads`` (event pages: pydantic
-        reads them in one pass); a ``ValueError`` from it means the body is not JSON."""
+        reads them in one pass); a ``ValueError`` from it means the body is not JSON.
+        ``unknown``: the sentence an :class:`OutcomeUnknown` says when a non-idempotent call
+        fails after it may have reached the server. ``timeout``: this call's read timeout in
+        seconds (a long server operation), instead of the client's."""
         if idempotent is None:
             idempotent = method in ("GET", "HEAD", "OPTIONS")
-        request = self.client.build_request(method, path, params=params, json=json)
+        extensions = None
+        if timeout is not None:
+            base = self.client.timeout
+            extensions = {
+                "timeout": httpx.Timeout(
+                    connect=base.connect, read=timeout, write=base.write, pool=base.pool
+                ).as_dict()
+            }
+        request = self.client.build_request(
+            method, path, params=params, json=json, extensions=extensions
+        )
         url = self.redact_url(request.url)
         attempt = 0
         while True:
@@ -229,8 +257,13 @@ class HttpCore:
                     method=method,
                     url=url,
                 )
-                # A connect/pool timeout means the request never left: safe to repeat.
-                retry = idempotent or isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout))
+                # A connect/pool/write timeout means no complete request left: safe to repeat.
+                unsent = isinstance(
+                    exc, (httpx.ConnectTimeout, httpx.PoolTimeout, httpx.WriteTimeout)
+                )
+                retry = idempotent or unsent
+                if not retry:
+                    error = self._unknown(OutcomeUnknownTimeout, unknown, error, method, url)
             except httpx.ConnectError as exc:
                 error = ConnectionLost(
                     f"{method} {url}: cannot connect ({self.redact_text(str(exc)) or type(exc).__name__})",
@@ -245,7 +278,12 @@ class HttpCore:
                     method=method,
                     url=url,
                 )
-                retry = idempotent
+                # A write that failed left no complete request at the server (a pooled
+                # connection found dead): safe to repeat on a fresh one. After the request
+                # was written, only an idempotent call may be repeated.
+                retry = idempotent or isinstance(exc, httpx.WriteError)
+                if not retry:
+                    error = self._unknown(OutcomeUnknown, unknown, error, method, url)
             except httpx.DecodingError as exc:
                 raise BadResponse(
                     f"{method} {url}: undecodable response body ({type(exc).__name__})",
@@ -292,6 +330,18 @@ class HttpCore:
                 error,
             )
             await _sleep(delay)
+
+    @staticmethod
+    def _unknown(
+        kind: type[OutcomeUnknown],
+        sentence: str | None,
+        cause: OpenHandsError,
+        method: str,
+        url: str,
+    ) -> OutcomeUnknown:
+        """What a user is told when a change may or may not have happened."""
+        text = sentence or "The server may have carried out the request: refresh to see."
+        return kind(text, reason=str(cause), method=method, url=url)
 
     def _decode(
         self,

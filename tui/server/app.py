@@ -42,6 +42,7 @@ def create_app(
     faults: Faults | None = None,
     max_body: int = MAX_BODY,
     read_only: bool | None = None,
+    kind: str = "app",
 ) -> FastAPI:
     """Build a server over ``store`` (a fresh in-memory one if omitted).
 
@@ -66,11 +67,15 @@ def create_app(
     - ``max_body``: request bodies over this many bytes get 413 (``limits.py``).
     - ``read_only``: refuse every request that is not a read (405, ``read_only.py``); by
       default on when the store says so (``FolderStore``: local folders are never written to).
+    - ``kind``: ``"app"`` (default) serves the app server's routes; ``"agent"`` a bare agent
+      server's instead (``routes_agent_server.py``: no ``/api/v1``, no shared routes).
 
     The agent-server routes (websocket ``/sockets/events/{id}``, ``/api/conversations/{id}/
     events|run|pause|interrupt|events/respond_to_confirmation``) authenticate with the
     conversation's sandbox key or ``session_key`` (see ``routes_live.py``).
     """
+    if kind not in ("app", "agent"):
+        raise ValueError(f"kind must be 'app' or 'agent', got {kind!r}")
     store = store if store is not None else Store()
 
     @asynccontextmanager
@@ -116,11 +121,16 @@ def create_app(
     app.add_exception_handler(RequestValidationError, validation_error_handler)  # type: ignore[arg-type]
 
     protected: list[Any] = [Depends(require_session_key)]
-    app.include_router(routes_events.shared_router)
-    app.include_router(routes_events.events_router, dependencies=protected)
-    app.include_router(routes_conversations.router, dependencies=protected)
-    app.include_router(routes_sandboxes.router, dependencies=protected)
-    app.include_router(routes_sandboxes.specs_router, dependencies=protected)
+    if kind == "agent":
+        from . import routes_agent_server
+
+        routes_agent_server.install(app, protected)
+    else:
+        app.include_router(routes_events.shared_router)
+        app.include_router(routes_events.events_router, dependencies=protected)
+        app.include_router(routes_conversations.router, dependencies=protected)
+        app.include_router(routes_sandboxes.router, dependencies=protected)
+        app.include_router(routes_sandboxes.specs_router, dependencies=protected)
     app.include_router(routes_agent.router, dependencies=protected)
     app.include_router(routes_live.router)  # its own auth: sandbox key or session_key
 

@@ -349,6 +349,14 @@ class Store:
         found = dict(rows)
         return [found.get(event_id) for event_id in ids]
 
+    def event_position(self, conversation_id: str, event_id: str) -> tuple[str, int] | None:
+        """``(timestamp, seq)`` of one event (the agent server's event-id page ids), or None."""
+        row = self._one(
+            "SELECT timestamp, seq FROM events WHERE conversation_id = ? AND id = ?",
+            (conversation_id, event_id),
+        )
+        return (row[0], row[1]) if row else None
+
     def iter_events(self, conversation_id: str, *, batch: int = 1000) -> Iterator[EventRow]:
         """Every event in log order, fetched in batches (for tests and tools)."""
         seq = -1

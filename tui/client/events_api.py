@@ -1,0 +1,347 @@
+"""Event calls: search, count and get by id, on each kind of server.
+
+| server | search / count | by id |
+|---|---|---|
+| app | ``/api/v1/conversation/{id}/events/search``, ``kind__eq``, offset page ids | ``?id=`` batch |
+| agent | ``/api/conversations/{id}/events/search``, ``kind`` (qualified), event-id page ids | JSON-array batch, else one by one |
+| shared | ``/api/shared-events/search?conversation_id=`` | ``?conversation_id=&id=`` |
+
+Page ids are passed through untouched: each server reads its own. Events always go through
+``parse_event`` so nothing is dropped, whatever fields a server leaves out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from . import params as P
+from .agent_routes import conversations_path, qualified_kind
+from .base import ClientBase, segment
+from .errors import HTTPStatusError, NotFound
+from .kinds import SHARED_EVENTS, ServerKind
+
+if TYPE_CHECKING:  # the event models load when events are first fetched, not with the client
+    from tui.models import EventSortOrder
+    from tui.models.pages import EventPage
+    from tui.models.parse import AnyEvent
+
+Timestamp = datetime | str | None
+
+#: What a user reads when a server has no shared conversations, by the kind that answered.
+NO_SHARING = {
+    ServerKind.APP: "this server does not share conversations (it is a self-hosted app server)",
+    ServerKind.AGENT: "this server does not share conversations (it is a bare agent server)",
+}
+
+
+def _page_or_json(body: bytes) -> Any:
+    """An event page read in one pass when every event in it is valid; else the decoded
+    JSON, for the careful per-event path (and its precise complaints about the shape)."""
+    from tui.models.pages import EventPage
+
+    page = EventPage.read_valid(body)
+    return page if page is not None else json.loads(body)
+
+
+class EventCalls(ClientBase):
+    # --- building requests ---------------------------------------------------------------------
+
+    @staticmethod
+    def _event_filters(
+        kind: Any, timestamp_gte: Any, timestamp_lt: Any, *, agent: bool = False
+    ) -> dict[str, Any]:
+        name = P.check_kind(kind)
+        return P.drop_none(
+            {
+                "kind" if agent else "kind__eq": qualified_kind(name) if agent else name,
+                "timestamp__gte": P.check_timestamp(timestamp_gte, "timestamp_gte"),
+                "timestamp__lt": P.check_timestamp(timestamp_lt, "timestamp_lt"),
+            }
+        )
+
+    def _event_search(
+        self,
+        route: str,
+        conversation_id: Any,
+        kind: Any,
+        timestamp_gte: Any,
+        timestamp_lt: Any,
+        sort_order: Any,
+        page_id: Any,
+        limit: Any,
+    ) -> tuple[str, dict[str, Any]]:
+        """Check everything and return (path, query) for one search page on ``route``
+        ("app", "agent" or "shared")."""
+        cid = P.check_id(conversation_id, "conversation_id")
+        query = self._event_filters(kind, timestamp_gte, timestamp_lt, agent=route == "agent")
+        query["sort_order"] = P.check_sort_order(sort_order)
+        query["limit"] = P.check_limit(limit)
+        page = P.check_optional_id(page_id, "page_id")
+        if page is not None:
+            query["page_id"] = page
+        if route == "shared":
+            return "/api/shared-events/search", {"conversation_id": cid, **query}
+        if route == "agent":
+            return f"{conversations_path(cid)}/events/search", query
+        return f"/api/v1/conversation/{segment(cid)}/events/search", query
+
+    async def _event_page(self, path: str, query: dict[str, Any]) -> EventPage:
+        from tui.models.pages import EventPage
+
+        data = await self._http.request("GET", path, params=query, parse=_page_or_json)
+        if isinstance(data, EventPage):
+            return data
+        try:
+            return EventPage.from_json(data)
+        except ValueError as exc:
+            raise self._bad("GET", path, f"malformed event page ({exc})") from None
+
+    async def _shared(self, call: Any) -> Any:
+        """A shared-events call; a 404 means the route is missing: say what the server is."""
+        info = self.info
+        if info is not None and info.kind is ServerKind.AGENT:
+            raise self.unsupported_sharing(info.kind)
+        try:
+            result = await call()
+        except NotFound as exc:
+            known = self.info if self._confirmed or self._forced else None
+            if known is None:
+                known = await self._recheck(exc)
+            self._note_capability(SHARED_EVENTS, False)
+            if known.kind in NO_SHARING:
+                raise self.unsupported_sharing(known.kind) from None
+            raise
+        self._note_capability(SHARED_EVENTS)
+        return result
+
+    def unsupported_sharing(self, kind: ServerKind) -> Any:
+        from .errors import Unsupported
+
+        return Unsupported(NO_SHARING[kind], url=self.base_url)
+
+    # --- search --------------------------------------------------------------------------------
+
+    async def search_shared_events(
+        self,
+        conversation_id: str,
+        *,
+        kind: str | None = None,
+        timestamp_gte: Timestamp = None,
+        timestamp_lt: Timestamp = None,
+        sort_order: EventSortOrder | str = "TIMESTAMP",
+        page_id: str | None = None,
+        limit: int = 100,
+    ) -> EventPage:
+        """One page of a shared conversation's events (no credentials needed)."""
+        path, query = self._event_search(
+            "shared", conversation_id, kind, timestamp_gte, timestamp_lt, sort_order, page_id, limit
+        )
+        return await self._shared(lambda: self._event_page(path, query))
+
+    async def search_events(
+        self,
+        conversation_id: str,
+        *,
+        kind: str | None = None,
+        timestamp_gte: Timestamp = None,
+        timestamp_lt: Timestamp = None,
+        sort_order: EventSortOrder | str = "TIMESTAMP",
+        page_id: str | None = None,
+        limit: int = 100,
+    ) -> EventPage:
+        """One page of a conversation's stored events, from whichever kind of server."""
+        args = (conversation_id, kind, timestamp_gte, timestamp_lt, sort_order, page_id, limit)
+        routes = {r: self._event_search(r, *args) for r in ("app", "agent", "shared")}
+        return await self._dispatch(
+            "it has no event search",
+            app=lambda: self._event_page(*routes["app"]),
+            agent=lambda: self._event_page(*routes["agent"]),
+            shared=lambda: self._event_page(*routes["shared"]),
+        )
+
+    # --- count ---------------------------------------------------------------------------------
+
+    async def count_events(
+        self,
+        conversation_id: str,
+        *,
+        kind: str | None = None,
+        timestamp_gte: Timestamp = None,
+        timestamp_lt: Timestamp = None,
+    ) -> int:
+        cid = P.check_id(conversation_id, "conversation_id")
+        app_path = f"/api/v1/conversation/{segment(cid)}/events/count"
+        agent_path = f"{conversations_path(cid)}/events/count"
+        app_query = self._event_filters(kind, timestamp_gte, timestamp_lt)
+        agent_query = self._event_filters(kind, timestamp_gte, timestamp_lt, agent=True)
+
+        async def app() -> int:
+            return self._count(await self._get(app_path, app_query), "GET", app_path)
+
+        async def agent() -> int:
+            return self._count(await self._get(agent_path, agent_query), "GET", agent_path)
+
+        async def shared() -> int:
+            return await self.count_shared_events(
+                cid, kind=kind, timestamp_gte=timestamp_gte, timestamp_lt=timestamp_lt
+            )
+
+        return await self._dispatch("it counts no events", app=app, agent=agent, shared=shared)
+
+    async def count_shared_events(
+        self,
+        conversation_id: str,
+        *,
+        kind: str | None = None,
+        timestamp_gte: Timestamp = None,
+        timestamp_lt: Timestamp = None,
+    ) -> int:
+        """Count of a shared conversation's events; unlike search it includes non-viewable ones."""
+        cid = P.check_id(conversation_id, "conversation_id")
+        path = "/api/shared-events/count"
+        query = {"conversation_id": cid, **self._event_filters(kind, timestamp_gte, timestamp_lt)}
+
+        async def call() -> int:
+            return self._count(await self._get(path, query), "GET", path)
+
+        return await self._shared(call)
+
+    # --- by id ---------------------------------------------------------------------------------
+
+    async def _events_by_id(
+        self, path: str, query: dict[str, Any], count: int
+    ) -> list[AnyEvent | None]:
+        data = await self._get(path, query)
+        return self._parse_events(data, count, path)
+
+    def _parse_events(self, data: Any, count: int, path: str) -> list[AnyEvent | None]:
+        self._check_list(data, count, "GET", path)
+        from tui.models.parse import parse_event
+
+        return [None if item is None else parse_event(item) for item in data]
+
+    async def _agent_events_by_id(self, cid: str, wanted: list[str]) -> list[AnyEvent | None]:
+        """The agent server's batch is a GET with a JSON array body; a server without it
+        is asked one id at a time (404 = no such event)."""
+        path = f"{conversations_path(cid)}/events"
+        try:
+            data = await self._http.request("GET", path, json=wanted)
+        except HTTPStatusError as exc:
+            if exc.status not in (404, 405, 422):
+                raise
+        else:
+            return self._parse_events(data, len(wanted), path)
+        from tui.models.parse import parse_event
+
+        out: list[AnyEvent | None] = []
+        for event_id in wanted:
+            try:
+                item = await self._get(f"{path}/{segment(event_id)}")
+            except NotFound:
+                item = None
+            out.append(None if item is None else parse_event(item))
+        return out
+
+    async def get_events(self, conversation_id: str, ids: Sequence[str]) -> list[AnyEvent | None]:
+        """Events by id, in the order asked; None where the server has no such event."""
+        cid = P.check_id(conversation_id, "conversation_id")
+        wanted = P.check_ids(ids, "event ids")
+        if not wanted:
+            return []
+        app_path = f"/api/v1/conversation/{segment(cid)}/events"
+        return await self._dispatch(
+            "it has no events by id",
+            app=lambda: self._events_by_id(app_path, {"id": wanted}, len(wanted)),
+            agent=lambda: self._agent_events_by_id(cid, wanted),
+            shared=lambda: self.get_shared_events(cid, wanted),
+        )
+
+    async def get_shared_events(
+        self, conversation_id: str, ids: Sequence[str]
+    ) -> list[AnyEvent | None]:
+        """Shared events by id; None for missing or non-viewable ones."""
+        cid = P.check_id(conversation_id, "conversation_id")
+        wanted = P.check_ids(ids, "event ids")
+        if not wanted:
+            return []
+        query = {"conversation_id": cid, "id": wanted}
+        return await self._shared(
+            lambda: self._events_by_id("/api/shared-events", query, len(wanted))
+        )
+
+    # --- every page ----------------------------------------------------------------------------
+
+    def iter_event_pages(
+        self,
+        conversation_id: str,
+        *,
+        shared: bool = False,
+        kind: str | None = None,
+        timestamp_gte: Timestamp = None,
+        timestamp_lt: Timestamp = None,
+        sort_order: EventSortOrder | str = "TIMESTAMP",
+        page_id: str | None = None,
+        limit: int = 100,
+    ) -> AsyncIterator[EventPage]:
+        """Every page from ``page_id`` (or the start) until ``next_page_id`` is null.
+
+        Parameters are checked now, before iteration starts; a page id seen twice raises
+        :class:`PageLoopError` rather than looping forever.
+        """
+        P.check_bool(shared, "shared")
+        route = "shared" if shared else "app"
+        path, _ = self._event_search(
+            route, conversation_id, kind, timestamp_gte, timestamp_lt, sort_order, page_id, limit
+        )
+        search = self.search_shared_events if shared else self.search_events
+
+        async def fetch(page: str | None) -> tuple[EventPage, str | None]:
+            result = await search(
+                conversation_id,
+                kind=kind,
+                timestamp_gte=timestamp_gte,
+                timestamp_lt=timestamp_lt,
+                sort_order=sort_order,
+                page_id=page,
+                limit=limit,
+            )
+            return result, result.next_page_id
+
+        return self._follow(path, page_id, fetch)
+
+    def iter_events(
+        self,
+        conversation_id: str,
+        *,
+        shared: bool = False,
+        kind: str | None = None,
+        timestamp_gte: Timestamp = None,
+        timestamp_lt: Timestamp = None,
+        sort_order: EventSortOrder | str = "TIMESTAMP",
+        page_id: str | None = None,
+        limit: int = 100,
+    ) -> AsyncIterator[AnyEvent]:
+        """Every event, page after page (see :meth:`iter_event_pages`); checked eagerly too."""
+        pages = self.iter_event_pages(
+            conversation_id,
+            shared=shared,
+            kind=kind,
+            timestamp_gte=timestamp_gte,
+            timestamp_lt=timestamp_lt,
+            sort_order=sort_order,
+            page_id=page_id,
+            limit=limit,
+        )
+
+        async def events() -> AsyncIterator[AnyEvent]:
+            async for page in pages:
+                for event in page.items:
+                    yield event
+
+        return events()
+
+
+__all__ = ["NO_SHARING", "EventCalls"]
