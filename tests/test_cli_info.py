@@ -12,13 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from tui.cli import main
-from tui.client import OpenHandsClient
 
 KEY = "sk-info-probe-3b8e"
-
-pytestmark = pytest.mark.skipif(
-    not hasattr(OpenHandsClient, "detect"), reason="the client's detect() is not merged yet"
-)
 
 
 @pytest.fixture(autouse=True)
@@ -44,7 +39,9 @@ def server_section(out: str) -> str:
 
 def test_an_app_server_is_detected(demo_server, capsys):
     out = info(capsys, "--url", demo_server.base_url)
-    assert re.search(r"kind\s+app \(an OpenHands app server\)\s+\[detected\]", server_section(out))
+    section = server_section(out)
+    assert re.search(r"kind\s+app \(an OpenHands app server\)\s+\[detected\]", section)
+    assert re.search(r"access\s+ok: \d+ conversations", section)
 
 
 def test_a_forced_kind_says_where_it_came_from(demo_server, capsys):

@@ -50,11 +50,10 @@ def make_client(resolved: Any, url: str, **options: Any) -> Any:
     """The service client for ``url`` with the run's keys and server kind."""
     from tui.client import OpenHandsClient
 
-    if resolved.server_kind != "auto":
-        options["server_kind"] = resolved.server_kind
     return OpenHandsClient(
         url,
         api_key=resolved.key("api_key"),
         session_api_key=resolved.key("session_key"),
+        server_kind=resolved.server_kind,
         **options,
     )

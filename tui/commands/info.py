@@ -37,9 +37,28 @@ def _answered(exc: BaseException) -> bool:
     return getattr(exc, "status", None) is not None or not (names & unreachable)
 
 
-async def _detect(client: Any) -> Any:
+def _info_lines(info: Any, origin: str) -> list[str]:
+    lines = [_kind_line(info.kind, origin)]
+    lines.append(f"{'version':<13}{info.version or 'not given'}")
+    if info.title:
+        lines.append(f"{'title':<13}{info.title}")
+    return lines
+
+
+async def _detect(client: Any, forced: bool) -> tuple[Any, int | None]:
+    """A fresh probe (never the process's cached answer: a wrong key must show), then one
+    call that needs the key, so "reached" also means "the key works"."""
+
+    async def probe() -> tuple[Any, int | None]:
+        info = await client.detect(refresh=True)
+        kind = str(getattr(info.kind, "value", info.kind))
+        if forced and kind == "agent":
+            info = await client.server_info()  # a forced kind is not probed: ask for details
+        count = await client.count_conversations() if kind in ("app", "agent") else None
+        return info, count
+
     async with client:
-        return await asyncio.wait_for(client.detect(), PROBE_DEADLINE)
+        return await asyncio.wait_for(probe(), PROBE_DEADLINE)
 
 
 def probe_lines(resolved: Any) -> list[str]:
@@ -51,26 +70,28 @@ def probe_lines(resolved: Any) -> list[str]:
     origin = resolved.origins.get("server_kind", "default") if forced else "detected"
     client = make_client(resolved, resolved.url, timeout=PROBE_TIMEOUT, max_retries=0)
     try:
-        info = asyncio.run(_detect(client))
+        info, count = asyncio.run(_detect(client, forced))
     except Exception as exc:  # noqa: BLE001 - said in words, whatever it is
         failure = explain(exc, keys_sent=keys_sent(resolved))
+        next_step = failure.next_step
+        if forced and getattr(exc, "status", None) == 404:
+            next_step = f"it may be another kind of server: let ohtui detect it (auto; {origin})"
         lines = []
-        kind = getattr(client, "kind", None)
-        if kind is not None:  # it answered enough to tell what it is
-            lines.append(_kind_line(kind, origin))
+        known = getattr(client, "info", None)
+        if known is not None:  # it answered enough to tell what it is
+            lines += _info_lines(known, origin)
         if _answered(exc):
             lines.append(f"{'problem':<13}{failure.title}")
         else:
             lines.append(f"{'reached':<13}no: {failure.title}")
         if failure.detail and failure.detail != failure.title:
             lines.append(f"{'':<13}{failure.detail}")
-        if failure.next_step:
-            lines.append(f"{'next':<13}{failure.next_step}")
+        if next_step:
+            lines.append(f"{'next':<13}{next_step}")
         return lines
-    lines = [_kind_line(info.kind, origin)]
-    lines.append(f"{'version':<13}{info.version or 'not given'}")
-    if info.title:
-        lines.append(f"{'title':<13}{info.title}")
+    lines = _info_lines(info, origin)
+    if count is not None:
+        lines.append(f"{'access':<13}ok: {count:,} conversation{'' if count == 1 else 's'}")
     return lines
 
 
