@@ -221,6 +221,9 @@ def test_export_local_dir_and_id(tmp_path, capsys):
     cid, count = made[1]
     assert main(["export", "--local", str(tmp_path), cid, "-f", "jsonl"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == count
+    dashed = f"{cid[:8]}-{cid[8:12]}-{cid[12:16]}-{cid[16:20]}-{cid[20:]}".upper()
+    assert main(["export", "--local", str(tmp_path), dashed, "-f", "jsonl"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == count
     assert main(["export", str(tmp_path)]) == 1  # which one?
     err = capsys.readouterr().err
     assert "holds several conversations" in err and "--local" in err

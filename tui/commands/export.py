@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +21,9 @@ from typing import Any
 from .connect import keys_sent, load_settings, make_client, quiet_client_logs
 
 PROG = "ohtui export"
+_UUID = re.compile(
+    r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
+)
 #: ``(client, stop)`` of the folder server over a path, or None after saying why (tui.cli).
 OpenFolder = Callable[[str], "tuple[Any, Callable[[], None]] | None"]
 
@@ -64,6 +68,8 @@ def run_export(args: argparse.Namespace, open_folder: OpenFolder) -> int:
             folder, conversation = conversation, None
     if folder is not None and args.shared:
         return _usage("--shared reads a server's shared conversation, not a local folder")
+    if folder is not None and conversation and _UUID.fullmatch(conversation):
+        conversation = conversation.replace("-", "").lower()  # folders are named by hex id
 
     quiet_client_logs()
     resolved = None
