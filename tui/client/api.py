@@ -5,19 +5,19 @@ Each method checks its parameters (see :mod:`.params`) before anything is sent, 
 request the way the server's kind speaks (``base.py`` dispatch) and turns the JSON into the
 models of :mod:`tui.models`. Events always go through ``parse_event`` so nothing is dropped;
 control records are open models so new server fields are kept. Ids are untrusted and quoted
-before they go into a path. The calls live in three mixins, by subject:
-``events_api.py``, ``conversations_api.py``, ``sandboxes_api.py``.
+before they go into a path. The calls live in mixins, by subject:
+``events_api.py``, ``conversations_api.py`` (+ ``start_api.py``), ``sandboxes_api.py``.
 """
 
 from __future__ import annotations
 
 from .base import MAX_EMPTY_PAGES, segment
-from .conversations_api import START_DEADLINE, ConversationCalls
 from .events_api import EventCalls
 from .sandboxes_api import SANDBOX_START_TIMEOUT, SandboxCalls
+from .start_api import START_DEADLINE, StartCalls
 
 
-class OpenHandsClient(EventCalls, ConversationCalls, SandboxCalls):
+class OpenHandsClient(EventCalls, StartCalls, SandboxCalls):
     """Async client of one OpenHands server.
 
     ``OpenHandsClient(url, api_key=…, session_api_key=…, server_kind="auto"|"app"|"agent"|

@@ -245,6 +245,7 @@ class HttpCore:
         )
         url = self.redact_url(request.url)
         attempt = 0
+        budget = self.max_retries
         while True:
             started = time.monotonic()
             error: OpenHandsError
@@ -281,9 +282,14 @@ class HttpCore:
                 # A write that failed left no complete request at the server (a pooled
                 # connection found dead): safe to repeat on a fresh one. After the request
                 # was written, only an idempotent call may be repeated.
-                retry = idempotent or isinstance(exc, httpx.WriteError)
+                dead_pooled = isinstance(exc, httpx.WriteError)
+                retry = idempotent or dead_pooled
                 if not retry:
                     error = self._unknown(OutcomeUnknown, unknown, error, method, url)
+                elif dead_pooled and budget == self.max_retries:
+                    # one fresh connection at once, even with retries off: nothing was sent
+                    budget += 1
+                    delay = 0.0
             except httpx.DecodingError as exc:
                 raise BadResponse(
                     f"{method} {url}: undecodable response body ({type(exc).__name__})",
@@ -311,7 +317,7 @@ class HttpCore:
                         delay = retry_after
                 else:
                     retry = idempotent and response.status_code in RETRY_STATUSES
-            if not retry or attempt >= self.max_retries:
+            if not retry or attempt >= budget:
                 if attempt:
                     log.warning(
                         "%s %s failed after %d attempt(s): %s", method, url, attempt + 1, error
@@ -326,7 +332,7 @@ class HttpCore:
                 url,
                 delay,
                 attempt + 1,
-                self.max_retries + 1,
+                budget + 1,
                 error,
             )
             await _sleep(delay)

@@ -77,7 +77,8 @@ class SandboxCalls(ClientBase):
         query = P.drop_none({"sandbox_spec_id": P.check_optional_id(spec_id, "spec_id")})
         if timeout is not None and (not isinstance(timeout, (int, float)) or timeout <= 0):
             raise InvalidParameter("timeout must be a positive number of seconds")
-        wait = timeout if timeout is not None else SANDBOX_START_TIMEOUT
+        default = max(SANDBOX_START_TIMEOUT, self._http.client.timeout.read or 0)
+        wait = timeout if timeout is not None else default
         path = "/api/v1/sandboxes"
 
         async def app() -> SandboxInfo:
@@ -87,7 +88,7 @@ class SandboxCalls(ClientBase):
                 params=query,
                 idempotent=False,
                 unknown="The server may have started the sandbox: refresh to see.",
-                timeout=max(wait, self._http.client.timeout.read or 0),
+                timeout=wait,
             )
             return self._model(SandboxInfo, data, "POST", path)
 

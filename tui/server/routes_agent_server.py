@@ -264,9 +264,9 @@ def start_conversation(
     created = lifecycle._create_conversation(task, lifecycle.clock())
     info = store.get_conversation(created)
     assert info is not None
-    if body.tags:
-        info["tags"] = body.tags
-        store.put_conversation(info)
+    info["title"] = None  # a bare agent server names nothing until asked (PATCH, autotitle)
+    info["tags"] = body.tags or {}
+    store.put_conversation(info)
     return JSONResponse(_records(store, [info])[0], status_code=201)
 
 
