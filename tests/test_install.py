@@ -249,7 +249,14 @@ def test_wheel_in_a_fresh_venv(wheel, tmp_path):
     check_installed(venv / "bin" / "ohtui", env, tmp_path)
 
 
+def _themes_are_data_files() -> bool:
+    """Whether the themes install as data files outside the package (``share/ohtui/themes``),
+    which the user scheme puts where the app does not look (issue 16, item 1)."""
+    return "share/ohtui/themes" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
 @pytest.mark.xfail(
+    _themes_are_data_files(),
     strict=True,
     raises=AssertionError,
     reason="themes are data files outside the package; the user scheme puts them where the "
