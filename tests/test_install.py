@@ -137,7 +137,9 @@ def _build_wheel(out: Path) -> Path:
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory) -> Path:
     """One wheel of this checkout per test run, whichever xdist worker asks first."""
-    shared = tmp_path_factory.getbasetemp().parent
+    base = tmp_path_factory.getbasetemp()
+    # under xdist each worker's base is popen-gwN inside this run's folder; alone, it is it
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     with _locked(shared / "ohtui-wheel.lock"):
         built = sorted((shared / "ohtui-wheel" / "dist").glob("ohtui-*.whl"))
         if built:
