@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib.util
 import os
 import re
 import select
@@ -127,7 +128,8 @@ def _build_wheel(out: Path) -> Path:
     if uv:
         run([uv, "build", "--wheel", "--quiet", "-o", str(dist), str(source)], env, out)
     else:
-        pip_wheel = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist)]
+        python = sys.executable if importlib.util.find_spec("pip") else _base_python()
+        pip_wheel = [python, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist)]
         run([*pip_wheel, str(source)], env, out)
     shutil.rmtree(source)
     [wheel] = dist.glob("ohtui-*.whl")

@@ -142,7 +142,8 @@ def _theme_names() -> list[str]:
 
     from tui.app.themes import load_themes
 
-    own = [theme.name for theme in load_themes()]
+    loaded = load_themes()  # a list of themes, or (themes, problems) where user themes load
+    own = [theme.name for theme in (loaded[0] if isinstance(loaded, tuple) else loaded)]
     return own + sorted(name for name in BUILTIN_THEMES if name not in own)
 
 
