@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TUI = ROOT / "tui"
 
-BOTTOM = frozenset({"tui", "text", "lazy", "paths", "loopback"})
+BOTTOM = frozenset({"tui", "text", "lazy", "paths", "loopback", "failures"})
 #: area (the first name under ``tui``) → the areas it may import (its own is always allowed)
 MAY_IMPORT: dict[str, frozenset[str]] = {
     "tui": frozenset(),
@@ -30,6 +30,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "lazy": frozenset(),
     "paths": frozenset(),
     "loopback": frozenset(),
+    "failures": frozenset(),
     "models": BOTTOM,
     "client": BOTTOM | {"models"},
     "export": BOTTOM | {"models", "client"},
