@@ -21,6 +21,7 @@ RUNS = {
     "load": [],
     "live": ["--seconds", "10"],
     "startup": ["--repeat", "5"],
+    "hostile": ["--repeat", "3"],
 }
 QUICK = {
     "open": ["--repeat", "2"],
@@ -28,6 +29,7 @@ QUICK = {
     "load": [],
     "live": ["--seconds", "3"],
     "startup": ["--repeat", "2"],
+    "hostile": ["--sizes", "0.1,1", "--tree", "20000", "--repeat", "1"],
 }
 
 
@@ -56,6 +58,7 @@ def verdict(ok: bool | None) -> str:
 
 def table(r: dict[str, dict]) -> list[str]:
     o, k, ld, lv, s = (r.get(n, {}) for n in ("open", "keys", "load", "live", "startup"))
+    h = r.get("hostile", {})
     rows = []
 
     def add(
@@ -192,6 +195,34 @@ def table(r: dict[str, dict]) -> list[str]:
                 "",
                 "",
                 None,
+            )
+    if h:
+        sizes = h["sizes_mb"]
+        small, big = sizes[0], sizes[-1]
+        for kind, fmt, what in (
+            ("output", "md", "output → Markdown"),
+            ("output", "jsonl", "output → JSONL"),
+            ("diff", "md", "file edit → Markdown diff"),
+        ):
+            key = f"{kind}_{fmt}_{big:g}mb"
+            add(
+                f"export a {big:g} MB {what}",
+                f"{h[f'{key}_ms']:.0f} ms",
+                f"{small:g} MB: {h[f'{kind}_{fmt}_{small:g}mb_ms']:.1f} ms",
+                f"{h[f'{key}_ratio']:.0f}× (per byte {h[f'{key}_per_byte']:.2f})",
+                "linear: per byte ≲ 1 (memory-bound above)",
+                None,
+            )
+        n = h["tree_events"]
+        for shape, label in (("fan", "siblings"), ("orphans", "siblings before their parent")):
+            ratio = h[f"tree_{shape}_pages_ratio"]
+            add(
+                f"tree index: {n:,} {label}, pages of 100",
+                f"{h[f'tree_{shape}_pages_ms']:.0f} ms",
+                f"{n:,}-event chain: {h['tree_chain_pages_ms']:.0f} ms",
+                f"{ratio:.2f}×",
+                "≤ 2× the chain",
+                ratio <= 2,
             )
     return rows
 

@@ -50,10 +50,10 @@ async def press(app, probe, key: str, changed) -> float:
 
 
 async def measure(url: str, cid: str, presses: int) -> dict[str, list[float]]:
+    from tui.app.row_windows import EventQuery
     from tui.app.screens.conversation import ConversationScreen
     from tui.app.widgets.event_list import EventList
     from tui.app.widgets.event_tree import EventTreeView
-    from tui.app.windows import Query
 
     app = make_app(url, conversation_id=cid)
     probe = PaintProbe(app)
@@ -64,12 +64,12 @@ async def measure(url: str, cid: str, presses: int) -> dict[str, list[float]]:
         probe.watch(screen)
         await until(lambda: rows_shown(screen))
         await until(
-            lambda: screen.feed.base.complete, timeout=600
+            lambda: screen.events.base.complete, timeout=600
         )  # everything known: the worst case for the list
         # and settled: the tree pane's outline of every event is shown (it is worked out in
         # slices after the index completes; keys pressed meanwhile share the loop with it)
         tree = screen.query_one(EventTreeView)
-        await until(lambda: tree.shown_size == len(screen.feed.base.head), timeout=600)
+        await until(lambda: tree.shown_size == len(screen.events.base.head), timeout=600)
         await asyncio.sleep(0.3)
         event_list = screen.query_one(EventList)
         event_list.focus()
@@ -101,7 +101,7 @@ async def measure(url: str, cid: str, presses: int) -> dict[str, list[float]]:
             await asyncio.sleep(0.3)
             window = screen.window
             began = time.perf_counter()
-            screen.apply_query(Query(kind=kind))
+            screen.apply_query(EventQuery(kind=kind))
             await until(
                 lambda window=window: (
                     screen.window is not window

@@ -51,14 +51,14 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
                 screen.live is not None
                 and screen.live.state.connection is not None
                 and screen.live.state.connection.state == "live"
-                and screen.feed.base.complete
+                and screen.events.base.complete
             ),
             timeout=60,
         )
         event_list = screen.query_one(EventList)
         event_list.focus()
         event_list.action_last()
-        original = screen._flush_live_rows
+        original = screen.flush_live_rows
 
         def flush() -> None:
             held = list(screen.live.held)
@@ -71,7 +71,7 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
             if sent:
                 flushes.append((time.perf_counter(), time.time(), sent))
 
-        screen._flush_live_rows = flush
+        screen.flush_live_rows = flush
         began = time.perf_counter()
         quiet_since, last_count = time.perf_counter(), -1
         while True:  # keys while the stream runs; stop 2 s after the last new row
@@ -102,7 +102,7 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
             latencies.extend(epoch - s + paint_delay for s in sent)
             waits.extend(epoch - s for s in sent)  # sent → its row added (network, batching, queue)
             paint_delays.append(paint_delay)  # row added → on screen
-        rows = [screen.feed.base.head[i] for i in range(len(screen.feed.base.head))]
+        rows = [screen.events.base.head[i] for i in range(len(screen.events.base.head))]
         shown = sum(1 for r in rows if r.summary.startswith("assistant: t="))
         ids = [r.id for r in rows]
     return {

@@ -120,11 +120,11 @@ async def ui_walk(url: str, cid: str) -> dict[str, float]:
         began = time.perf_counter()
         await until(lambda: rows_shown(screen))
         first_page_rss = rss_mb()
-        await until(lambda: screen.feed.base.complete, timeout=900, step=0.005)
+        await until(lambda: screen.events.base.complete, timeout=900, step=0.005)
         walked = time.perf_counter() - began
         gc.collect()
         loaded_rss = rss_mb()
-        rows = len(screen.feed.base.head)
+        rows = len(screen.events.base.head)
     return {
         "walk_s": walked,
         "rss_before_mb": before,

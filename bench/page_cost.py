@@ -23,7 +23,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tui.server import ServerThread, Store, create_app, generate_conversation
-from tui.server.records import decode_page_id
+from tui.server.page_ids import decode_page_id
 
 PATH = "/api/shared-events/search"
 

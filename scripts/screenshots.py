@@ -43,7 +43,7 @@ async def open_conversation(pilot, name: str, select: str | None = None) -> Conv
     app.open_conversation(IDS[name])
     await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
     screen = app.screen
-    await until(pilot, lambda: screen.feed.base.complete and screen.feed.tree is not None)
+    await until(pilot, lambda: screen.events.base.complete and screen.events.tree is not None)
     if select:
         index = next(
             i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith(select)

@@ -92,9 +92,9 @@ def tree_ready(screen) -> bool:
 
     views = screen.query(EventTreeView)
     return (
-        screen.feed.base.complete
+        screen.events.base.complete
         and bool(views)
-        and views.first().shown_size == len(screen.feed.base.head) > 0
+        and views.first().shown_size == len(screen.events.base.head) > 0
     )
 
 

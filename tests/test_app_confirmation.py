@@ -18,7 +18,7 @@ async def _open_waiting(app, pilot, cid: str) -> ConversationScreen:
     await wait_for(
         lambda: (
             list_ready(screen)
-            and screen.feed.base.complete
+            and screen.events.base.complete
             and screen.live is not None
             and screen.live.waiting_for_confirmation
         ),

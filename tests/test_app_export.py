@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, tree_ready, wait_for
+from tui.app.row_windows import EventQuery, PathWindow
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.event_tree import Branch, EventTreeView
-from tui.app.windows import PathWindow, Query
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())
@@ -69,7 +69,7 @@ async def test_branch_and_filtered_views_export_exactly_what_is_shown(
         screen.action_show_all()
         screen.filter_kind("ActionEvent")
         await wait_for(
-            lambda: screen.window.query == Query(kind="ActionEvent") and list_ready(screen),
+            lambda: screen.window.query == EventQuery(kind="ActionEvent") and list_ready(screen),
             pilot=pilot,
         )
         screen.action_export("jsonl", "view")

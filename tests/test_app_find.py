@@ -14,11 +14,11 @@ from tests.app_helpers import (
     tree_ready,
     wait_for,
 )
+from tui.app.row_windows import PathWindow
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.find_bar import FindBar
-from tui.app.windows import PathWindow
 from tui.server import Store, load_demo
 from tui.server.demo import generate_conversation
 
@@ -31,7 +31,7 @@ async def _open(app, pilot, cid: str, *, indexed: bool = True) -> ConversationSc
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
     await wait_for(
-        lambda: list_ready(screen) and (screen.feed.base.complete or not indexed), pilot=pilot
+        lambda: list_ready(screen) and (screen.events.base.complete or not indexed), pilot=pilot
     )
     if indexed:
         await wait_for(lambda: tree_ready(screen), pilot=pilot)
@@ -163,7 +163,7 @@ async def test_jump_keys(demo_server):
         from tui.app.widgets.event_tree import EventTreeView
 
         forks = screen.query_one(EventTreeView).fork_positions()
-        fork_rows = [i for i, r in enumerate(rows) if screen.feed.tree.index_of(r.id) in forks]
+        fork_rows = [i for i, r in enumerate(rows) if screen.events.tree.index_of(r.id) in forks]
         assert fork_rows
         assert len(fork_rows) == screen.query_one(EventTreeView).fork_count()
         event_list.cursor = 0

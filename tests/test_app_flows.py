@@ -77,7 +77,7 @@ async def test_open_scroll_pages_without_duplicates(make_server):
         event_list.focus()
         for _ in range(40):
             await pilot.press("pagedown")
-        await wait_for(lambda: screen.feed.base.complete, pilot=pilot)
+        await wait_for(lambda: screen.events.base.complete, pilot=pilot)
         ids = [screen.window.row(i).id for i in range(len(screen.window))]
         assert len(ids) == len(set(ids)) == 1_000
         pages = transport.queries(f"/conversation/{cid}/events/search")
@@ -217,7 +217,7 @@ async def test_branch_selection_shows_exactly_that_path(demo_server):
         view.move_cursor(side)
         await pilot.press("b")
         await wait_for(lambda: screen.window is not screen.query_window, pilot=pilot)
-        tree, rows = screen.feed.tree, screen.feed.base.head
+        tree, rows = screen.events.tree, screen.events.base.head
         expected = [rows[p].id for p in tree.branch_path(side.data.start)]
         assert [screen.window.row(i).id for i in range(len(screen.window))] == expected
         assert len(expected) < len(rows)
@@ -231,7 +231,7 @@ async def test_detail_shows_action_with_paired_output_and_raw_toggle(demo_server
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, ids["hello"])
-        await wait_for(lambda: screen.feed.base.complete, pilot=pilot)
+        await wait_for(lambda: screen.events.base.complete, pilot=pilot)
         event_list = screen.query_one(EventList)
         target = next(
             i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith("$ ")

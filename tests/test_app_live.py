@@ -31,7 +31,7 @@ async def open_live(app, pilot, cid: str) -> ConversationScreen:
             screen.live is not None
             and screen.live.state.connection is not None
             and screen.live.state.connection.state == "live"
-            and screen.feed.base.complete
+            and screen.events.base.complete
         ),
         pilot=pilot,
     )
@@ -61,7 +61,9 @@ async def test_live_run_appears_in_list_and_tree(live_server):
         assert not any(r.kind == "StreamingDeltaEvent" for r in shown)  # deltas are never rows
         event_list = screen.query_one(EventList)
         assert event_list.cursor == len(screen.window) - 1  # followed the tail
-        await wait_for(lambda: tree_ready(screen) and len(screen.feed.tree) == stored, pilot=pilot)
+        await wait_for(
+            lambda: tree_ready(screen) and len(screen.events.tree) == stored, pilot=pilot
+        )
         assert screen.live.state.streaming_text == ""  # the streamed reply became its message
 
 
@@ -75,11 +77,11 @@ async def test_new_rows_marker_when_not_at_the_end(live_server):
         event_list.cursor = 0
         await asyncio.to_thread(server.live.send_message_sync, cid, "one more thing")
         await asyncio.to_thread(server.live.step_sync, cid, 3)
-        await wait_for(lambda: screen._new_below > 0, pilot=pilot)
+        await wait_for(lambda: screen.new_below > 0, pilot=pilot)
         assert event_list.cursor == 0  # reading stays put
         assert "new (G to follow)" in event_list.border_subtitle
         await pilot.press("G")
-        await wait_for(lambda: screen._new_below == 0, pilot=pilot)
+        await wait_for(lambda: screen.new_below == 0, pilot=pilot)
 
 
 async def test_error_banner_on_conversation_error(live_server):
@@ -184,7 +186,7 @@ async def replay_into_screen(app, pilot, frames: list, cid: str) -> Conversation
 
     ``cid`` must not be live itself (its sandbox not RUNNING), or its own stream would
     compete with the replay."""
-    from tui.app.live import LiveSession
+    from tui.app.live_session import LiveSession
     from tui.client import StreamEvent, is_transient
 
     await wait_for(lambda: conversations_shown(app), pilot=pilot)
@@ -192,15 +194,15 @@ async def replay_into_screen(app, pilot, frames: list, cid: str) -> Conversation
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
     await wait_for(
-        lambda: screen.feed.base.complete and screen._conversation is not None, pilot=pilot
+        lambda: screen.events.base.complete and screen.conversation is not None, pilot=pilot
     )
-    fake = screen._conversation.model_copy(
+    fake = screen.conversation.model_copy(
         update={"conversation_url": "/api/conversations/" + cid, "session_api_key": "k"}
     )
     screen.live = LiveSession(app.client.base_url, fake)
     screen.previews = []
     for event in frames:
-        screen._apply_live([StreamEvent(event, transient=is_transient(event))])
+        screen.apply_live([StreamEvent(event, transient=is_transient(event))])
         preview = screen.query_one("#stream-preview")
         if preview.has_class("-visible"):
             screen.previews.append(screen.live.state.streaming_text)

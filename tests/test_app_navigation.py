@@ -40,7 +40,7 @@ async def test_shared_mode_uses_the_public_search_only(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: screen.feed.base.complete, pilot=pilot)
+        await wait_for(lambda: screen.events.base.complete, pilot=pilot)
         paths = {r.url.path for r in transport.requests}
         assert paths == {"/api/shared-events/search"}  # nothing that needs credentials
         assert all(
@@ -104,8 +104,8 @@ async def test_new_conversation_shows_progress_then_opens(make_server):
         await pilot.press(*"Try ohtui", "enter", *"say hi", "enter")
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), timeout=15, pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: screen._conversation is not None, pilot=pilot)
-        assert screen._conversation.title == "Try ohtui"
+        await wait_for(lambda: screen.conversation is not None, pilot=pilot)
+        assert screen.conversation.title == "Try ohtui"
         await wait_for(
             lambda: (
                 len(screen.window) >= 1 and screen.window.row(len(screen.window) - 1) is not None
@@ -205,7 +205,7 @@ async def test_a_long_title_never_pushes_the_status_out_of_the_header(demo_serve
     async with app.run_test(size=(60, 24)) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
-        await wait_for(lambda: list_ready(screen) and screen._conversation is not None, pilot=pilot)
+        await wait_for(lambda: list_ready(screen) and screen.conversation is not None, pilot=pilot)
         await pilot.pause(0.1)
         lines = screen_text(app).splitlines()
         assert lines[0].rstrip().endswith("…")  # the title and id, cut at the edge

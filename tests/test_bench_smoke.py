@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ("load", ["--size", "300", "--repeat", "1"]),
         ("live", ["--rates", "200", "--seconds", "1"]),
         ("startup", ["--repeat", "1"]),
+        ("hostile", ["--sizes", "0.01,0.02", "--tree", "2000", "--repeat", "1"]),
     ],
 )
 def test_bench_runs_and_reports(name, args, tmp_path):
@@ -43,3 +44,5 @@ def test_bench_runs_and_reports(name, args, tmp_path):
         assert reported[-1]["lost_200"] == 0 and reported[-1]["sent_200"] > 0
     if name == "load":
         assert reported[-1]["events"] == 300
+    if name == "hostile":
+        assert reported[-1]["tree_events"] == 2000 and "output_jsonl_0.02mb_ratio" in reported[-1]

@@ -59,3 +59,17 @@ def test_environment_supplies_defaults(monkeypatch):
     args = build_parser().parse_args([])
     assert args.url == "http://127.0.0.1:1" and args.api_key == "k"
     assert build_parser().parse_args(["--url", "http://x"]).url == "http://x"
+
+
+def test_help_of_the_app_and_the_commands_imports_nothing_heavy():
+    code = (
+        "import sys\nfrom tui.cli import main\n"
+        "for argv in (['--help'], ['info', '--help'], ['export', '--help'], ['--version']):\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+        "heavy = [m for m in ('textual', 'httpx', 'pydantic', 'pydantic_settings') if m in sys.modules]\n"
+        "print('HEAVY', heavy)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.stdout.splitlines()[-1] == "HEAVY []"

@@ -293,3 +293,23 @@ async def test_agent_settings_keys_never_reach_an_error() -> None:
             await client.start_agent_conversation(message="hi")
     assert secret not in str(info.value) and secret not in repr(info.value.detail)
     assert secret not in repr(client)
+
+
+async def test_agent_controls_say_what_is_unknown() -> None:
+    from tui.client import AgentServerClient, endpoint_from_url
+
+    with ScriptedHttpServer(lambda seen: Answer(drop=True)) as server:
+        endpoint = endpoint_from_url(f"{server.base_url}/api/conversations/{'a' * 32}", "k")
+        async with AgentServerClient(endpoint, backoff=0.0) as control:
+            with pytest.raises(OutcomeUnknown, match="^The message may have reached the agent"):
+                await control.send_message("hello")
+            with pytest.raises(OutcomeUnknown, match="^The agent may have received your answer"):
+                await control.respond_to_confirmation(True)
+            assert requests_seen(server) == 2  # neither was sent twice
+            with pytest.raises(ConnectionLost):
+                await control.pause()  # safe to repeat: repeated, then given up
+        assert requests_seen(server) == 2 + 4
+
+
+def requests_seen(server: ScriptedHttpServer) -> int:
+    return len(server.seen)

@@ -52,7 +52,7 @@ async def open_and_index(app, pilot, cid: str) -> ConversationScreen:
 
 
 def shown_ids(screen: ConversationScreen) -> list[str]:
-    return [row.id for row in screen.feed.base.head]
+    return [row.id for row in screen.events.base.head]
 
 
 async def test_http_faults_during_indexing_are_recovered_and_nothing_is_lost(make_server):
@@ -72,7 +72,7 @@ async def test_http_faults_during_indexing_are_recovered_and_nothing_is_lost(mak
     async with app.run_test(size=SIZE) as pilot:
         app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
         screen = await open_and_index(app, pilot, cid)
-        await wait_for(lambda: screen.feed.base.complete, timeout=60, pilot=pilot)
+        await wait_for(lambda: screen.events.base.complete, timeout=60, pilot=pilot)
         assert faults.pending == 0
         assert dict(faults.hits) == {
             "status": 2 * MAX_RETRIES + 4,
@@ -146,7 +146,7 @@ async def test_dropped_connections_while_paging_lose_nothing(make_server):
             thread = threading.Thread(target=cutter, daemon=True)
             thread.start()
             try:
-                await wait_for(lambda: screen.feed.base.complete, timeout=90, pilot=pilot)
+                await wait_for(lambda: screen.events.base.complete, timeout=90, pilot=pilot)
             finally:
                 stop.set()
                 thread.join()

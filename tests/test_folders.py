@@ -170,7 +170,7 @@ async def test_a_folder_being_written_shows_up_live_once_and_in_order(make_serve
         await wait_for(
             lambda: (
                 list_ready(screen)
-                and screen.feed.base.complete
+                and screen.events.base.complete
                 and screen.live is not None
                 and screen.live.state.connection is not None
                 and screen.live.state.connection.state == "live"
@@ -188,7 +188,7 @@ async def test_a_folder_being_written_shows_up_live_once_and_in_order(make_serve
             await asyncio.sleep(0.02)
         want = [e["id"] for e in events]
         await wait_for(
-            lambda: [r.id for r in screen.feed.base.head] == want, timeout=20, pilot=pilot
+            lambda: [r.id for r in screen.events.base.head] == want, timeout=20, pilot=pilot
         )
 
 

@@ -31,7 +31,7 @@ from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.event_tree import Branch, EventTreeView
 from tui.server import Store
-from tui.server.records import conversation_info
+from tui.server.views import conversation_info
 
 ESC_SEQUENCES = (
     "\x1b[31mred\x1b[0m"  # colour
@@ -379,7 +379,7 @@ async def test_every_hostile_event_is_literal_in_list_tree_and_detail(make_serve
             "think: thought [bold red]x[/]",
             "key [bold red]x[/]",
             "Future[bold",
-            "unparsed: (event): Input tag 'Future[bold red]x[/]",
+            "unparsed: unknown event kind 'Future[bold red]x[/]",
         ):
             assert text.count(summary) >= 1, summary
         in_tree = _region_text(text, tree.region)

@@ -48,6 +48,11 @@ MINIMAL: dict[str, dict] = {
     "TokenEvent": {"source": "agent", "prompt_token_ids": [1], "response_token_ids": [2]},
     "InterruptEvent": {},
     "PauseEvent": {},
+    "SecurityAnalysisEvent": {
+        "analyzer": "LLMSecurityAnalyzer",
+        "policy": "ConfirmRisky",
+        "risks": {},
+    },
 }
 REQUIRED = {
     kind: [k for k in fields if k != "source" or kind in SOURCE_REQUIRED]
@@ -72,6 +77,7 @@ DEFAULT_SOURCE = {
     "StreamingDeltaEvent": "agent",
     "InterruptEvent": "user",
     "PauseEvent": "user",
+    "SecurityAnalysisEvent": "environment",
 }
 
 
@@ -85,8 +91,9 @@ def make(kind: str, **extra) -> dict:
     }
 
 
-def test_all_19_kinds_covered():
-    assert set(MINIMAL) == set(EVENT_KINDS) and len(EVENT_KINDS) == 19
+def test_all_20_kinds_covered():
+    # the spec's 19 and SecurityAnalysisEvent (agent server 1.58, facts §10)
+    assert set(MINIMAL) == set(EVENT_KINDS) and len(EVENT_KINDS) == 20
 
 
 @pytest.mark.parametrize("kind", EVENT_KINDS)

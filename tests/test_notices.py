@@ -7,7 +7,8 @@ import os
 import stat
 
 from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, wait_for
-from tui.app.notices import Notifier, desktop_notify, status_value
+from tui.app.format import status_value
+from tui.app.notices import Notifier, desktop_notify
 from tui.app.screens.conversation import ConversationScreen
 from tui.config import Settings
 

@@ -6,9 +6,9 @@ import pytest
 
 from tests.test_models_rules import make
 from tui.app.rows import make_row, summarize
-from tui.app.safe_text import abbreviate, clean, one_line
 from tui.models import EVENT_KINDS, parse_event
 from tui.models.redact import MASK, mask_url, redact
+from tui.text import abbreviate, clean, one_line
 
 
 @pytest.mark.parametrize("kind", EVENT_KINDS)

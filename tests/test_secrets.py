@@ -96,7 +96,8 @@ async def test_no_secret_on_any_screen_log_or_export(
             await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
             screen = app.screen
             await wait_for(
-                lambda screen=screen: list_ready(screen) and screen.feed.base.complete, pilot=pilot
+                lambda screen=screen: list_ready(screen) and screen.events.base.complete,
+                pilot=pilot,
             )
             detail = screen.query_one(EventDetail)
             event_list = screen.query_one(EventList)

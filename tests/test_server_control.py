@@ -11,8 +11,8 @@ import pytest
 
 from tui.models import AppConversation, AppConversationStartTask, SandboxInfo, SandboxSpecInfo
 from tui.server import RunningServer, Store, load_demo
-from tui.server.records import conversation_info
 from tui.server.routes_conversations import AppConversationStartRequest
+from tui.server.views import conversation_info
 
 CONV = "/api/v1/app-conversations"
 SANDBOXES = "/api/v1/sandboxes"
@@ -576,5 +576,5 @@ def test_openapi_and_docs(client):
     ):
         assert path in schema["paths"]
     kinds = schema["components"]["schemas"]["EventKind"]["enum"]
-    assert len(kinds) == 19
+    assert len(kinds) == 20  # the spec's 19 and SecurityAnalysisEvent (SDK 1.58)
     assert client.get("/docs").status_code == 200

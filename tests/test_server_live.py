@@ -695,8 +695,14 @@ def test_runs_are_deterministic(live_server):
 # -- the demo ---------------------------------------------------------------------------------
 
 
-async def test_autoplay_keeps_the_live_conversation_going():
+async def test_autoplay_plays_one_story_per_conversation(monkeypatch):
+    """The demo's live agent finishes a story, rests, and starts the next one as a fresh
+    conversation: no endless log, realistic cost per run, a bounded list."""
     from tui.server import add_live_demo, load_demo, start_server
+    from tui.server.live import autoplay
+    from tui.server.live.autoplay import KEEP
+
+    monkeypatch.setattr(autoplay, "REST_PACES", 3)  # the rest, shortened for the test
 
     store = Store()
     load_demo(store)
@@ -705,21 +711,78 @@ async def test_autoplay_keeps_the_live_conversation_going():
     try:
         key = record(demo, cid)["session_api_key"]
         ws = await open_ws(demo, cid, key, resend_mode="all")  # from the start, whatever the timing
-        users = 0
-
-        def second_user_message(frame: dict[str, Any]) -> bool:
-            nonlocal users
-            users += frame["kind"] == "MessageEvent" and frame["source"] == "user"
-            return users == 2
-
-        frames = await recv_until(ws, second_user_message)
-        assert any(
-            f["kind"] == "ActionEvent" and f.get("action", {}).get("kind") == "FinishAction"
-            for f in frames
-        )
-        assert frames[-1]["llm_message"]["content"][0]["text"].startswith("Next task")
-        await recv_until(ws, is_status("running"))
+        frames = await recv_until(ws, is_status("finished"))
         await ws.close()
+        users = [f for f in frames if f["kind"] == "MessageEvent" and f["source"] == "user"]
+        assert len(users) == 1  # one request, one story
+
+        def live_ids() -> list[str]:
+            rows, _ = store.search_conversations(limit=100)
+            return [cid for _, cid, info in rows if info["title"].startswith("Live:")]
+
+        def made_more_than_kept() -> bool:
+            return cid not in live_ids() and len(live_ids()) == KEEP
+
+        deadline = asyncio.get_running_loop().time() + 60
+        while not made_more_than_kept():
+            assert asyncio.get_running_loop().time() < deadline, live_ids()
+            await asyncio.sleep(0.02)
+        # the first story's log ended with it: nothing was appended after it finished
+        stored = (
+            [json.loads(r.json) for r in store.iter_events(cid)]
+            if store.get_conversation(cid)
+            else []
+        )
+        assert not stored  # deleted: older than the KEEP newest, and nobody followed it
+        for live in live_ids():
+            info = store.get_conversation(live)
+            if info is None:  # deleted meanwhile: autoplay goes on
+                continue
+            events = [json.loads(r.json) for r in store.iter_events(live)]
+            asked = [e for e in events if e["kind"] == "MessageEvent" and e["source"] == "user"]
+            assert len(asked) == 1, info["title"]
+            metrics = info.get("metrics") or {}
+            usage = metrics.get("accumulated_token_usage") or {}
+            assert metrics.get("accumulated_cost", 0) < 0.5, info["title"]  # cents, not dollars
+            assert usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0) < 200_000
+    finally:
+        demo.stop()
+        store.close()
+
+
+async def test_autoplay_never_deletes_a_conversation_someone_follows(monkeypatch):
+    from tui.server import add_live_demo, load_demo, start_server
+    from tui.server.live import autoplay
+
+    monkeypatch.setattr(autoplay, "REST_PACES", 1)
+    monkeypatch.setattr(autoplay, "KEEP", 1)
+    store = Store()
+    load_demo(store)
+    cid = add_live_demo(store)
+    demo = start_server(store, agent_pace=0.005, autoplay=[cid])
+
+    seen: set[str] = set()
+
+    def stories() -> int:
+        """Live conversations made so far, deleted ones included."""
+        rows, _ = store.search_conversations(limit=100)
+        seen.update(c for _, c, info in rows if info["title"].startswith("Live:"))
+        return len(seen)
+
+    async def until(predicate) -> None:
+        deadline = asyncio.get_running_loop().time() + 60
+        while not predicate():
+            assert asyncio.get_running_loop().time() < deadline
+            await asyncio.sleep(0.02)
+
+    try:
+        key = record(demo, cid)["session_api_key"]
+        ws = await open_ws(demo, cid, key)
+        await until(lambda: stories() >= 4)  # three newer ones made, older ones deleted ...
+        assert store.get_conversation(cid) is not None  # ... but not the one followed
+        assert len([c for c in seen if store.get_conversation(c)]) <= 3
+        await ws.close()
+        await until(lambda: store.get_conversation(cid) is None)  # unfollowed: it goes
     finally:
         demo.stop()
         store.close()

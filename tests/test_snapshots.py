@@ -124,7 +124,7 @@ def test_empty_conversation(snap_compare, make_server):
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.open_conversation(cid)
         await wait_for(
-            lambda: isinstance(app.screen, ConversationScreen) and app.screen.feed.base.complete,
+            lambda: isinstance(app.screen, ConversationScreen) and app.screen.events.base.complete,
             pilot=pilot,
         )
         await pilot.pause(0.3)

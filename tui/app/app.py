@@ -11,23 +11,37 @@ import asyncio
 import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding
 
 from .commands import OhtuiCommands
-from .long_lived import freeze_long_lived
+from .gc_freeze import freeze_long_lived
+from .messages import AgentStatusChanged
 from .notices import Notifier, desktop_notify
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen
-from .themes import DEFAULT_THEME, load_themes
+from .themes import DEFAULT_THEME, load_themes, variable_defaults
+
+if TYPE_CHECKING:
+    from tui.client import OpenHandsClient
+
+    #: a configured server profile: (client, url) or (client, url, serves local folders)
+    ProfileFactory = Callable[[], tuple[OpenHandsClient, str] | tuple[OpenHandsClient, str, bool]]
+
+
+#: Every screen's stylesheet (each beside its screen, named by its ``CSS_PATH``), read once at
+#: start: a sheet first read when its screen opens makes Textual restyle every widget on
+#: screen (~30 ms on the first conversation opened); read up front, it is parsed with the rest.
+SCREEN_SHEETS = sorted((Path(__file__).parent / "screens").rglob("*.tcss"))
 
 
 class OhtuiApp(App):
     TITLE = "ohtui"
-    CSS_PATH = "app.tcss"
+    CSS_PATH = SCREEN_SHEETS
     COMMANDS = App.COMMANDS | {OhtuiCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -46,23 +60,23 @@ class OhtuiApp(App):
 
     def __init__(
         self,
-        client: Any = None,
+        client: OpenHandsClient | None = None,
         *,
-        client_factory: Callable[[], Any] | None = None,
+        client_factory: Callable[[], OpenHandsClient] | None = None,
         url: str = "",
         conversation_id: str | None = None,
         shared: bool = False,
         theme: str | None = None,
         readonly: bool = False,
         clock: Callable[[], datetime] | None = None,
-        on_exit: Callable[[], Any] | None = None,
+        on_exit: Callable[[], object] | None = None,
         keymap: Mapping[str, str] | None = None,
         notifier: Notifier | None = None,
-        profiles: Mapping[str, Callable[[], tuple[Any, str]]] | None = None,
+        profiles: Mapping[str, ProfileFactory] | None = None,
         profile: str | None = None,
         notice: str | None = None,
         local: bool = False,
-        warm_up: Callable[[], Any] | None = None,
+        warm_up: Callable[[], object] | None = None,
     ) -> None:
         super().__init__()
         if (client is None) == (client_factory is None):
@@ -89,7 +103,8 @@ class OhtuiApp(App):
         #: started in a thread after the first frame: the bundled server, whose port is already
         #: listening (requests made before it serves wait for it)
         self._warm_up = warm_up
-        for loaded in load_themes():
+        themes, self._theme_problems = load_themes()
+        for loaded in themes:
             self.register_theme(loaded)
         self.theme = theme or DEFAULT_THEME
         if self.shared or readonly:
@@ -98,6 +113,10 @@ class OhtuiApp(App):
         self.user_keymap = dict(keymap or {})
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """ohtui's colours (statuses, diffs, the live mark) for a theme that does not set them."""
+        return variable_defaults(self.current_theme)
 
     def on_mount(self) -> None:
         unknown = sorted(set(self.user_keymap) - binding_ids()) if self.user_keymap else []
@@ -108,6 +127,8 @@ class OhtuiApp(App):
                 severity="warning",
                 markup=False,
             )
+        for problem in self._theme_problems:
+            self.notify(f"Theme not loaded: {problem}", title="Themes", severity="warning")
         if self._notice:
             self.notify(self._notice, timeout=10, markup=False)
         if self._client is None:
@@ -164,7 +185,7 @@ class OhtuiApp(App):
             else:
                 await self.client.search_conversations(limit=1)
         except Exception as exc:  # noqa: BLE001 - every failure gets the error screen
-            self.push_screen(ConnectionErrorScreen(self.url, exc, None), self._retry)
+            self.push_screen(ConnectionErrorScreen(self.url, exc), self._retry)
             return
         listed = any(isinstance(screen, ConversationsScreen) for screen in self.screen_stack)
         if not self.shared and not listed:
@@ -177,14 +198,14 @@ class OhtuiApp(App):
             self.connect()
 
     @property
-    def client(self) -> Any:
+    def client(self) -> OpenHandsClient:
         """The service client (built here, blocking, if nothing awaited ``client_ready``)."""
         if self._client is None:
             self._build_client()
         return self._client
 
     @client.setter
-    def client(self, client: Any) -> None:
+    def client(self, client: OpenHandsClient) -> None:
         self._client = client
 
     def _build_client(self) -> None:
@@ -202,7 +223,7 @@ class OhtuiApp(App):
         finally:
             self.call_from_thread(self._client_built.set)
 
-    async def client_ready(self) -> Any:
+    async def client_ready(self) -> OpenHandsClient:
         """The client, once ``build_client`` has made it (the first frame never waits for it)."""
         if self._client is None:
             await self._client_built.wait()
@@ -244,9 +265,11 @@ class OhtuiApp(App):
         self.notify(f"Profile {name}: {url}", markup=False)
         self.connect()
 
-    def status_changed(self, conversation_id: str, title: str, old: Any, new: Any) -> None:
+    def on_agent_status_changed(self, message: AgentStatusChanged) -> None:
         """A watched conversation's agent status changed: tell the user if it needs them."""
-        found = self.notifier.notice(conversation_id, title, old, new)
+        found = self.notifier.notice(
+            message.conversation_id, message.title, message.old, message.new
+        )
         if found is None:
             return
         message, severity = found
@@ -266,12 +289,6 @@ class OhtuiApp(App):
         self.push_screen(
             ConversationScreen(conversation_id, shared=shared or self.shared, title=title)
         )
-
-    def _find(self, kind: type) -> Any:
-        for screen in self.screen_stack:
-            if isinstance(screen, kind):
-                return screen
-        return None
 
     def action_show_conversations(self) -> None:
         if self.shared:

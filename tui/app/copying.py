@@ -8,23 +8,23 @@ masked exactly as in exports, so a paste can be shared.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable
 
-from tui.models import RawEvent
+from tui.models import AnyEvent, RawEvent
 from tui.models.content import TextContent
 from tui.models.parse import event_json
 from tui.models.redact import redact
 
 
-def _texts(blocks: Any) -> str:
+def _texts(blocks: Iterable[object] | None) -> str:
     return "\n".join(b.text for b in blocks or () if isinstance(b, TextContent))
 
 
-def event_json_text(event: Any) -> str:
+def event_json_text(event: AnyEvent) -> str:
     return json.dumps(redact(event_json(event)), indent=2, ensure_ascii=False, default=str)
 
 
-def useful_text(event: Any) -> tuple[str, str]:
+def useful_text(event: AnyEvent) -> tuple[str, str]:
     """``(what it is, text)``: the most useful part of ``event`` to paste."""
     if isinstance(event, RawEvent):
         return "raw event JSON", event_json_text(event)

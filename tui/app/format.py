@@ -8,24 +8,27 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from .safe_text import one_line
+from tui.text import one_line
+
+from .themes import theme_style
 
 if TYPE_CHECKING:  # the models load after the first frame (they take ~150 ms to build)
     from tui.models import AppConversation
 
+#: status (agent's or sandbox's) → its style: a theme colour (``themes.VARIABLES``) and weight
 STATUS_STYLES = {
-    "RUNNING": "bold green",
-    "running": "bold green",
-    "PAUSED": "yellow",
-    "paused": "yellow",
-    "STARTING": "cyan",
-    "ERROR": "bold red",
-    "error": "bold red",
-    "stuck": "bold red",
+    "RUNNING": "$status-running bold",
+    "running": "$status-running bold",
+    "PAUSED": "$status-paused",
+    "paused": "$status-paused",
+    "STARTING": "$status-starting",
+    "ERROR": "$status-error bold",
+    "error": "$status-error bold",
+    "stuck": "$status-error bold",
     "MISSING": "dim",
-    "finished": "blue",
+    "finished": "$status-finished",
     "idle": "dim",
-    "waiting_for_confirmation": "bold magenta",
+    "waiting_for_confirmation": "$status-waiting bold",
 }
 
 
@@ -68,12 +71,23 @@ def relative_time(value: str | None, now: datetime | None = None) -> str:
 SHORT_STATUSES = {"waiting_for_confirmation": "confirm?"}  # fits a table column whole
 
 
+def status_value(status: object) -> str | None:
+    """A status as its plain string; None when there is none.
+
+    Statuses (and triggers) are ``Enum | str``: a member where the model knows the value,
+    the server's own string where it does not. Every comparison and label goes through
+    here, so both compare the same."""
+    value = getattr(status, "value", status)
+    return value if isinstance(value, str) and value else None
+
+
 def status_text(value: object, *, short: bool = False) -> Text:
-    raw = getattr(value, "value", value)
+    raw = status_value(value)
     if raw is None:
         return Text("—", style="dim")
-    label = one_line(str(raw))
-    style = STATUS_STYLES.get(label, "")
+    label = one_line(raw)
+    spec = STATUS_STYLES.get(label)
+    style = theme_style(spec) if spec else ""
     return Text(SHORT_STATUSES.get(label, label) if short else label, style=style)
 
 

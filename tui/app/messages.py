@@ -1,22 +1,23 @@
-"""Messages that workers post back to screens. Workers only do I/O and post these."""
+"""Messages that screens post up to the app (small dataclasses, handled by ``on_<name>``).
+
+A screen's workers do the I/O and update their own screen; what another part of the app
+must act on travels as one of these, so no screen calls into the app's internals.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from textual.message import Message
 
 
 @dataclass
-class ConnectionFailed(Message):
-    """The service could not be reached or refused us; the app shows the error screen."""
+class AgentStatusChanged(Message):
+    """A watched conversation's agent status changed: seen on the open conversation's
+    stream or by the conversations list's polling. The app decides whether it is news
+    (``notices.Notifier``) and tells the user. ``old`` None: not known before (not news)."""
 
-    error: BaseException
-    retry: Any = None  # a zero-argument callable that retries the failed start-up
-
-
-@dataclass
-class OpenConversation(Message):
     conversation_id: str
-    title: str | None = None
+    title: str
+    old: str | None
+    new: str | None

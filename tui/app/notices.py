@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+
+from .format import status_value
 
 DEFAULT_STATUSES = ("finished", "error", "stuck", "waiting_for_confirmation")
 #: status → (what is said, notification severity)
@@ -27,21 +29,16 @@ WORDING = {
 REPEAT_S = 30.0  # the same conversation reaching the same status again within this is not news
 
 
-def status_value(status: Any) -> str | None:
-    value = getattr(status, "value", status)
-    return value if isinstance(value, str) and value else None
-
-
 @dataclass
 class Notifier:
     statuses: frozenset[str] = frozenset(DEFAULT_STATUSES)
     bell: bool = True
     desktop: bool = False
-    clock: Any = time.monotonic
+    clock: Callable[[], float] = time.monotonic
     _said: dict[tuple[str, str], float] = field(default_factory=dict)
 
     def notice(
-        self, conversation_id: str, title: str, old: Any, new: Any
+        self, conversation_id: str, title: str, old: object, new: object
     ) -> tuple[str, str] | None:
         """``(message, severity)`` when ``old → new`` is worth telling, else None.
 

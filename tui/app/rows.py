@@ -7,15 +7,16 @@ A row is a few short strings made once when a page arrives, so the list can hold
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from tui.client.stream_state import stats_totals
-from tui.models import RawEvent
+from tui.models import AnyEvent, RawEvent
 from tui.models import events as ev
 from tui.models.content import TextContent
+from tui.text import one_line
 
 from .format import money, tokens
-from .safe_text import one_line
 
 #: Short, fixed-width labels for the kind column.
 KIND_LABELS = {
@@ -95,7 +96,7 @@ class EventRow:
         return self.flag in ("error", "raw")
 
 
-def _texts(blocks: Any) -> str:
+def _texts(blocks: Iterable[object] | None) -> str:
     return " ".join(b.text for b in blocks or () if isinstance(b, TextContent))
 
 
@@ -162,7 +163,7 @@ def _state_summary(key: str | None, value: Any) -> str:
     return f"{key} = {value}"
 
 
-def summarize(event: Any) -> str:
+def summarize(event: AnyEvent) -> str:
     """A one-line description of an event, cleaned of control sequences."""
     if isinstance(event, RawEvent):
         return one_line("unparsed: " + event.error.splitlines()[-1].strip())
@@ -212,7 +213,7 @@ def summarize(event: Any) -> str:
     return kind
 
 
-def _flag(event: Any) -> str:
+def _flag(event: AnyEvent) -> str:
     if isinstance(event, RawEvent):
         return "raw"
     if event.kind in ERROR_KINDS:
@@ -227,7 +228,7 @@ def _flag(event: Any) -> str:
 SEARCH_CHARS = 2_000
 
 
-def search_text(event: Any) -> str:
+def search_text(event: AnyEvent) -> str:
     """The words of an event that find looks through, beyond its one-line summary."""
     if isinstance(event, RawEvent):
         return event.error[:SEARCH_CHARS]
@@ -269,7 +270,7 @@ def search_text(event: Any) -> str:
     return text[:SEARCH_CHARS]
 
 
-def make_row(event: Any) -> EventRow:
+def make_row(event: AnyEvent) -> EventRow:
     # kind, source and timestamp are drawn as they are: a RawEvent can carry any string there
     # (escapes, tabs, 1 MB), so they are cleaned to one short line like the summary. Ids stay
     # exact: they are lookup keys, never drawn in a row.

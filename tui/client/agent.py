@@ -221,9 +221,13 @@ class AgentServerClient:
 
     # --- calls ---------------------------------------------------------------------------------
 
-    async def _post(self, suffix: str, body: Any = None, *, idempotent: bool) -> bool:
+    async def _post(
+        self, suffix: str, body: Any = None, *, idempotent: bool, unknown: str | None = None
+    ) -> bool:
         path = f"{self._path}{suffix}"
-        data = await self._http.request("POST", path, json=body, idempotent=idempotent)
+        data = await self._http.request(
+            "POST", path, json=body, idempotent=idempotent, unknown=unknown
+        )
         if data is None:
             return True
         if isinstance(data, dict):
@@ -243,13 +247,24 @@ class AgentServerClient:
 
     async def run(self) -> bool:
         """Start (or resume) the agent; :class:`Conflict` (409) when it is already running."""
-        return await self._post("/run", idempotent=False)
+        return await self._post(
+            "/run",
+            idempotent=False,
+            unknown="The agent may have started running: watch the conversation before "
+            "running it again.",
+        )
 
     async def send_message(self, text: str, *, run: bool = True) -> bool:
         """Append a user message; with ``run`` (the default) the agent runs on it."""
         body = {"role": "user", "content": [{"type": "text", "text": _check_text(text)}]}
         body["run"] = P.check_bool(run, "run")
-        return await self._post("/events", body, idempotent=False)
+        return await self._post(
+            "/events",
+            body,
+            idempotent=False,
+            unknown="The message may have reached the agent: check the conversation before "
+            "sending it again.",
+        )
 
     async def respond_to_confirmation(
         self, accept: bool, reason: str = DEFAULT_REJECTION_REASON
@@ -259,7 +274,13 @@ class AgentServerClient:
         if not isinstance(reason, str):
             raise InvalidParameter(f"reason must be a string, got {type(reason).__name__}")
         body = {"accept": P.check_bool(accept, "accept"), "reason": reason}
-        return await self._post("/events/respond_to_confirmation", body, idempotent=False)
+        return await self._post(
+            "/events/respond_to_confirmation",
+            body,
+            idempotent=False,
+            unknown="The agent may have received your answer: check the conversation before "
+            "answering again.",
+        )
 
     # --- live stream ---------------------------------------------------------------------------
 

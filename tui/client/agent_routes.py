@@ -17,9 +17,10 @@ from typing import Any
 
 from tui.models import AppConversation, MetricsSnapshot, SandboxStatus
 from tui.models.control import TokenUsage
-from tui.models.redact import SECRET_KEYS
+from tui.models.redact import is_secret_key
 
 from .errors import InvalidParameter
+from .params import segment
 
 #: Module of each SDK event class: servers before 1.58 match ``kind`` on the qualified name
 #: only, 1.58 also on the short one, so the qualified name is sent to all of them.
@@ -63,8 +64,6 @@ def qualified_kind(kind: str | None) -> str | None:
 
 
 def conversations_path(conversation_id: str | None = None) -> str:
-    from .base import segment
-
     return (
         "/api/conversations"
         if conversation_id is None
@@ -252,7 +251,7 @@ def secret_values(data: Any, _depth: int = 0) -> Iterable[str]:
         return
     if isinstance(data, dict):
         for key, value in data.items():
-            if isinstance(key, str) and key.lower() in SECRET_KEYS and isinstance(value, str):
+            if isinstance(key, str) and is_secret_key(key) and isinstance(value, str):
                 if len(value) >= 4:
                     yield value
             else:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Self, TypeVar
-from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -29,6 +28,7 @@ from .errors import (
 )
 from .http import HttpCore
 from .kinds import ServerInfo, ServerKind
+from .params import segment
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -36,14 +36,6 @@ Call = Callable[[], Awaitable[T]]
 
 #: Consecutive empty pages that still point at a next page before paging is declared stuck.
 MAX_EMPTY_PAGES = 50
-
-
-def segment(value: str) -> str:
-    """Quote one path segment; ``.``/``..`` are escaped too, or URL normalisation would eat them."""
-    quoted = quote(value, safe="")
-    if quoted in (".", ".."):
-        quoted = quoted.replace(".", "%2E")
-    return quoted
 
 
 class ClientBase:

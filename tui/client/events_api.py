@@ -12,7 +12,6 @@ Page ids are passed through untouched: each server reads its own. Events always 
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -37,13 +36,25 @@ NO_SHARING = {
 }
 
 
-def _page_or_json(body: bytes) -> Any:
-    """An event page read in one pass when every event in it is valid; else the decoded
-    JSON, for the careful per-event path (and its precise complaints about the shape)."""
-    from tui.models.pages import EventPage
+class _NotAPage:
+    """What ``_page_or_json`` returns for a JSON body of another shape (the reason kept)."""
 
-    page = EventPage.read_valid(body)
-    return page if page is not None else json.loads(body)
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _page_or_json(body: bytes) -> Any:
+    """An event page, whatever its events hold (``EventPage.from_bytes``: one bad event is
+    a raw row, never the page's loss). A body that is not JSON raises ``ValueError`` (the
+    HTTP layer says "response is not JSON"); JSON of another shape comes back as _NotAPage."""
+    from tui.models.pages import EventPage, NotAnEventPage
+
+    try:
+        return EventPage.from_bytes(body)
+    except NotAnEventPage as exc:
+        return _NotAPage(str(exc))
 
 
 class EventCalls(ClientBase):
@@ -94,10 +105,8 @@ class EventCalls(ClientBase):
         data = await self._http.request("GET", path, params=query, parse=_page_or_json)
         if isinstance(data, EventPage):
             return data
-        try:
-            return EventPage.from_json(data)
-        except ValueError as exc:
-            raise self._bad("GET", path, f"malformed event page ({exc})") from None
+        reason = data.reason if isinstance(data, _NotAPage) else "empty body"
+        raise self._bad("GET", path, f"malformed event page ({reason})")
 
     async def _shared(self, call: Any) -> Any:
         """A shared-events call; a 404 means the route is missing: say what the server is."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from tui.models.wire import EventSortOrder
 
@@ -122,3 +123,11 @@ def check_text(value: Any, name: str) -> str | None:
 
 def drop_none(params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if v is not None}
+
+
+def segment(value: str) -> str:
+    """Quote one path segment; ``.``/``..`` are escaped too, or URL normalisation would eat them."""
+    quoted = quote(value, safe="")
+    if quoted in (".", ".."):
+        quoted = quoted.replace(".", "%2E")
+    return quoted

@@ -29,11 +29,13 @@ _LAZY = {
     "ExposedUrl": ".control",
     "HTTPValidationError": ".wire",
     "ImageContent": ".content",
+    "JsonNumber": ".jsonscan",
     "Message": ".content",
     "MessageEvent": ".events",
     "MessageToolCall": ".content",
     "MetricsSnapshot": ".control",
     "NON_VIEWABLE_KINDS": ".events",
+    "NotAnEventPage": ".pages",
     "ObservationEvent": ".events",
     "ROOT_PARENT": ".events",
     "RawEvent": ".parse",
@@ -44,6 +46,7 @@ _LAZY = {
     "SandboxSpecInfo": ".control",
     "SandboxSpecPage": ".control",
     "SandboxStatus": ".control",
+    "SecurityAnalysisEvent": ".events",
     "SecurityRisk": ".content",
     "StartTaskStatus": ".control",
     "StreamingDeltaEvent": ".events",
@@ -52,9 +55,14 @@ _LAZY = {
     "ThinkingBlock": ".content",
     "ToolDefinition": ".events",
     "ValidationErrorItem": ".wire",
+    "event_fields": ".fields",
     "event_json": ".parse",
+    "event_text": ".fields",
+    "is_secret_key": ".redact",
+    "json_text": ".jsontext",
     "parse_event": ".parse",
     "parse_event_json": ".parse",
+    "redact_text": ".redact",
 }
 
 if TYPE_CHECKING:
@@ -99,11 +107,23 @@ if TYPE_CHECKING:
         EventBase,
         MessageEvent,
         ObservationEvent,
+        SecurityAnalysisEvent,
         StreamingDeltaEvent,
         ToolDefinition,
     )
+    from .fields import (  # noqa: F401
+        event_fields,
+        event_text,
+    )
+    from .jsonscan import (  # noqa: F401
+        JsonNumber,
+    )
+    from .jsontext import (  # noqa: F401
+        json_text,
+    )
     from .pages import (  # noqa: F401
         EventPage,
+        NotAnEventPage,
     )
     from .parse import (  # noqa: F401
         AnyEvent,
@@ -111,6 +131,10 @@ if TYPE_CHECKING:
         event_json,
         parse_event,
         parse_event_json,
+    )
+    from .redact import (  # noqa: F401
+        is_secret_key,
+        redact_text,
     )
     from .tree import (  # noqa: F401
         EventTree,

@@ -11,9 +11,14 @@ from pydantic import BaseModel, ConfigDict
 
 
 class ClosedModel(BaseModel):
-    """A schema object that rejects unknown fields, like the SDK's own models."""
+    """A schema object that rejects unknown fields, like the SDK's own models.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    Float fields refuse inf and nan (JSON's ``1e400``, ``NaN``): such an event is kept raw,
+    as sent, rather than typed with a value that would be written back as ``null``."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
+    )
 
 
 class OpenRecord(BaseModel):

@@ -1,4 +1,6 @@
-"""The 19 event kinds of the service, closed exactly as the spec declares them.
+"""The 20 event kinds of the service, closed exactly as the spec declares them.
+
+The spec lists 19; ``SecurityAnalysisEvent`` came with agent server 1.58 (facts §10).
 
 Field order follows the SDK (`id, timestamp, source, parent_id, <own fields>, kind`) so a
 dump of a parsed event reads like the original. Timestamps stay strings: the real service
@@ -228,6 +230,20 @@ class StreamingDeltaEvent(EventBase):
     kind: Literal["StreamingDeltaEvent"] = "StreamingDeltaEvent"
 
 
+class SecurityAnalysisEvent(EventBase):
+    """The security analyzer's verdict on a batch of actions about to run (SDK 1.58).
+
+    Logged whenever an analyzer is configured, whatever the confirmation policy does with
+    it; ``risks`` and ``details`` are keyed by the ActionEvent ids (facts §10)."""
+
+    source: Source = "environment"
+    analyzer: str
+    policy: str
+    risks: dict[str, SecurityRisk]
+    details: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    kind: Literal["SecurityAnalysisEvent"] = "SecurityAnalysisEvent"
+
+
 class TokenEvent(EventBase):
     prompt_token_ids: list[int]
     response_token_ids: list[int]
@@ -264,6 +280,7 @@ EVENT_CLASSES: tuple[type[EventBase], ...] = (
     TokenEvent,
     InterruptEvent,
     PauseEvent,
+    SecurityAnalysisEvent,
 )
 
 #: The ``kind__eq`` filter values, in the spec's order.

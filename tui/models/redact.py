@@ -1,51 +1,326 @@
-"""Secret-bearing values masked before anything is shown, logged or exported.
+"""The one secrets policy: what is masked on screen, in copies, in exports and in logs.
 
-``encrypted_content`` (reasoning ciphertext) and API/session keys must never reach a screen
-or a file; the VSCODE exposed URL embeds the sandbox key as ``tkn=``.
+Two entry points, both linear in their input and safe on any depth:
+
+* :func:`redact` — JSON-like structures. A value is masked when its key names a secret
+  (:func:`is_secret_key`: token, secret, password, passwd, api_key/apikey, authorization,
+  credential, private_key, session_key, encrypted_content; any case, ``-``/``_``/no
+  separator), when it is the ``value`` of a ``{"key"|"name": <secret name>, "value": …}``
+  pair (state updates, env lists), and every string is also run through :func:`redact_text`.
+* :func:`redact_text` — free text: ``Authorization:``/``X-…-Key:`` headers and
+  ``name=value``/``"name": "value"`` assignments whose name is a secret, ``Bearer …``,
+  passwords and secret query parameters in URLs, ``-----BEGIN … PRIVATE KEY-----`` blocks,
+  and well-known token shapes (``sk-…``, ``ghp_…``/``gho_…``…, ``github_pat_…``,
+  ``xox?-…``, ``AKIA…``/``ASIA…``, JWTs).
+
+Numbers, booleans, null and empty strings are never masked: under these names they are
+counts and flags (``prompt_tokens``, ``api_key_set``), not secrets. Names that only describe
+a secret (``secret_name``, ``token_usage``, ``tokenizer``, ``api_key_env_var``…) are not
+secret. In URLs the mask is ``****`` (the URL stays readable); elsewhere :data:`MASK`.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 MASK = "‹redacted›"
-SECRET_KEYS = frozenset(
+URL_MASK = "****"
+
+_WORDS = (
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "apikey",
+    "authorization",
+    "authorisation",
+    "credential",
+    "privatekey",
+    "sessionkey",
+    "encryptedcontent",
+)
+#: What may follow a secret word in a name that only describes the secret.
+_ABOUT = frozenset(
     {
-        "encrypted_content",
-        "api_key",
-        "session_api_key",
-        "x-session-api-key",
-        "authorization",
-        "secret",
-        "password",
-        "token",
-        "access_token",
-        "refresh_token",
+        "usage",
+        "usages",
+        "id",
+        "ids",
+        "details",
+        "name",
+        "names",
+        "envvar",
+        "set",
+        "isset",
+        "expiresat",
+        "expiry",
+        "izer",
+        "izername",
+        "count",
+        "limit",
+        "url",
+        "type",
+        "source",
+        "sources",
+        "ref",
+        "refs",
     }
 )
-_TOKEN_IN_URL = re.compile(r"([?&](?:tkn|token|session_api_key|api_key)=)[^&#\s]+", re.IGNORECASE)
+#: Query parameters that carry a credential although no secret word is in their name.
+_URL_PARAMS = frozenset({"tkn", "key", "sig", "signature", "code", "auth"})
+_SEPARATORS = str.maketrans("", "", "-_ .")
+
+
+def _secret_name(normalised: str) -> bool:
+    for word in _WORDS:
+        at = normalised.find(word)
+        while at >= 0:
+            if normalised[at + len(word) :] not in _ABOUT:
+                return True
+            at = normalised.find(word, at + 1)
+    return False
+
+
+@lru_cache(maxsize=8192)
+def _is_secret_name(name: str) -> bool:
+    return _secret_name(name.lower().translate(_SEPARATORS))
+
+
+def is_secret_key(name: str) -> bool:
+    """Does a key, header or variable called ``name`` hold a secret?"""
+    if type(name) is not str or not name:
+        return False
+    return _is_secret_name(name[:200])
+
+
+# --- free text --------------------------------------------------------------------------------
+
+#: Where a secret's name starts, as found in the lower-cased text (C-speed ``str.find``).
+_WORD_LITERALS = (
+    "token",
+    "secret",
+    "passw",
+    "api_key",
+    "api-key",
+    "apikey",
+    "authori",
+    "credential",
+    "private_key",
+    "private-key",
+    "privatekey",
+    "session_key",
+    "session-key",
+    "sessionkey",
+    "encrypted_content",
+    "encrypted-content",
+    "encryptedcontent",
+)
+# Token shapes, one expression each so that each starts with a literal (the regex engine
+# then skips to it at C speed); the look-behind after the literal keeps ``task-…`` or
+# ``xsk-…`` from matching. Group 1 is the prefix that stays visible.
+_SHAPES = tuple(
+    (literal, re.compile(pattern))
+    for literal, pattern in (
+        ("sk-", r"(sk-)(?<![\w-]sk-)(?=[\w-]{0,200}\d)[A-Za-z0-9_-]{16,}"),
+        ("gh", r"(gh[pousr]_)(?<![\w-]gh._)[A-Za-z0-9]{20,}"),
+        ("github_pat_", r"(github_pat_)(?<![\w-]github_pat_)[A-Za-z0-9_]{20,}"),
+        ("xox", r"(xox[abposr]-)(?<![\w-]xox.-)[A-Za-z0-9-]{10,}"),
+        ("AKIA", r"(AKIA)(?<![A-Za-z0-9]AKIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        ("ASIA", r"(ASIA)(?<![A-Za-z0-9]ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        ("eyJ", r"(eyJ)(?<![\w-]eyJ)[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,}"),
+    )
+)
+#: Every trigger of the rules below, for a one-search answer on short strings.
+_GATE = re.compile(
+    "token|secret|passw|api.?key|authori|credential|private|session.?key|encrypted|bearer"
+    "|sk-|gh[pousr]_|github_pat_|xox|akia|asia|eyj|://"
+)
+_BEARER = re.compile(r"bearer[ \t]+([A-Za-z0-9._~+/=-]{12,})", re.IGNORECASE)
+_KEY_REST = re.compile(r"[\w.-]{0,60}")
+# a quote may be escaped, once or more (JSON inside a JSON string: \"name\": \"value\")
+_ASSIGN = re.compile(r"""(?:\\*["'])?[ \t]*[:=][ \t]*(\\*["']?)""")
+_VALUE = re.compile(r"""[^\s"'\\,;&<>{}\[\]()]{1,4096}""")
+_BLANKS = re.compile(r"[ \t]+")
+_SCHEMES = frozenset({"bearer", "basic", "token", "digest", "negotiate"})
+_NOT_SECRET = frozenset({"null", "none", "true", "false", "undefined"})
+_MASKED = (MASK, URL_MASK)
+_URL = re.compile(r"""://[^\s"'<>`\\]{1,8192}""")
+_URL_PASSWORD = re.compile(r"^(://[^/?#@:\s]{0,256}:)([^/?#@\s]{1,256})(@)")
+_URL_PARAM = re.compile(r"([?&;])([^=&#;]{1,80})=([^&#;]*)")
+_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----")
+
+
+def _shape(match: re.Match[str]) -> str:
+    return match.group(1) + MASK
+
+
+def _url(match: re.Match[str]) -> str:
+    url = _URL_PASSWORD.sub(lambda m: m.group(1) + URL_MASK + m.group(3), match.group())
+    if "=" not in url:
+        return url
+
+    def param(m: re.Match[str]) -> str:
+        name = m.group(2)
+        if m.group(3) and (is_secret_key(name) or name.lower() in _URL_PARAMS):
+            return f"{m.group(1)}{name}={URL_MASK}"
+        return m.group()
+
+    return _URL_PARAM.sub(param, url)
+
+
+def _value_span(text: str, name_end: int) -> tuple[int, int] | None:
+    """The value of ``<name>: value`` / ``<name>=value`` whose name ends at ``name_end``."""
+    assign = _ASSIGN.match(text, name_end)
+    if assign is None:
+        return None
+    value = _VALUE.match(text, assign.end())
+    if value is None:
+        return None
+    shown = value.group()
+    if shown.lower() in _SCHEMES and not assign.group(1):  # "Authorization: Bearer abc"
+        blanks = _BLANKS.match(text, value.end())
+        after = _VALUE.match(text, blanks.end()) if blanks else None
+        if after is not None:
+            value, shown = after, after.group()
+    if shown.lower() in _NOT_SECRET or _is_number(shown) or shown.startswith(_MASKED):
+        return None
+    return value.span()
+
+
+def _assignments(text: str, low: str) -> list[tuple[int, int]]:
+    """Spans of the values in ``name: value`` / ``name=value`` whose name is a secret.
+    Each search resumes after the name it found, so repeats cost linear time."""
+    spans: list[tuple[int, int]] = []
+    for word in _WORD_LITERALS:
+        at = low.find(word)
+        while at >= 0:
+            end = _KEY_REST.match(text, at + len(word)).end()
+            span = _value_span(text, end) if is_secret_key(text[at:end]) else None
+            if span is not None:
+                spans.append(span)
+                end = span[1]
+            at = low.find(word, end)
+    at = low.find("bearer")
+    while at >= 0:
+        match = _BEARER.match(text, at)
+        if match is not None:
+            spans.append(match.span(1))
+        at = low.find("bearer", match.end() if match is not None else at + 6)
+    return _merged(spans)
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    spans.sort()
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if out and start < out[-1][1]:
+            if end > out[-1][1]:
+                out[-1] = (out[-1][0], end)
+            continue
+        out.append((start, end))
+    return out
+
+
+def _is_number(text: str) -> bool:
+    return text.replace(".", "", 1).lstrip("-+").isdigit()
+
+
+def _pem_spans(text: str) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for match in _PEM.finditer(text):
+        if spans and match.start() < spans[-1][1]:
+            continue
+        end = text.find("-----END", match.end(), match.end() + 65_536)
+        spans.append((match.end(), end if end >= 0 else min(len(text), match.end() + 65_536)))
+    return spans
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every secret the policy recognises masked (see the module's docstring).
+    Linear: a fixed number of C-speed substring searches, then work only where they hit."""
+    if type(text) is not str or len(text) < 8:
+        return text
+    if len(text) < 4096 and _GATE.search(text.lower()) is None:  # most strings: one search
+        return text
+    if "PRIVATE KEY-----" in text:
+        text = _cut_spans(text, _pem_spans(text))
+    if "://" in text:
+        text = _URL.sub(_url, text)
+    low = text.lower()
+    if len(low) != len(text):  # a few characters lower-case to two: keep offsets exact
+        low = text.translate(_ASCII_LOWER)
+    text = _cut_spans(text, _assignments(text, low))
+    for literal, pattern in _SHAPES:
+        if literal in text:
+            text = pattern.sub(_shape, text)
+    return text
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _cut_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return text
+    out, pos = [], 0
+    for start, end in spans:
+        out.append(text[pos:start])
+        out.append(MASK)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def mask_url(url: str) -> str:
-    """Hide credentials carried in a URL's query string."""
-    return _TOKEN_IN_URL.sub(lambda m: m.group(1) + "****", url)
+    """Hide credentials carried in a URL (password, secret query parameters)."""
+    return redact_text(url)
 
 
-def redact(value: Any, _depth: int = 0) -> Any:
-    """A copy of JSON-like data with secret values masked (iterative depth is bounded)."""
-    if _depth > 200:
-        return "…"
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if isinstance(key, str) and key.lower() in SECRET_KEYS and item not in (None, ""):
-                out[key] = MASK
-            else:
-                out[key] = redact(item, _depth + 1)
+# --- structures -------------------------------------------------------------------------------
+
+
+def _pair_value_is_secret(obj: dict) -> bool:
+    """``{"key": "api_key", "value": …}`` / ``{"name": "GITHUB_TOKEN", "value": …}``."""
+    if "value" not in obj:
+        return False
+    for field in ("key", "name"):
+        named = obj.get(field)
+        if isinstance(named, str) and is_secret_key(named):
+            return True
+    return False
+
+
+def _copy(value: Any, secret: bool, stack: list) -> Any:
+    kind = type(value)
+    if kind is str:
+        if secret:
+            return MASK if value else value
+        return redact_text(value)
+    if kind is dict:
+        out: Any = {}
+        stack.append((value, out, secret))
         return out
-    if isinstance(value, list):
-        return [redact(v, _depth + 1) for v in value]
-    if isinstance(value, str) and ("tkn=" in value or "api_key=" in value or "token=" in value):
-        return mask_url(value)
-    return value
+    if kind is list or kind is tuple:
+        out = []
+        stack.append((value, out, secret))
+        return out
+    return value  # numbers, booleans, None, JsonNumber, enums: never secret
+
+
+def redact(value: Any) -> Any:
+    """A copy of JSON-like data with every secret masked (iterative: any depth is fine)."""
+    stack: list[tuple[Any, Any, bool]] = []
+    root = _copy(value, False, stack)
+    while stack:
+        source, target, secret = stack.pop()
+        if type(source) is dict:
+            pair = not secret and _pair_value_is_secret(source)
+            for key, item in source.items():
+                hidden = secret or (pair and key == "value") or is_secret_key(key)
+                name = redact_text(key) if type(key) is str else key
+                target[name] = _copy(item, hidden, stack)
+        else:
+            target.extend(_copy(item, secret, stack) for item in source)
+    return root

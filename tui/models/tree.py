@@ -4,11 +4,15 @@ Rule (facts §7): a non-null ``parent_id`` names the parent; ``"__root__"`` is a
 root; null at log index 0 is the root and null later means "the previous event in the log"
 (legacy linear chains). Parents that never appear make their children roots (orphans),
 and a ``parent_id`` cycle is broken at the edge that would close it. Everything here is
-iterative and linear in the number of events, so 100,000-event chains are fine.
+iterative and linear in the number of events, in any order they arrive (children before
+their parent included): a 100,000-event chain and 100,000 siblings of one parent cost the
+same. Sibling questions (how many children below a position, a node's neighbours) are
+answered in O(1) or O(log k), never by scanning a parent's children.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
 from .events import ROOT_PARENT
@@ -23,13 +27,29 @@ class EventTree:
     events arrive. Children lists are in log order.
     """
 
-    __slots__ = ("_index", "_top", "_waiting", "broken", "children", "ids", "parent", "roots")
+    __slots__ = (
+        "_index",
+        "_not_root",
+        "_roots",
+        "_slot",
+        "_top",
+        "_waiting",
+        "broken",
+        "children",
+        "ids",
+        "parent",
+    )
 
     def __init__(self, pairs: Iterable[tuple[str | None, str | None]] = ()) -> None:
         self.ids: list[str | None] = []
         self.parent: list[int] = []
         self.children: dict[int, list[int]] = {}
-        self.roots: list[int] = []
+        # roots in log order; an orphan that finds its parent is struck out (``_not_root``)
+        # rather than removed from the middle of the list, which would cost O(roots)
+        self._roots: list[int] = []
+        self._not_root: set[int] = set()
+        #: each position's index in its parent's children list (0 for roots)
+        self._slot: list[int] = []
         self._index: dict[str, int] = {}
         # orphans by the parent id they name, re-attached if that id shows up later
         self._waiting: dict[str, list[int]] = {}
@@ -43,6 +63,15 @@ class EventTree:
     def __len__(self) -> int:
         return len(self.ids)
 
+    @property
+    def roots(self) -> list[int]:
+        """Positions without a parent, in log order."""
+        if self._not_root:
+            struck = self._not_root
+            self._roots = [r for r in self._roots if r not in struck]
+            struck.clear()
+        return self._roots
+
     def index_of(self, event_id: str) -> int | None:
         return self._index.get(event_id)
 
@@ -54,14 +83,16 @@ class EventTree:
             self.ids.append(event_id)
             self.parent.append(NO_PARENT)
             self._top.append(start + offset)
+            self._slot.append(0)
             if event_id is not None and event_id != ROOT_PARENT and event_id not in self._index:
                 self._index[event_id] = start + offset
         for offset, (event_id, parent_id) in enumerate(pairs):
             pos = start + offset
             self._link(pos, self._wanted_parent(pos, parent_id))
             if event_id is not None and self._index.get(event_id) == pos:
-                for orphan in self._waiting.pop(event_id, ()):
-                    self._relink(orphan, pos)
+                orphans = self._waiting.pop(event_id, None)
+                if orphans:
+                    self._adopt(orphans, pos)
 
     def _wanted_parent(self, pos: int, parent_id: str | None) -> int | str:
         if parent_id == ROOT_PARENT:
@@ -74,31 +105,47 @@ class EventTree:
     def _link(self, pos: int, wanted: int | str) -> None:
         if isinstance(wanted, str):  # parent not seen (yet): an orphan root for now
             self._waiting.setdefault(wanted, []).append(pos)
-            self.roots.append(pos)
+            self._roots.append(pos)
             return
         if wanted == NO_PARENT:
-            self.roots.append(pos)
+            self._roots.append(pos)
             return
         top = self._root_of(wanted)
         if top == pos:  # ``wanted`` hangs below ``pos`` already: the link would close a cycle
             self.broken.append(pos)
-            self.roots.append(pos)
+            self._roots.append(pos)
             return
         self.parent[pos] = wanted
         self._top[pos] = top
-        self.children.setdefault(wanted, []).append(pos)
+        kids = self.children.setdefault(wanted, [])
+        self._slot[pos] = len(kids)
+        kids.append(pos)
 
-    def _relink(self, orphan: int, parent: int) -> None:
-        top = self._root_of(parent)
-        if top == orphan:
-            self.broken.append(orphan)
+    def _adopt(self, orphans: list[int], parent: int) -> None:
+        """Hang the orphans that named ``parent`` under it, now that it has arrived.
+
+        They came in earlier batches, so they precede every child ``parent`` has so far
+        (those are in this batch): the children list is rebuilt once, in log order, not
+        sorted per orphan (which made 100,000 siblings arriving before their parent
+        quadratic)."""
+        adopted = []
+        for orphan in orphans:  # in log order: appended as they arrived
+            top = self._root_of(parent)
+            if top == orphan:
+                self.broken.append(orphan)
+                continue
+            self._not_root.add(orphan)
+            self.parent[orphan] = parent
+            self._top[orphan] = top
+            adopted.append(orphan)
+        if not adopted:
             return
-        self.roots.remove(orphan)
-        self.parent[orphan] = parent
-        self._top[orphan] = top
-        kids = self.children.setdefault(parent, [])
-        kids.append(orphan)
-        kids.sort()
+        kids = self.children.get(parent)
+        kids = adopted if kids is None else adopted + kids
+        self.children[parent] = kids
+        slot = self._slot
+        for index, kid in enumerate(kids):
+            slot[kid] = index
 
     def _root_of(self, node: int) -> int:
         """The root of ``node``'s tree (union-find with path compression)."""
@@ -114,6 +161,40 @@ class EventTree:
 
     def child_list(self, pos: int) -> Sequence[int]:
         return self.children.get(pos, ())
+
+    def child_count(self, pos: int, limit: int | None = None) -> int:
+        """How many children ``pos`` has (only those at positions below ``limit``, if
+        given): O(log k), children are in log order."""
+        kids = self.children.get(pos, ())
+        return len(kids) if limit is None else bisect_left(kids, limit)
+
+    def children_below(self, pos: int, limit: int) -> Sequence[int]:
+        """The children of ``pos`` at positions below ``limit`` (a snapshot's children)."""
+        kids = self.children.get(pos, ())
+        if not kids or kids[-1] < limit:
+            return kids
+        return kids[: bisect_left(kids, limit)]
+
+    def sibling_index(self, pos: int) -> int:
+        """``pos``'s index among its parent's children (0 for a root): O(1)."""
+        return self._slot[pos] if self.parent[pos] != NO_PARENT else 0
+
+    def next_sibling(self, pos: int) -> int | None:
+        """The next child of ``pos``'s parent in log order, or None: O(1)."""
+        parent = self.parent[pos]
+        if parent == NO_PARENT:
+            return None
+        kids = self.children[parent]
+        slot = self._slot[pos] + 1
+        return kids[slot] if slot < len(kids) else None
+
+    def previous_sibling(self, pos: int) -> int | None:
+        """The previous child of ``pos``'s parent in log order, or None: O(1)."""
+        parent = self.parent[pos]
+        if parent == NO_PARENT:
+            return None
+        slot = self._slot[pos] - 1
+        return self.children[parent][slot] if slot >= 0 else None
 
     def branch_points(self) -> list[int]:
         """Positions with more than one child, in log order."""

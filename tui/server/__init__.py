@@ -6,7 +6,7 @@ with a demo dataset when no server is named. It imports ``tui.models`` only.
 
 Entry points: :func:`create_app`, :class:`Store`, :class:`ServerThread`,
 :func:`start_server`, :func:`load_demo`, :func:`add_live_demo`, :func:`generate_conversation`;
-live agent runs and the websocket stream: :class:`LiveHub` (``live.py``, ``routes_live.py``).
+live agent runs and the websocket stream: :class:`LiveHub` (``live/``, ``routes_live.py``).
 """
 
 from typing import TYPE_CHECKING

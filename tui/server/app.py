@@ -17,12 +17,15 @@ from fastapi.exceptions import RequestValidationError
 from tui import __version__
 
 from . import routes_agent, routes_conversations, routes_events, routes_live, routes_sandboxes
-from .common import require_session_key, validation_error_handler
+from .auth import require_session_key
 from .faults import FaultMiddleware, Faults
 from .lifecycle import Lifecycle
 from .limits import MAX_BODY, BodyLimitMiddleware
 from .live import MAX_SUBSCRIBERS, LiveHub
+from .loopback_guard import LoopbackGuardMiddleware
 from .read_only import ReadOnlyMiddleware
+from .responses import validation_error_handler
+from .start_tasks import Phases
 from .store import Store
 
 
@@ -33,7 +36,7 @@ def create_app(
     start_delay: float = 1.0,
     sandbox_start_delay: float = 0.5,
     resume_delay: float = 0.0,
-    shared_public_only: bool = False,
+    shared_public_only: bool = True,
     clock: Callable[[], float] = time.time,
     agent_pace: float | None = None,
     autoplay: Iterable[str] = (),
@@ -42,6 +45,12 @@ def create_app(
     faults: Faults | None = None,
     max_body: int = MAX_BODY,
     read_only: bool | None = None,
+    loopback_only: bool = False,
+    sync_sandbox_start: bool = False,
+    start_phases: Phases | None = None,
+    ignore_start_title: bool = False,
+    start_failure: tuple[str, str] | None = None,
+    store_transient_events: bool = False,
     kind: str = "app",
 ) -> FastAPI:
     """Build a server over ``store`` (a fresh in-memory one if omitted).
@@ -52,14 +61,16 @@ def create_app(
     - ``start_delay``: seconds a start task takes from WORKING to READY.
     - ``sandbox_start_delay`` / ``resume_delay``: STARTING → RUNNING after a start / resume.
     - ``shared_public_only``: shared search only serves conversations with ``public: true``
-      (the real rule); off by default so every demo conversation can be browsed.
+      (the real rule, the default); off serves every conversation (for tests of the shared
+      routes' paging over data that is not marked public).
     - ``clock``: seconds since the epoch, injectable for deterministic tests (also the
       source of live event timestamps).
-    - ``agent_pace``: seconds between two steps of a live agent run (``live.py``); ``None``
+    - ``agent_pace``: seconds between two steps of a live agent run (``live/``); ``None``
       (default) = no autonomous runs: a running conversation advances only when a test calls
       ``app.state.live.step_sync(conversation_id)``.
-    - ``autoplay``: conversation ids kept busy forever (run at startup, a new request after
-      each run ends); needs ``agent_pace``. The demo (``start_demo_server``) uses it.
+    - ``autoplay``: conversations the demo's agent plays (``live/autoplay.py``): each runs
+      its request to the end, then, after a rest, the next story starts as a fresh
+      conversation; needs ``agent_pace``. The demo (``start_demo_server``) uses it.
     - ``ws_auth_timeout``: seconds a websocket has to send its ``auth`` frame (10, as real).
     - ``ws_max_subscribers``: websocket subscribers per conversation (50, as real).
     - ``faults``: the fault queue (``faults.py``); a fresh, empty one if omitted, so tests can
@@ -67,6 +78,18 @@ def create_app(
     - ``max_body``: request bodies over this many bytes get 413 (``limits.py``).
     - ``read_only``: refuse every request that is not a read (405, ``read_only.py``); by
       default on when the store says so (``FolderStore``: local folders are never written to).
+    - Behaviours of the real app server (openhands-ai 1.11.0, facts §10), each off by
+      default; ``real_app_server.real_app_server_options()`` turns them all on:
+      ``sync_sandbox_start`` (``POST /api/v1/sandboxes`` answers only once the sandbox is
+      RUNNING, after ``sandbox_start_delay``; a second POST meanwhile starts a second one);
+      ``start_phases`` (the start task's statuses and their durations, ``start_tasks.py``);
+      ``ignore_start_title`` (the title sent at creation is ignored: "Conversation xxxxx");
+      ``start_failure`` (``(status, detail)``: every start task goes ERROR there);
+      ``store_transient_events`` (live runs also store their StreamingDeltaEvents and
+      ``full_state`` updates, parent_id null, in the searchable history).
+    - ``loopback_only``: answer only requests that name the server by a loopback name and come
+      from no foreign web origin (``loopback_guard.py``: DNS rebinding, cross-site posts); on
+      for every server ``ohtui`` starts for itself.
     - ``kind``: ``"app"`` (default) serves the app server's routes; ``"agent"`` a bare agent
       server's instead (``routes_agent_server.py``: no ``/api/v1``, no shared routes).
 
@@ -94,13 +117,19 @@ def create_app(
     )
     app.state.store = store
     app.state.session_key = session_key or None
-    app.state.options = {"shared_public_only": shared_public_only}
+    app.state.options = {
+        "shared_public_only": shared_public_only,
+        "sync_sandbox_start": sync_sandbox_start,
+    }
     app.state.lifecycle = Lifecycle(
         store,
         clock=clock,
         start_delay=start_delay,
         sandbox_start_delay=sandbox_start_delay,
         resume_delay=resume_delay,
+        start_phases=start_phases,
+        ignore_start_title=ignore_start_title,
+        start_failure=start_failure,
     )
     app.state.live = LiveHub(
         store,
@@ -110,6 +139,7 @@ def create_app(
         auth_timeout=ws_auth_timeout,
         max_subscribers=ws_max_subscribers,
         session_key=app.state.session_key,
+        store_transient=store_transient_events,
     )
     app.state.faults = faults if faults is not None else Faults()
     # outermost first: a body limit applies even to requests a fault would answer
@@ -118,6 +148,8 @@ def create_app(
     app.state.read_only = getattr(store, "read_only", False) if read_only is None else read_only
     if app.state.read_only:
         app.add_middleware(ReadOnlyMiddleware)
+    if loopback_only:  # added last: outermost, before anything else looks at the request
+        app.add_middleware(LoopbackGuardMiddleware)
     app.add_exception_handler(RequestValidationError, validation_error_handler)  # type: ignore[arg-type]
 
     protected: list[Any] = [Depends(require_session_key)]

@@ -15,16 +15,23 @@ def start_demo_server(
 ) -> tuple[str, Callable[[], None]]:
     """Start an in-memory demo server on a loopback port; returns ``(base_url, stop)``.
 
-    Besides the fixed demo dataset it has one live conversation whose agent keeps working
-    (``autoplay``, a step every ``DEMO_PACE`` seconds), so a websocket client always has
-    something to follow; every other conversation runs too when sent a message.
-    ``sock``: a loopback socket reserved earlier (``loopback.DeferredServer``).
+    Besides the fixed demo dataset it has a live conversation whose agent works through one
+    request (a step every ``DEMO_PACE`` seconds) and, after a rest, the next story in a fresh
+    conversation (``autoplay``), so there is always a run to follow; every other conversation
+    runs too when sent a message.
+    ``sock``: a loopback socket reserved earlier (``loopback.DeferredServer``). It answers
+    only to loopback names (``loopback_guard.py``).
     """
     store = Store()
     load_demo(store)
     live_id = add_live_demo(store)
     server = start_server(
-        store, sock=sock, session_key=session_key, agent_pace=DEMO_PACE, autoplay=[live_id]
+        store,
+        sock=sock,
+        session_key=session_key,
+        agent_pace=DEMO_PACE,
+        autoplay=[live_id],
+        loopback_only=True,
     )
 
     def stop() -> None:

@@ -6,9 +6,13 @@ is revoked, hang past a client's timeout, send a truncated JSON page, or hand ou
 server (``app.state.faults``) and check that the client and UI recover with nothing lost;
 ``ohtui serve --chaos RATE`` injects them at random so the recovery can be watched by hand.
 
-Faults that need the TCP connection itself (a dropped keep-alive connection, a websocket
-closed without a close frame, 1006) are made by a loopback proxy in the tests: an ASGI app
-cannot abort its own transport.
+One fault reaches the TCP connection: ``status_then_close`` answers ``500 text/plain``
+without ``Connection: close`` and then the connection is closed, as uvicorn does after an
+unhandled error on the real app server (facts §10), so the client's next request on that
+pooled connection fails. Here the close comes when that next request arrives (so it fails
+every time, not only when it wins a race with the FIN): :class:`CloseDoomedConnections`,
+around the whole app (``runner.py``), drops it unanswered. Other connection faults (a
+websocket closed without a close frame, 1006) are made by a loopback proxy in the tests.
 """
 
 from __future__ import annotations
@@ -16,12 +20,19 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode
 
-FaultKind = Literal["status", "slow", "malformed", "repeat_page"]
+FaultKind = Literal["status", "slow", "malformed", "repeat_page", "status_then_close"]
+
+#: How long a connection marked by ``status_then_close`` stays marked (its client port may
+#: be reused by a later connection after that).
+DOOM_SECONDS = 60.0
+#: What :class:`CloseDoomedConnections` returns to uvicorn to make it drop the connection.
+CLOSE_CONNECTION = "close the connection"
 
 #: what ``--chaos`` picks from, with weights: the faults a flaky deployment shows most
 CHAOS_MENU: tuple[tuple[str, int, float], ...] = (
@@ -31,6 +42,7 @@ CHAOS_MENU: tuple[tuple[str, int, float], ...] = (
     ("status", 429, 2.0),
     ("slow", 0, 1.0),
     ("malformed", 0, 1.0),
+    ("status_then_close", 500, 1.0),
 )
 
 
@@ -44,6 +56,9 @@ class Fault:
     - ``malformed``: answer 200 with a truncated JSON body.
     - ``repeat_page``: drop ``page_id`` from the query, so the first page and its
       ``next_page_id`` come back again (a cursor that loops).
+    - ``status_then_close``: answer ``status`` (500) as ``text/plain`` ("Internal Server
+      Error", or ``body``) without ``Connection: close``, then close the connection: the next
+      request on it gets no answer at all.
     """
 
     kind: FaultKind
@@ -71,6 +86,26 @@ class Faults:
         self.chaos_rate = chaos_rate
         self.chaos_path = chaos_path
         self._rng = random.Random(seed)
+        self._doomed: dict[tuple[str, int], float] = {}
+
+    def doom(self, client: Any) -> None:
+        """Close the connection from ``client`` (ASGI ``scope["client"]``) at its next request."""
+        if client:
+            with self._lock:
+                self._doomed[(client[0], client[1])] = time.monotonic() + DOOM_SECONDS
+
+    def doomed(self, client: Any) -> bool:
+        """Is this connection to be closed now? (forgets it: one close per mark)"""
+        if not client or not self._doomed:
+            return False
+        with self._lock:
+            until = self._doomed.pop((client[0], client[1]), None)
+            now = time.monotonic()
+            self._doomed = {k: v for k, v in self._doomed.items() if v > now}
+        if until is not None and until > now:
+            self.hits["closed_connection"] += 1
+            return True
+        return False
 
     def add(self, kind: FaultKind, path: str = "/", **options: Any) -> Fault:
         fault = Fault(kind, path, **options)
@@ -141,15 +176,54 @@ class FaultMiddleware:
             await self.app(scope, receive, send)
         elif fault.kind == "malformed":
             await _respond(send, 200, b'{"items": [{"kind": "MessageEvent", "id": ', {})
+        elif fault.kind == "status_then_close":
+            self.faults.doom(scope.get("client"))  # before the answer: the next request races it
+            body = (fault.body if fault.body is not None else "Internal Server Error").encode()
+            await _respond(
+                send, fault.status, body, fault.headers, media=b"text/plain; charset=utf-8"
+            )
         elif fault.kind == "repeat_page":
             query = [(k, v) for k, v in parse_qsl(scope["query_string"].decode()) if k != "page_id"]
             await self.app({**scope, "query_string": urlencode(query).encode()}, receive, send)
 
 
-async def _respond(send: Any, status: int, body: bytes, headers: dict[str, str]) -> None:
+class CloseDoomedConnections:
+    """Outermost ASGI wrapper (around the whole app, given to uvicorn): a request arriving on a
+    connection marked by ``status_then_close`` is dropped unanswered, the connection closed.
+
+    How: uvicorn closes the transport when an ASGI callable returns something other than
+    None (the same ``transport.close()`` it does after an unhandled error), and only the
+    outermost callable's result reaches it; FastAPI's own ``__call__`` returns None.
+    """
+
+    def __init__(self, app: Any, faults: Faults) -> None:
+        self.app = app
+        self.faults = faults
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> Any:
+        if scope["type"] == "http" and self.faults.doomed(scope.get("client")):
+            return CLOSE_CONNECTION
+        await self.app(scope, receive, send)
+        return None
+
+
+def with_connection_faults(app: Any) -> Any:
+    """``app`` wrapped for the connection faults of its ``app.state.faults`` (if it has any)."""
+    faults = getattr(getattr(app, "state", None), "faults", None)
+    return CloseDoomedConnections(app, faults) if isinstance(faults, Faults) else app
+
+
+async def _respond(
+    send: Any,
+    status: int,
+    body: bytes,
+    headers: dict[str, str],
+    *,
+    media: bytes = b"application/json",
+) -> None:
     raw = [(b"content-length", str(len(body)).encode())]
     if body:
-        raw.append((b"content-type", b"application/json"))
+        raw.append((b"content-type", media))
     raw += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body})

@@ -16,30 +16,30 @@ EVENT_FILE = re.compile(r"^event-(\d{5,})-([0-9a-fA-F-]{8,})\.json$")
 
 def conversation_folders(path: Path) -> list[Path]:
     """``path`` itself when it is one conversation folder, else its conversation subfolders."""
-    if _events_dir(path) is not None:
+    if events_dir(path) is not None:
         return [path]
     return (
-        sorted(p for p in path.iterdir() if p.is_dir() and _events_dir(p) is not None)
+        sorted(p for p in path.iterdir() if p.is_dir() and events_dir(p) is not None)
         if path.is_dir()
         else []
     )
 
 
-def _events_dir(folder: Path) -> Path | None:
+def events_dir(folder: Path) -> Path | None:
     events = folder / "events"
     for candidate in (events, folder):
-        if candidate.is_dir() and any(EVENT_FILE.match(name) for name in _names(candidate)):
+        if candidate.is_dir() and any(EVENT_FILE.match(name) for name in dir_names(candidate)):
             return candidate
     return None
 
 
-def _names(directory: Path) -> Iterator[str]:
+def dir_names(directory: Path) -> Iterator[str]:
     """Names in a directory, read as they are asked for (finding one event file in a
     100,000-file folder does not list it all)."""
-    return (entry.name for entry in _entries(directory))
+    return (entry.name for entry in dir_entries(directory))
 
 
-def _entries(directory: Path) -> Iterator[os.DirEntry]:
+def dir_entries(directory: Path) -> Iterator[os.DirEntry]:
     try:
         with os.scandir(directory) as entries:
             yield from entries

@@ -5,176 +5,78 @@ The agent, the CLI and the SDK keep each conversation on disk: ``<id hex>/base_s
 CLI trajectories keep the event files in the folder itself). :class:`FolderStore` is a
 :class:`~tui.server.store.Store` whose conversation records come from those folders and whose
 events are read from the files — lazily: file names give the order and the ids, so opening a
-100,000-file conversation reads one page of files, not all of them. Bodies are cached (bounded),
-and the little that filters need (kind, timestamp) is kept per event once read.
+100,000-file conversation reads one page of files, not all of them (``folder_events.py``).
+Records take their title, model, status, cost and tokens (``stats`` summed over every usage)
+from ``meta.json``, ``base_state.json`` and the first user message.
 
 Read-only: nothing is ever written into the folders. Order is the index in the file name (the
-SDK's log order); a file that is not valid JSON is served as an event that names the problem,
-so the client keeps it as a raw event with the reason — except the newest file of a folder,
-which may still be being written and is left out until it parses. Following folders while an
-agent writes them (new files to websocket followers) is ``folder_watch.py``.
+SDK's log order). Nothing in a folder is trusted (``folder_files.py``): a file that cannot be
+served as an event — not JSON, not UTF-8, nested too deep, a number out of range, a FIFO or
+a device, too big — is served as an event that names the problem, so the client keeps it as a
+raw row with the reason and every other event as usual; only the newest file gets a moment
+(it may still be being written) before it is shown so. Following folders while an agent
+writes them (new files to websocket followers) is ``folder_watch.py``.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
 import secrets
-import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from tui.models import NON_VIEWABLE_KINDS
+from .folder_events import FolderEvents, locked
+from .folder_files import clean_text, metrics_from_state, read_json_or_none
+from .folder_log import FolderLog, file_time, trusted_stamp
+from .folder_scan import conversation_folders, dir_entries, events_dir
+from .times import sort_key
+from .views import conversation_info
 
-from .folder_scan import EVENT_FILE, _entries, _events_dir, _names, conversation_folders  # noqa: F401
-from .records import conversation_info
-from .store import EventRow, Store
-
-EVENT_FILES = re.compile(
-    r"^(event-(\d{5,})-([0-9a-fA-F-]{8,})\.json)$", re.MULTILINE
-)  # over joined names
-RACY_NS = 2_000_000_000  # a directory mtime this recent may hide a file created in the same tick
 _HEX = re.compile(r"[0-9a-fA-F]{32}")
-BODY_CACHE = 4_000  # event bodies kept per store
 LOCAL_SANDBOX = "local"
-F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = ["LOCAL_SANDBOX", "FolderLog", "FolderStore", "conversation_folders"]
 
 
-def _locked(method: F) -> F:
-    """One thread at a time in the folder state: routes run in a thread pool and the follower
-    (``folder_watch.py``) reads new files from another thread."""
-
-    @functools.wraps(method)
-    def run(self: FolderStore, *args: Any, **kwargs: Any) -> Any:
-        with self._folder_lock:
-            return method(self, *args, **kwargs)
-
-    return run  # type: ignore[return-value]
+def _text(value: Any, limit: int = 500) -> str | None:
+    """A string field of a file, cut and made encodable; None when it is not a string."""
+    return clean_text(value[:limit]) if isinstance(value, str) and value else None
 
 
-def _trusted(stamp: int | None) -> int | None:
-    """An mtime to compare the next one with, or None when it is too recent to trust: a
-    change in the same clock tick as the last look would leave it unchanged."""
-    return stamp if stamp is not None and time.time_ns() - stamp > RACY_NS else None
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def _file_time(path: Path) -> str:
-    try:
-        stamp = path.stat().st_mtime
-    except OSError:
-        stamp = 0.0
-    return (
-        datetime.fromtimestamp(stamp, UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
-    )
-
-
-class FolderLog:
-    """One conversation's event files: ids and order from the names, bodies on demand."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.directory = _events_dir(folder) or folder
-        self.files: list[str] = []  # file names in log order (paths are made only to read one)
-        self.ids: list[str] = []
-        #: (timestamp, kind) of each event once its body was read
-        self.info: list[tuple[str, str] | None] = []
-        self._listed: set[str] = set()  # every name seen in the directory, event file or not
-        self._index: dict[str, int] | None = None
-        self._stamp: int | None = None
-        self.refresh()
-
-    @property
-    def index(self) -> dict[str, int]:
-        """Event id → log position, built on first use (opening a folder does not need it)."""
-        if self._index is None:
-            index: dict[str, int] = {}
-            for seq, event_id in enumerate(self.ids):
-                index.setdefault(event_id, seq)
-            self._index = index
-        return self._index
-
-    def refresh(self) -> int:
-        """Pick up files written since the last look; returns how many are new.
-
-        Cheap when nothing was added: a new file changes the directory's mtime, so an unchanged
-        one means no listing (unless the mtime is too recent to trust: a file created in the
-        same clock tick as the last listing leaves it unchanged). After a change only names not
-        seen before are parsed, in one regular-expression pass over the joined names, so a
-        100,000-file folder costs one listing per change, not a parse of every name.
-
-        Log order is the index in the file name. A file that appears later with an index below
-        the newest one (never done by the SDK, which numbers under a lock) goes at the end, so
-        positions already served never move."""
+def _record_time(value: Any, fallback: str | None) -> str | None:
+    """An ISO time from a file, if it is one (a record with a bad time would fail every
+    listing); else ``fallback``."""
+    if isinstance(value, str) and len(value) <= 64:
         try:
-            stamp = os.stat(self.directory).st_mtime_ns
-            if stamp == self._stamp:
-                return 0
-            names = os.listdir(self.directory)
-        except OSError:
-            return 0
-        self._stamp = _trusted(stamp)
-        unseen = [name for name in names if name not in self._listed] if self._listed else names
-        if not unseen:
-            return 0
-        self._listed.update(unseen)
-        unseen.sort()  # for indexes of one width (the usual case) name order is index order
-        found = EVENT_FILES.findall("\n".join(unseen))  # (name, index digits, event id)
-        if not found:
-            return 0
-        files, digits, ids = zip(*found)
-        if min(map(len, digits)) != max(map(len, digits)):  # 99999 → 100000: order by number
-            files, digits, ids = zip(*sorted(found, key=lambda f: int(f[1])))
-        start = len(self.files)
-        self.files.extend(files)
-        self.ids.extend(ids)
-        self.info.extend([None] * len(files))
-        if self._index is not None:
-            for offset, event_id in enumerate(ids):
-                self._index.setdefault(event_id, start + offset)
-        return len(files)
-
-    def path(self, seq: int) -> Path:
-        return self.directory / self.files[seq]
-
-    def __len__(self) -> int:
-        return len(self.files)
+            sort_key(value)
+        except ValueError:
+            return fallback
+        return value
+    return fallback
 
 
-class FolderStore(Store):
+class FolderStore(FolderEvents):
     """A Store over conversation folders (see the module doc); everything else stays SQLite."""
 
     read_only = True  # create_app refuses every request that is not a read (read_only.py)
 
-    def __init__(self, path: str | Path) -> None:
-        super().__init__(":memory:")
-        self._folder_lock = threading.RLock()
+    def __init__(self, path: str | Path, *, session_key: str | None = None) -> None:
+        """``session_key``: the pseudo sandbox's key (the server's own, ``folder_server.py``);
+        a random one if omitted."""
+        super().__init__()
         self.root = Path(path)
-        self.logs: dict[str, FolderLog] = {}
-        self._bodies: OrderedDict[tuple[str, int], str] = OrderedDict()
-        #: per conversation, the last log position sent to websocket followers
-        self.announced: dict[str, int] = {}
         # One always-running pseudo sandbox makes every folder followable over the same
         # websocket route as a real agent server (its key only guards that route).
         self.put_sandbox(
             {
                 "id": LOCAL_SANDBOX,
-                "created_at": _file_time(self.root) + "Z",
+                "created_at": file_time(self.root) + "Z",
                 "sandbox_spec_id": "local",
                 "status": "RUNNING",
-                "session_api_key": secrets.token_hex(16),
+                "session_api_key": session_key or secrets.token_urlsafe(32),
                 "port": 0,
             }
         )
@@ -187,7 +89,7 @@ class FolderStore(Store):
 
     # --- conversations ---------------------------------------------------------------------
 
-    @_locked
+    @locked
     def rescan(self) -> list[str]:
         """Add conversation folders created since the last look.
 
@@ -199,21 +101,23 @@ class FolderStore(Store):
         except OSError:
             return []
         if stamp != self._root_stamp:
-            self._root_stamp = _trusted(stamp)
-            if _events_dir(self.root) is not None:
+            self._root_stamp = trusted_stamp(stamp)
+            if events_dir(self.root) is not None:
                 candidates = [self.root]
             else:
-                candidates = [Path(entry.path) for entry in _entries(self.root) if entry.is_dir()]
+                candidates = [
+                    Path(entry.path) for entry in dir_entries(self.root) if entry.is_dir()
+                ]
             self._waiting.update(folder for folder in candidates if folder not in self._folders)
         added = []
         for folder in sorted(self._waiting):
-            if _events_dir(folder) is not None:
+            if events_dir(folder) is not None:
                 self._waiting.discard(folder)
                 self._folders[folder] = cid = self._add_folder(folder)
                 added.append(cid)
         return added
 
-    @_locked
+    @locked
     def state_changed(self, cid: str) -> bool:
         """Re-read ``base_state.json`` if it changed; True when the status did."""
         folder = self.logs[cid].folder
@@ -225,15 +129,22 @@ class FolderStore(Store):
             self._retitle(cid)
         if stamp is not None and stamp == self._state_stamps.get(cid):
             return False
-        self._state_stamps[cid] = _trusted(stamp)
-        state = _read_json(folder / "base_state.json") or {}
-        status = state.get("execution_status")
+        self._state_stamps[cid] = trusted_stamp(stamp)
+        state = read_json_or_none(folder / "base_state.json") or {}
         info = super().get_conversation(cid)
-        if info is None or not isinstance(status, str) or info.get("execution_status") == status:
+        if info is None or not isinstance(state, dict):
             return False
-        info["execution_status"] = status
-        self.put_conversation(info)
-        return True
+        status = _text(state.get("execution_status"), 40)
+        metrics = metrics_from_state(state, info.get("llm_model"))
+        changes = {}
+        if status is not None and info.get("execution_status") != status:
+            changes["execution_status"] = status
+        if metrics is not None and info.get("metrics") != metrics:
+            changes["metrics"] = metrics
+        if changes:
+            info.update(changes)
+            self.put_conversation(info)
+        return "execution_status" in changes
 
     def search_conversations(self, *args: Any, **kwargs: Any):
         self.rescan()
@@ -249,44 +160,46 @@ class FolderStore(Store):
                 self.state_changed(cid)
         return super().get_conversations(ids)
 
-    @_locked
+    @locked
     def _add_folder(self, folder: Path) -> str:
-        meta = _read_json(folder / "meta.json") or {}
-        state = _read_json(folder / "base_state.json") or {}
+        meta = read_json_or_none(folder / "meta.json")
+        state = read_json_or_none(folder / "base_state.json")
+        meta = meta if isinstance(meta, dict) else {}
+        state = state if isinstance(state, dict) else {}
         match = (
-            _HEX.search(str(meta.get("id") or ""))
-            or _HEX.search(str(state.get("id") or "").replace("-", ""))
+            _HEX.search(_text(meta.get("id")) or "")
+            or _HEX.search((_text(state.get("id")) or "").replace("-", ""))
             or _HEX.search(folder.name)
         )
-        cid = match.group(0).lower() if match else folder.name
+        cid = match.group(0).lower() if match else clean_text(folder.name)
         log = FolderLog(folder)
         self.logs[cid] = log
-        title = meta.get("title") if isinstance(meta.get("title"), str) else None
         agent = state.get("agent") if isinstance(state.get("agent"), dict) else {}
         llm = agent.get("llm") if isinstance(agent.get("llm"), dict) else {}
-        created = meta.get("created_at") or (_file_time(log.path(0)) + "Z" if log.files else None)
-        updated = meta.get("updated_at") or (
-            _file_time(log.path(len(log) - 1)) + "Z" if log.files else created
-        )
-        status = state.get("execution_status")
-        title = title or self._first_user_text(cid)
+        model = _text(llm.get("model"), 200)
+        first = file_time(log.path(0)) + "Z" if log.files else file_time(folder) + "Z"
+        created = _record_time(meta.get("created_at"), first)
+        last = file_time(log.path(len(log) - 1)) + "Z" if log.files else created
+        updated = _record_time(meta.get("updated_at"), last)
+        title = _text(meta.get("title"), 500) or self._first_user_text(cid)
         if title is None:
             self._untitled.add(cid)
         self.put_conversation(
             conversation_info(
                 id=cid,
                 sandbox_id=LOCAL_SANDBOX,
-                title=title or folder.name,
+                title=title or clean_text(folder.name),
                 created_at=created,
                 updated_at=updated,
-                llm_model=llm.get("model") if isinstance(llm.get("model"), str) else None,
+                llm_model=model,
+                metrics=metrics_from_state(state, model),
                 trigger="local",
-                execution_status=status if isinstance(status, str) else None,
+                execution_status=_text(state.get("execution_status"), 40),
             )
         )
         self.announced[cid] = self._complete_len(cid) - 1
         try:
-            self._state_stamps[cid] = _trusted(os.stat(folder / "base_state.json").st_mtime_ns)
+            self._state_stamps[cid] = trusted_stamp(os.stat(folder / "base_state.json").st_mtime_ns)
         except OSError:
             self._state_stamps[cid] = None
         return cid
@@ -294,22 +207,15 @@ class FolderStore(Store):
     def _retitle(self, cid: str) -> None:
         """A conversation found before its first user message: its title once there is one."""
         log = self.logs[cid]
-        meta = _read_json(log.folder / "meta.json") or {}
+        meta = read_json_or_none(log.folder / "meta.json")
         log.refresh()
-        title = (
-            meta.get("title") if isinstance(meta.get("title"), str) and meta.get("title") else None
-        )
+        title = _text(meta.get("title"), 500) if isinstance(meta, dict) else None
         title = title or self._first_user_text(cid)
         info = super().get_conversation(cid)
         if title and info is not None:
             self._untitled.discard(cid)
             info["title"] = title
             self.put_conversation(info)
-
-    def _complete_len(self, cid: str) -> int:
-        """Events that can be served: all files but a newest one still being written."""
-        log = self.logs[cid]
-        return len(log) - (1 if len(log) and self._body(cid, len(log) - 1) is None else 0)
 
     # --- no sandboxes to control: the pseudo sandbox is not listed --------------------------
 
@@ -319,279 +225,21 @@ class FolderStore(Store):
 
     def _first_user_text(self, cid: str, look: int = 20) -> str | None:
         for seq in range(min(look, len(self.logs[cid]))):
+            if (self._info(cid, seq) or ("", ""))[1] != "MessageEvent":
+                continue
             event = json.loads(self._body(cid, seq) or "{}")
-            if event.get("kind") == "MessageEvent" and event.get("source") == "user":
-                content = (event.get("llm_message") or {}).get("content") or []
-                texts = [
-                    c.get("text", "")
-                    for c in content
-                    if isinstance(c, dict) and c.get("type") == "text"
-                ]
-                text = " ".join(t for t in texts if t).strip()
-                if text:
-                    return text.splitlines()[0][:120]
+            if event.get("source") != "user":
+                continue
+            message = event.get("llm_message")
+            content = message.get("content") if isinstance(message, dict) else None
+            texts = [
+                c["text"]
+                for c in (content if isinstance(content, list) else [])
+                if isinstance(c, dict)
+                and c.get("type") == "text"
+                and isinstance(c.get("text"), str)
+            ]
+            text = " ".join(t for t in texts if t).strip()
+            if text:
+                return clean_text(text.splitlines()[0][:120])
         return None
-
-    # --- event bodies ----------------------------------------------------------------------
-
-    def _body(self, cid: str, seq: int) -> str | None:
-        """The event's JSON text (compact), or None for a newest file still being written."""
-        key = (cid, seq)
-        text = self._bodies.get(key)
-        if text is not None:
-            self._bodies.move_to_end(key)
-            return text
-        log = self.logs[cid]
-        path = log.path(seq)
-        try:
-            raw = path.read_text(encoding="utf-8")
-            event = json.loads(raw)
-            if not isinstance(event, dict):
-                raise ValueError("not a JSON object")  # noqa: TRY004 - caught below with bad JSON
-        except (OSError, ValueError) as exc:
-            if seq == len(log) - 1:
-                return None  # the agent may still be writing it: not corrupt yet
-            event = {
-                "id": log.ids[seq],
-                "timestamp": _file_time(path),
-                "kind": "UnreadableEventFile",
-                "file": path.name,
-                "error": f"{type(exc).__name__}: {exc}"[:500],
-            }
-        text = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
-        timestamp = event.get("timestamp") if isinstance(event.get("timestamp"), str) else ""
-        log.info[seq] = (timestamp, event.get("kind") if isinstance(event.get("kind"), str) else "")
-        self._bodies[key] = text
-        if len(self._bodies) > BODY_CACHE:
-            self._bodies.popitem(last=False)
-        return text
-
-    def _info(self, cid: str, seq: int) -> tuple[str, str] | None:
-        info = self.logs[cid].info[seq]
-        if info is None and self._body(cid, seq) is not None:
-            info = self.logs[cid].info[seq]
-        return info
-
-    def _matches(self, cid: str, seq: int, kind, gte, lt, viewable_only) -> bool:
-        if kind is None and gte is None and lt is None and not viewable_only:
-            return self._body(cid, seq) is not None
-        info = self._info(cid, seq)
-        if info is None:
-            return False
-        timestamp, event_kind = info
-        if kind is not None and event_kind != kind:
-            return False
-        if viewable_only and event_kind in NON_VIEWABLE_KINDS:
-            return False
-        if gte is not None and timestamp < gte:
-            return False
-        return not (lt is not None and timestamp >= lt)
-
-    # --- the event queries the routes use ----------------------------------------------------
-
-    @_locked
-    def search_events(
-        self,
-        conversation_id: str,
-        *,
-        kind: str | None = None,
-        timestamp_gte: str | None = None,
-        timestamp_lt: str | None = None,
-        descending: bool = False,
-        after: tuple[str, int] | None = None,
-        limit: int = 100,
-        viewable_only: bool = False,
-    ) -> tuple[list[EventRow], bool]:
-        """A page in log order (the file index); ``after`` is the keyset of the last row sent."""
-        log = self.logs.get(conversation_id)
-        if log is None:
-            return super().search_events(
-                conversation_id,
-                kind=kind,
-                timestamp_gte=timestamp_gte,
-                timestamp_lt=timestamp_lt,
-                descending=descending,
-                after=after,
-                limit=limit,
-                viewable_only=viewable_only,
-            )
-        log.refresh()
-        count = len(log)
-        if after is not None:
-            start = after[1] - 1 if descending else after[1] + 1
-        else:
-            start = count - 1 if descending else 0
-        step = -1 if descending else 1
-        rows: list[EventRow] = []
-        seq = start
-        while 0 <= seq < count and len(rows) <= limit:
-            if self._matches(
-                conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only
-            ):
-                text = self._body(conversation_id, seq)
-                if text is not None:
-                    rows.append(EventRow((log.info[seq][0], seq, text)))
-            seq += step
-        return rows[:limit], len(rows) > limit
-
-    @_locked
-    def count_events(
-        self,
-        conversation_id: str,
-        *,
-        kind: str | None = None,
-        timestamp_gte: str | None = None,
-        timestamp_lt: str | None = None,
-        viewable_only: bool = False,
-    ) -> int:
-        log = self.logs.get(conversation_id)
-        if log is None:
-            return super().count_events(
-                conversation_id,
-                kind=kind,
-                timestamp_gte=timestamp_gte,
-                timestamp_lt=timestamp_lt,
-                viewable_only=viewable_only,
-            )
-        log.refresh()
-        if kind is None and timestamp_gte is None and timestamp_lt is None and not viewable_only:
-            # every file but a newest one still being written
-            return len(log) - (
-                1 if len(log) and self._body(conversation_id, len(log) - 1) is None else 0
-            )
-        return sum(
-            1
-            for seq in range(len(log))
-            if self._matches(conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only)
-        )
-
-    @_locked
-    def get_events(
-        self, conversation_id: str, ids: Sequence[str], *, viewable_only: bool = False
-    ) -> list[str | None]:
-        log = self.logs.get(conversation_id)
-        if log is None:
-            return super().get_events(conversation_id, ids, viewable_only=viewable_only)
-        out: list[str | None] = []
-        for event_id in ids:
-            seq = log.index.get(event_id)
-            text = self._body(conversation_id, seq) if seq is not None else None
-            if (
-                text is not None
-                and viewable_only
-                and (log.info[seq] or ("", ""))[1] in NON_VIEWABLE_KINDS
-            ):
-                text = None
-            out.append(text)
-        return out
-
-    def iter_events(self, conversation_id: str, *, batch: int = 1000) -> Iterator[EventRow]:
-        log = self.logs.get(conversation_id)
-        if log is None:
-            yield from super().iter_events(conversation_id, batch=batch)
-            return
-        for seq in range(len(log)):
-            with self._folder_lock:
-                row = self._row(conversation_id, seq)
-            if row is not None:
-                yield row
-
-    # --- what the live route asks of the log -------------------------------------------------
-
-    def _row(self, cid: str, seq: int) -> EventRow | None:
-        text = self._body(cid, seq)
-        return EventRow((self.logs[cid].info[seq][0], seq, text)) if text is not None else None
-
-    @_locked
-    def last_seq(self, conversation_id: str) -> int:
-        if conversation_id not in self.logs:
-            return super().last_seq(conversation_id)
-        return self.announced[conversation_id]  # what followers have (the subscription point)
-
-    @_locked
-    def head_event_id(self, conversation_id: str) -> str | None:
-        log = self.logs.get(conversation_id)
-        if log is None:
-            return super().head_event_id(conversation_id)
-        last = self.announced[conversation_id]
-        return log.ids[last] if last >= 0 else None
-
-    @_locked
-    def last_event_of(
-        self, conversation_id: str, kind: str, source: str | None = None
-    ) -> str | None:
-        if conversation_id not in self.logs:
-            return super().last_event_of(conversation_id, kind, source)
-        for seq in range(
-            self.announced[conversation_id], max(-1, self.announced[conversation_id] - 500), -1
-        ):
-            text = self._body(conversation_id, seq)
-            if (
-                text is not None
-                and self.logs[conversation_id].info[seq][1] == kind
-                and (source is None or json.loads(text).get("source") == source)
-            ):
-                return text
-        return None
-
-    @_locked
-    def first_seq_since(self, conversation_id: str, timestamp_gte: str) -> int | None:
-        if conversation_id not in self.logs:
-            return super().first_seq_since(conversation_id, timestamp_gte)
-        found = None
-        for seq in range(
-            self.announced[conversation_id], -1, -1
-        ):  # recent ones first: "since" is recent
-            info = self._info(conversation_id, seq)
-            if info is not None and info[0] >= timestamp_gte:
-                found = seq
-            elif info is not None:
-                break
-        return found
-
-    @_locked
-    def log_rows(
-        self,
-        conversation_id: str,
-        *,
-        after_seq: int = -1,
-        upto_seq: int | None = None,
-        timestamp_gte: str | None = None,
-        limit: int = 500,
-    ) -> list[EventRow]:
-        if conversation_id not in self.logs:
-            return super().log_rows(
-                conversation_id,
-                after_seq=after_seq,
-                upto_seq=upto_seq,
-                timestamp_gte=timestamp_gte,
-                limit=limit,
-            )
-        last = (
-            self.announced[conversation_id]
-            if upto_seq is None
-            else min(upto_seq, self.announced[conversation_id])
-        )
-        rows = []
-        for seq in range(after_seq + 1, last + 1):
-            row = self._row(conversation_id, seq)
-            if row is not None and (timestamp_gte is None or row.timestamp >= timestamp_gte):
-                rows.append(row)
-                if len(rows) >= limit:
-                    break
-        return rows
-
-    @_locked
-    def take_new(self, conversation_id: str) -> list[str]:
-        """JSON texts of events written since the last call, in order; moves the announced point."""
-        log = self.logs[conversation_id]
-        log.refresh()
-        end = self._complete_len(conversation_id)
-        start = self.announced[conversation_id] + 1
-        texts = [
-            t
-            for t in (self._body(conversation_id, seq) for seq in range(start, end))
-            if t is not None
-        ]
-        self.announced[conversation_id] = end - 1
-        return texts

@@ -4,50 +4,40 @@ Why lazy: instead of background tasks, every pending change is stored with the c
 it is due, and :meth:`Lifecycle.advance` applies whatever is due before a control-plane
 request is answered. The outcome depends only on the injected ``clock`` and the delays, so
 tests are deterministic (pass a fake clock, or delays of 0) and nothing runs between
-requests.
+requests. Start tasks and their statuses are ``start_tasks.py``.
 
-Start task flow (facts §2): WORKING → WAITING_FOR_SANDBOX → STARTING_CONVERSATION → READY,
-one third of ``start_delay`` each. Entering WAITING_FOR_SANDBOX creates a STARTING sandbox
-(or resumes the requested one); STARTING_CONVERSATION makes it RUNNING and names it on the
-task; READY creates the app conversation with its SystemPromptEvent and, when the request
-had an ``initial_message``, the user's MessageEvent.
+Tests change sandboxes "elsewhere" (as another client or the operator would) by calling
+:meth:`Lifecycle.pause_sandbox`, :meth:`~Lifecycle.resume_sandbox` or
+:meth:`~Lifecycle.delete_sandbox` directly (``server.app.state.lifecycle``, any thread):
+the live agent runs follow, and the next read shows it.
 """
 
 from __future__ import annotations
 
 import random
 import time
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from tui.models import SandboxStatus, StartTaskStatus
+from tui.models import SandboxStatus
 
-from .events_builder import ConversationBuilder, SeededIds
-from .records import conversation_info, utc_from_clock
+from .demo.conversation_builder import ConversationBuilder
+from .demo.ids import SeededIds
+from .errors import LifecycleError
+from .start_tasks import DEFAULT_MODEL, Phases, StartTasks
 from .store import Store
+from .times import utc_from_clock
 
-_PHASES = (
-    StartTaskStatus.WORKING.value,
-    StartTaskStatus.WAITING_FOR_SANDBOX.value,
-    StartTaskStatus.STARTING_CONVERSATION.value,
-    StartTaskStatus.READY.value,
-)
-DEFAULT_MODEL = "litellm_proxy/claude-sonnet-4-5"
-
-
-class LifecycleError(Exception):
-    """A control operation that cannot be done; ``status`` is the HTTP status to answer."""
-
-    def __init__(self, status: int, detail: str) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.detail = detail
+__all__ = ["DEFAULT_MODEL", "Lifecycle", "LifecycleError"]
 
 
 class Lifecycle:
-    """Control-plane operations over a :class:`Store`, with a pluggable clock."""
+    """Control-plane operations over a :class:`Store`, with a pluggable clock.
+
+    ``start_delay``, ``start_phases``, ``ignore_start_title``, ``start_failure``: how start
+    tasks go (:class:`~tui.server.start_tasks.StartTasks`, on ``self.tasks``).
+    """
 
     def __init__(
         self,
@@ -57,10 +47,12 @@ class Lifecycle:
         start_delay: float = 1.0,
         sandbox_start_delay: float = 0.5,
         resume_delay: float = 0.0,
+        start_phases: Phases | None = None,
+        ignore_start_title: bool = False,
+        start_failure: tuple[str, str] | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
-        self.start_delay = max(0.0, start_delay)
         self.sandbox_start_delay = max(0.0, sandbox_start_delay)
         self.resume_delay = max(0.0, resume_delay)
         self._ids = SeededIds(random.SystemRandom())
@@ -70,8 +62,15 @@ class Lifecycle:
         #: possibly inside a store transaction: listeners must only hand the news over
         #: (``loop.call_soon_threadsafe``), never block or wait.
         self.listeners: list[Callable[..., None]] = []
+        self.tasks = StartTasks(
+            self,
+            start_delay=start_delay,
+            phases=start_phases,
+            ignore_title=ignore_start_title,
+            failure=start_failure,
+        )
 
-    def _notify(self, kind: str, subject_id: str, **data: Any) -> None:
+    def notify(self, kind: str, subject_id: str, **data: Any) -> None:
         for listener in list(self.listeners):
             listener(kind, subject_id, **data)
 
@@ -88,137 +87,17 @@ class Lifecycle:
                     sandbox["id"], status=sandbox["due_status"], due_status=None, due_at=None
                 )
                 if sandbox["due_status"] == SandboxStatus.RUNNING.value:
-                    self._notify("sandbox_running", sandbox["id"])
+                    self.notify("sandbox_running", sandbox["id"])
             for task, created in self.store.pending_tasks():
-                self._advance_task(task, created, now)
-
-    def _advance_task(self, task: dict[str, Any], created: float, now: float) -> None:
-        step = self.start_delay / (len(_PHASES) - 1)
-        target = (
-            len(_PHASES) - 1 if step <= 0 else min(len(_PHASES) - 1, int((now - created) / step))
-        )
-        current = _PHASES.index(task["status"]) if task["status"] in _PHASES else 0
-        if target <= current:
-            return
-        for phase in range(current + 1, target + 1):
-            at = created + phase * step
-            task["status"] = _PHASES[phase]
-            task["updated_at"] = utc_from_clock(at)
-            try:
-                self._enter_phase(task, _PHASES[phase], at)
-            except LifecycleError as exc:
-                task["status"] = StartTaskStatus.ERROR.value
-                task["detail"] = exc.detail
-                break
-        self.store.put_task(task, created_clock=created)
-
-    def _enter_phase(self, task: dict[str, Any], phase: str, at: float) -> None:
-        request = task.get("request") or {}
-        if phase == StartTaskStatus.WAITING_FOR_SANDBOX.value:
-            wanted = request.get("sandbox_id")
-            if wanted:
-                sandbox = self.store.get_sandbox(wanted)
-                if sandbox is None:
-                    raise LifecycleError(404, f"Sandbox not found: {wanted}")
-                if sandbox["status"] == SandboxStatus.ERROR.value:
-                    raise LifecycleError(503, f"Sandbox is in ERROR state: {wanted}")
-                task["_sandbox_id"] = wanted
-            else:
-                sandbox = self._new_sandbox(
-                    self.store.default_spec_id(), at, SandboxStatus.STARTING
-                )
-                task["_sandbox_id"] = sandbox["id"]
-        elif phase == StartTaskStatus.STARTING_CONVERSATION.value:
-            sandbox_id = task.pop("_sandbox_id", None) or request.get("sandbox_id")
-            sandbox = self.store.get_sandbox(sandbox_id) if sandbox_id else None
-            if sandbox is None:
-                raise LifecycleError(404, f"Sandbox not found: {sandbox_id}")
-            self.store.update_sandbox(
-                sandbox_id, status=SandboxStatus.RUNNING.value, due_status=None, due_at=None
-            )
-            task["sandbox_id"] = sandbox_id
-            task["agent_server_url"] = f"http://localhost:{sandbox['port']}"
-        elif phase == StartTaskStatus.READY.value:
-            task["app_conversation_id"] = self._create_conversation(task, at)
-
-    def _create_conversation(self, task: dict[str, Any], at: float) -> str:
-        request = task.get("request") or {}
-        conversation_id = _hex_or_none(request.get("conversation_id")) or uuid.uuid4().hex
-        builder = ConversationBuilder(
-            random.Random(conversation_id),
-            datetime.fromtimestamp(at),
-            conversation_id=conversation_id,
-            model=request.get("llm_model") or DEFAULT_MODEL,
-        )
-        builder.system_prompt(dynamic_context=request.get("system_message_suffix"))
-        message = request.get("initial_message")
-        if message:
-            event_id = builder.emit(
-                "MessageEvent",
-                {
-                    "llm_message": {"role": "user", "content": message.get("content") or []},
-                    "activated_skills": [],
-                    "extended_content": [],
-                },
-                source="user",
-            )
-            builder.state("last_user_message_id", event_id)
-        builder.status("idle")
-        try:
-            self.store.append_events(conversation_id, builder.events, strict=True)
-        except ValueError as exc:
-            raise LifecycleError(422, f"Invalid initial message: {exc}") from None
-        first_text = _first_text(message)
-        stamp = utc_from_clock(at)
-        run = bool(message and message.get("run"))
-        self.store.put_conversation(
-            conversation_info(
-                id=conversation_id,
-                sandbox_id=task["sandbox_id"],
-                selected_repository=request.get("selected_repository"),
-                selected_branch=request.get("selected_branch"),
-                git_provider=request.get("git_provider"),
-                title=request.get("title")
-                or (first_text[:60] if first_text else None)
-                or f"Conversation {conversation_id[:5]}",
-                trigger=request.get("trigger"),
-                pr_number=list(request.get("pr_number") or []),
-                llm_model=request.get("llm_model") or DEFAULT_MODEL,
-                metrics=None,
-                parent_conversation_id=_hex_or_none(request.get("parent_conversation_id")),
-                public=request.get("public"),
-                created_at=stamp,
-                updated_at=stamp,
-                execution_status="idle",
-            )
-        )
-        self._notify("conversation_started", conversation_id, run=run)
-        return conversation_id
-
-    # -- start tasks ------------------------------------------------------------------------
+                self.tasks.advance(task, created, now)
 
     def start_conversation(self, request: dict[str, Any]) -> dict[str, Any]:
         """Create a start task (status WORKING); it advances on later :meth:`advance` calls."""
-        now = self.clock()
-        stamp = utc_from_clock(now)
-        task = {
-            "id": uuid.uuid4().hex,
-            "created_by_user_id": None,
-            "status": StartTaskStatus.WORKING.value,
-            "detail": None,
-            "app_conversation_id": None,
-            "sandbox_id": None,
-            "agent_server_url": None,
-            "request": request,
-            "created_at": stamp,
-            "updated_at": stamp,
-        }
-        self.store.put_task(task, created_clock=now)
-        return task
+        return self.tasks.start(request)
 
     # -- sandboxes --------------------------------------------------------------------------
 
-    def _new_sandbox(self, spec_id: str | None, at: float, status: SandboxStatus) -> dict[str, Any]:
+    def new_sandbox(self, spec_id: str | None, at: float, status: SandboxStatus) -> dict[str, Any]:
         if spec_id is None:
             raise LifecycleError(404, "No sandbox spec available")
         sandbox = {
@@ -241,7 +120,7 @@ class Lifecycle:
         if spec_id is not None and self.store.get_specs([spec_id])[0] is None:
             raise LifecycleError(404, f"Sandbox spec not found: {spec_id}")
         now = self.clock()
-        sandbox = self._new_sandbox(
+        sandbox = self.new_sandbox(
             spec_id or self.store.default_spec_id(), now, SandboxStatus.STARTING
         )
         self.store.update_sandbox(
@@ -257,7 +136,7 @@ class Lifecycle:
             self.store.update_sandbox(
                 sandbox_id, status=SandboxStatus.PAUSED.value, due_status=None, due_at=None
             )
-            self._notify("sandbox_paused", sandbox_id)
+            self.notify("sandbox_paused", sandbox_id)
 
     def resume_sandbox(self, sandbox_id: str) -> None:
         sandbox = self._require_sandbox(sandbox_id)
@@ -278,12 +157,12 @@ class Lifecycle:
                     due_status=None,
                     due_at=None,
                 )
-                self._notify("sandbox_running", sandbox_id)
+                self.notify("sandbox_running", sandbox_id)
 
     def delete_sandbox(self, sandbox_id: str) -> None:
         if not self.store.delete_sandbox(sandbox_id):
             raise LifecycleError(404, f"Sandbox not found: {sandbox_id}")
-        self._notify("sandbox_deleted", sandbox_id)
+        self.notify("sandbox_deleted", sandbox_id)
 
     def _require_sandbox(self, sandbox_id: str) -> dict[str, Any]:
         sandbox = self.store.get_sandbox(sandbox_id)
@@ -297,7 +176,7 @@ class Lifecycle:
         """Append a user MessageEvent under the conversation's newest viewable event.
 
         There is no agent here: the message is logged and nothing answers it. The routes
-        use this only when the live hub (``live.py``) is not running in an event loop; with
+        use this only when the live hub (``live/``) is not running in an event loop; with
         it, messages go through the hub so websocket subscribers see them and the agent runs.
         """
         info = self.store.get_conversation(conversation_id)
@@ -331,19 +210,3 @@ class Lifecycle:
         info["updated_at"] = utc_from_clock(now)
         self.store.put_conversation(info)
         return event_id
-
-
-def _hex_or_none(value: Any) -> str | None:
-    if not value:
-        return None
-    try:
-        return uuid.UUID(str(value)).hex
-    except ValueError:
-        return None
-
-
-def _first_text(message: dict[str, Any] | None) -> str | None:
-    for item in (message or {}).get("content") or []:
-        if isinstance(item, dict) and item.get("type") == "text" and item.get("text"):
-            return str(item["text"]).strip().splitlines()[0] if str(item["text"]).strip() else None
-    return None

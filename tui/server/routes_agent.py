@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, HTTPException, Path
 from pydantic import BaseModel, ConfigDict, SecretStr
 
-from .common import get_store
+from .deps import get_store
 from .store import Store
 
 log = logging.getLogger("tui.server")

@@ -33,10 +33,13 @@ from pydantic import BaseModel, ConfigDict
 from tui import __version__
 from tui.models import EventSortOrder, ExecutionStatus, SandboxStatus
 
-from .common import Limit, get_store, json_text, page_body
-from .live import WORKDIR, agent_block
-from .records import event_filter_time, utc_from_clock
+from .demo.events_builder import WORKDIR
+from .deps import get_store
+from .live.state import agent_block
+from .params import Limit
+from .responses import json_text, page_body
 from .store import Store, dumps
+from .times import event_filter_time, utc_from_clock
 
 SANDBOX_ID = "agent-server"
 TOOLS = ("terminal", "file_editor", "task_tracker", "think", "finish")
@@ -261,7 +264,7 @@ def start_conversation(
             "llm_model": llm if isinstance(llm, str) else None,
         },
     }
-    created = lifecycle._create_conversation(task, lifecycle.clock())
+    created = lifecycle.tasks.create_conversation(task, lifecycle.clock())
     info = store.get_conversation(created)
     assert info is not None
     info["title"] = None  # a bare agent server names nothing until asked (PATCH, autotitle)

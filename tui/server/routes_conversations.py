@@ -16,26 +16,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tui.models import ImageContent, TextContent
 
-from .common import (
-    Limit,
-    advanced_lifecycle,
-    get_store,
-    raise_bad_page_id,
-    raise_http,
-    strict_hex_id,
-    too_many,
-)
+from .deps import advanced_lifecycle, get_store
 from .lifecycle import Lifecycle, LifecycleError
 from .live import LiveError, LiveHub
-from .records import (
-    BadPageId,
-    conversation_view,
-    decode_page_id,
-    encode_page_id,
-    sort_key,
-    utc_from_clock,
-)
+from .page_ids import BadPageId, decode_page_id, encode_page_id
+from .params import Limit, strict_hex_id
+from .responses import raise_bad_page_id, raise_http, too_many
 from .store import Store
+from .times import sort_key, utc_from_clock
+from .views import conversation_view
 
 MAX_IDS = 99  # "<100 else 400 'Maximum is 99'" (facts §2)
 _TOKEN = "cv"

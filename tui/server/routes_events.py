@@ -21,18 +21,12 @@ from fastapi.responses import Response
 
 from tui.models import EventSortOrder
 
-from .common import (
-    EventKind,
-    Limit,
-    get_store,
-    json_text,
-    normalize_hex_id,
-    page_body,
-    raise_bad_page_id,
-    too_many,
-)
-from .records import BadPageId, decode_page_id, encode_page_id, event_filter_time
+from .deps import get_store
+from .page_ids import BadPageId, decode_page_id, encode_page_id
+from .params import EventKind, Limit, normalize_hex_id
+from .responses import json_text, page_body, raise_bad_page_id, too_many
 from .store import Store
+from .times import event_filter_time
 
 MAX_BATCH = 100
 _TOKEN = "ev"

@@ -38,7 +38,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tui.models import ImageContent, TextContent
 
-from .common import normalize_hex_id
 from .live import (
     Close,
     LiveConversation,
@@ -48,8 +47,9 @@ from .live import (
     Subscriber,
     replay_frames,
 )
+from .params import normalize_hex_id
 from .read_only import REFUSAL
-from .records import event_time_from_clock
+from .times import event_time_from_clock
 
 router = APIRouter(tags=["Agent server (live)"])
 
@@ -285,7 +285,7 @@ async def _send(
         if replay is not None:
             after, since = replay
 
-            def batch(after_seq: int) -> tuple[list[str], int | None]:
+            def batch(after_seq: int) -> tuple[list[str], int | None, bool]:
                 rows = hub.store.log_rows(
                     cid,
                     after_seq=after_seq,
@@ -293,13 +293,14 @@ async def _send(
                     timestamp_gte=since,
                     limit=REPLAY_BATCH,
                 )
-                return replay_frames(rows), (rows[-1].seq if rows else None)
+                last = rows[-1].seq if rows else None
+                return replay_frames(rows), last, len(rows) < REPLAY_BATCH
 
             while sub.closing is None:
-                frames, last = await asyncio.to_thread(batch, after)
+                frames, last, done = await asyncio.to_thread(batch, after)
                 for frame in frames:
                     await websocket.send_text(frame)
-                if last is None or len(frames) < REPLAY_BATCH:
+                if last is None or done:
                     break
                 after = last
         while True:

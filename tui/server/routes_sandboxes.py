@@ -1,20 +1,27 @@
 """``/api/v1/sandboxes`` and ``/api/v1/sandbox-specs`` (facts §3, §4).
 
-Pause and resume answer ``{"success": true}`` at once; the new status shows on the next
-read, as with the real server. DELETE takes the id from the path and/or ``?sandbox_id=``
+Starting answers at once with a STARTING sandbox, or (``sync_sandbox_start``, like the real
+app server) only once it is RUNNING. Pause and resume answer ``{"success": true}`` at once;
+the new status shows on the next read, as with the real server. DELETE takes the id from the path and/or ``?sandbox_id=``
 (the query wins), so both published variants of that route work.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 
-from .common import Limit, advanced_lifecycle, get_store, raise_bad_page_id, raise_http, too_many
+from tui.models import SandboxStatus
+
+from .deps import advanced_lifecycle, get_store
 from .lifecycle import Lifecycle, LifecycleError
-from .records import BadPageId, decode_page_id, encode_page_id, sandbox_view
+from .page_ids import BadPageId, decode_page_id, encode_page_id
+from .params import Limit
+from .responses import raise_bad_page_id, raise_http, too_many
 from .store import Store
+from .views import sandbox_view
 
 MAX_IDS = 100
 _TOKEN = "sb"
@@ -67,16 +74,35 @@ def batch_get_sandboxes(
 
 
 @router.post("", summary="Start a sandbox")
-def start_sandbox(
+async def start_sandbox(
+    request: Request,
     sandbox_spec_id: str | None = None,
     store: Store = Depends(get_store),
     lifecycle: Lifecycle = Depends(advanced_lifecycle),
 ) -> dict[str, Any]:
+    """A STARTING sandbox at once; with ``sync_sandbox_start`` (the real app server) the
+    answer waits until it is RUNNING. Either way a second POST starts a second sandbox."""
     try:
-        sandbox = lifecycle.start_sandbox(sandbox_spec_id)
+        sandbox = await asyncio.to_thread(lifecycle.start_sandbox, sandbox_spec_id)
     except LifecycleError as exc:
         raise_http(exc)
+    if request.app.state.options.get("sync_sandbox_start"):
+        sandbox = await _until_started(lifecycle, store, sandbox)
     return _views(store, [sandbox])[0]  # type: ignore[return-value]
+
+
+async def _until_started(
+    lifecycle: Lifecycle, store: Store, sandbox: dict[str, Any]
+) -> dict[str, Any]:
+    """Wait (by the lifecycle's clock, which tests may drive) until the sandbox is no longer
+    STARTING: RUNNING, or paused or deleted meanwhile."""
+    poll = min(0.05, max(0.005, lifecycle.sandbox_start_delay / 20))
+    while True:
+        await asyncio.to_thread(lifecycle.advance)
+        current = store.get_sandbox(sandbox["id"])
+        if current is None or current["status"] != SandboxStatus.STARTING.value:
+            return current or sandbox
+        await asyncio.sleep(poll)
 
 
 @router.post("/{sandbox_id}/pause", summary="Pause a sandbox")

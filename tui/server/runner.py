@@ -20,6 +20,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from ..loopback import LOOPBACK, bind_socket, is_loopback, url_for
+from .faults import with_connection_faults
 from .store import Store
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from .lifecycle import Lifecycle
     from .live import LiveHub
 
 
@@ -75,11 +77,11 @@ class ServerThread:
         self._socket = self._given_socket or bind_socket(self.host, self._requested_port)
         self.port = self._socket.getsockname()[1]
         config = uvicorn.Config(
-            self.app,
+            with_connection_faults(self.app),
             log_level=self._log_level,
             log_config=None,
             access_log=False,
-            lifespan="on",  # starts and stops the live agent runs (live.py)
+            lifespan="on",  # starts and stops the live agent runs (live/)
             timeout_graceful_shutdown=2,
         )
         self._server = uvicorn.Server(config)
@@ -141,6 +143,12 @@ class RunningServer:
     def live(self) -> LiveHub:
         """The app's live hub: ``server.live.step_sync(conversation_id)`` and friends."""
         return self.app.state.live
+
+    @property
+    def lifecycle(self) -> Lifecycle:
+        """The app's lifecycle: ``server.lifecycle.pause_sandbox(id)`` changes a sandbox
+        "elsewhere" (as another client would), ``server.lifecycle.tasks.fail_next(...)``."""
+        return self.app.state.lifecycle
 
     @property
     def ws_url(self) -> str:

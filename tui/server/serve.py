@@ -1,16 +1,67 @@
 """``ohtui serve``: the reference server in the foreground.
 
-Loopback by default. A non-loopback host is bound only when it is passed explicitly (it
-never comes from a default or the environment), and without a session key the server
-says loudly that its control API is open to the network.
+Loopback by default, and then it answers only to loopback names (``loopback_guard.py``). A
+non-loopback host is bound only when it is passed explicitly (it never comes from a default
+or the environment), and without a session key the server says loudly that its control API
+is open to the network.
+
+The session key comes from ``--session-key-file`` or ``OHTUI_SESSION_KEY`` (or, visible to
+every local user in the process list, ``--session-key``).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 import sys
+from collections.abc import Mapping
 
 from .runner import LOOPBACK, bind_socket, is_loopback, url_for
+
+ENV_KEY = "OHTUI_SESSION_KEY"
+
+
+class SessionKeyError(ValueError):
+    """The session key cannot be had as asked (the message names the flag, file or variable)."""
+
+
+def resolve_session_key(
+    flag: str | None, key_file: str | None, environ: Mapping[str, str] = os.environ
+) -> tuple[str | None, str | None, list[str]]:
+    """``(key, where it came from, warnings)``: the flag, else the file, else the variable.
+
+    Raises :class:`SessionKeyError` for a file that cannot be read or holds no key, or for both
+    flag and file. The key itself never appears in a message."""
+    warnings: list[str] = []
+    if flag is not None and key_file is not None:
+        raise SessionKeyError("give --session-key or --session-key-file, not both")
+    if flag is not None:
+        if not flag.strip():
+            raise SessionKeyError("--session-key is empty")
+        warnings.append(
+            "--session-key is visible to every local user in the process list;"
+            f" prefer {ENV_KEY} or --session-key-file"
+        )
+        return flag.strip(), "--session-key", warnings
+    if key_file is not None:
+        try:
+            with open(key_file, encoding="utf-8") as handle:
+                key = handle.read(64 * 1024).strip()
+                mode = os.fstat(handle.fileno()).st_mode
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SessionKeyError(
+                f"cannot read --session-key-file {key_file}: {exc.__class__.__name__}"
+            ) from None
+        if not key or "\n" in key:
+            raise SessionKeyError(f"--session-key-file {key_file} must hold the key on one line")
+        if os.name == "posix" and stat.S_IMODE(mode) & 0o077:
+            warnings.append(f"{key_file} is readable by other users; chmod 600 it")
+        return key, key_file, warnings
+    env = environ.get(ENV_KEY)
+    if env is not None and env.strip():
+        return env.strip(), ENV_KEY, warnings
+    return None, None, warnings
 
 
 def serve_main(
@@ -21,18 +72,30 @@ def serve_main(
     session_key: str | None,
     *,
     chaos: float = 0.0,
+    session_key_file: str | None = None,
+    environ: Mapping[str, str] = os.environ,
 ) -> int:
     """Run until interrupted; prints the URL (and the demo conversation ids). Exit status.
 
-    Agent runs step every ``DEMO_PACE`` seconds; with ``--demo`` the ``live`` conversation
-    is kept busy forever (``autoplay``)."""
+    ``session_key`` (the flag), ``session_key_file`` and ``OHTUI_SESSION_KEY`` in
+    ``environ``, in that order, give the key (:func:`resolve_session_key`). Agent runs step
+    every ``DEMO_PACE`` seconds; with ``--demo`` the demo's live stories play one after another."""
     import uvicorn
 
     from .app import create_app
     from .demo import DEMO_PACE, add_live_demo, load_demo
-    from .faults import Faults
+    from .faults import Faults, with_connection_faults
     from .store import Store
 
+    try:
+        session_key, key_source, warnings = resolve_session_key(
+            session_key, session_key_file, environ
+        )
+    except SessionKeyError as exc:
+        print(f"ohtui serve: {exc}", file=sys.stderr)
+        return 2
+    for warning in warnings:
+        print(f"ohtui serve: warning: {warning}", file=sys.stderr)
     host = host or LOOPBACK
     if not is_loopback(host):
         print(
@@ -62,7 +125,10 @@ def serve_main(
         store.close()
         return 2
     url = url_for(host, sock.getsockname()[1])
-    print(f"ohtui reference server on {url}" + (" (session key required)" if session_key else ""))
+    print(
+        f"ohtui reference server on {url}"
+        + (f" (session key required, from {key_source})" if session_key else "")
+    )
     for name, conversation_id in names.items():
         print(f"  {name:<9} {conversation_id}")
     sys.stdout.flush()
@@ -74,8 +140,11 @@ def serve_main(
         agent_pace=DEMO_PACE,
         autoplay=[names["live"]] if "live" in names else (),
         faults=Faults(chaos_rate=chaos),
+        loopback_only=is_loopback(host),
     )
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(
+        with_connection_faults(app), log_level="warning", access_log=False, lifespan="on"
+    )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:

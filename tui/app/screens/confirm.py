@@ -15,12 +15,7 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
-    DEFAULT_CSS = """
-    ConfirmScreen { align: center middle; }
-    ConfirmScreen #confirm-box { width: 64; height: auto; border: thick $error; background: $panel; padding: 1 2; }
-    ConfirmScreen #confirm-buttons { height: auto; align-horizontal: right; margin-top: 1; }
-    ConfirmScreen Button { margin-left: 1; }
-    """
+    CSS_PATH = "confirm.tcss"
 
     def __init__(self, question: str, yes: str = "Yes") -> None:
         super().__init__()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -13,6 +13,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
+from tui.text import one_line
+
 from ..format import (
     conversation_cost,
     money,
@@ -20,14 +22,19 @@ from ..format import (
     sandbox_text,
     short_model,
     status_text,
+    status_value,
     title_of,
     tokens,
 )
-from ..safe_text import one_line
+from ..messages import AgentStatusChanged
 from ..table_columns import conversation_columns
+from ..themes import theme_style
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .errors import describe_error
+
+if TYPE_CHECKING:
+    from tui.models import AppConversation
 
 PAGE = 50
 POLL_S = 5.0
@@ -47,19 +54,13 @@ class ConversationsScreen(Screen):
         Binding("g", "first", "First", show=False, id="conversations.first"),
         Binding("G", "last", "Last", show=False, id="conversations.last"),
     ]
-    DEFAULT_CSS = """
-    ConversationsScreen #conv-filter-row { height: auto; display: none; }
-    ConversationsScreen #conv-filter-row.-visible { display: block; }
-    ConversationsScreen #conv-filter { width: 1fr; }
-    ConversationsScreen #conversations-status { height: 1; padding: 0 1; color: $text-muted; }
-    ConversationsScreen DataTable { height: 1fr; }
-    """
+    CSS_PATH = "conversations.tcss"
 
     def __init__(self) -> None:
         super().__init__()
         self._next_page: str | None = None
         self._loading = False
-        self._rows: dict[str, Any] = {}
+        self._rows: dict[str, AppConversation] = {}
         self._filter = ""
         #: local folders (``app.local``): events per conversation, shown where the sandbox would be
         self._counts: dict[str, int] = {}
@@ -86,10 +87,17 @@ class ConversationsScreen(Screen):
         table.focus()
         self.reload()
         self.set_interval(POLL_S, self.poll_statuses)
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_rows())
+
+    def _redraw_rows(self) -> None:
+        """Statuses have the theme's colours drawn in: a new theme draws the cells anew."""
+        table = self.query_one(FittedTable)
+        for conv in self._rows.values():
+            table.put_row(conv.id, self._cells(conv))
 
     # --- loading -------------------------------------------------------------------------
 
-    def _cells(self, conv: Any) -> dict[str, Text]:
+    def _cells(self, conv: AppConversation) -> dict[str, Text]:
         now = self.app.clock()
         cost, used = conversation_cost(conv)
         return {
@@ -102,9 +110,7 @@ class ConversationsScreen(Screen):
             "tokens": Text(tokens(used), justify="right"),
             "created": Text(relative_time(conv.created_at, now), style="dim"),
             "updated": Text(relative_time(conv.updated_at, now), style="dim"),
-            "trigger": Text(
-                one_line(str(getattr(conv.trigger, "value", conv.trigger) or "—"), 20), style="dim"
-            ),
+            "trigger": Text(one_line(status_value(conv.trigger) or "—", 20), style="dim"),
         }
 
     def _events_cell(self, conversation_id: str) -> Text:
@@ -163,7 +169,7 @@ class ConversationsScreen(Screen):
                 title_contains=self._filter or None, page_id=page_id, limit=PAGE
             )
         except Exception as exc:  # noqa: BLE001
-            status.update(Text(f"error: {describe_error(exc)}", style="bold red"))
+            status.update(Text(f"error: {describe_error(exc)}", style=theme_style("$error bold")))
             self.notify(
                 f"Could not list conversations: {describe_error(exc)}",
                 severity="error",
@@ -226,8 +232,13 @@ class ConversationsScreen(Screen):
                 continue
             before = self._rows[conv.id]
             self._rows[conv.id] = conv
-            self.app.status_changed(
-                conv.id, title_of(conv), before.execution_status, conv.execution_status
+            self.post_message(
+                AgentStatusChanged(
+                    conv.id,
+                    title_of(conv),
+                    status_value(before.execution_status),
+                    status_value(conv.execution_status),
+                )
             )
             table.put_row(conv.id, self._cells(conv))
 

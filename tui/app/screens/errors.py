@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,8 +10,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from tui.models.redact import mask_url
+from tui.text import clean
 
-from ..safe_text import clean
 from ..widgets.key_bar import KeyBar
 
 
@@ -36,25 +33,19 @@ def advice_for(exc: BaseException) -> str:
     return "Try again, or start ohtui without --url to use the bundled demo server."
 
 
-class ConnectionErrorScreen(Screen):
+class ConnectionErrorScreen(Screen[bool]):
+    """Dismissed with True when the user asks to retry (the app then connects again)."""
+
     BINDINGS = [
         Binding("r", "retry", "Retry", id="error.retry"),
         Binding("q", "app.quit", "Quit", id="error.quit"),
     ]
-    DEFAULT_CSS = """
-    ConnectionErrorScreen { align: center middle; }
-    ConnectionErrorScreen #error-box {
-        width: 80; height: auto; border: heavy $error; padding: 1 2; background: $panel;
-    }
-    ConnectionErrorScreen #error-title { text-style: bold; color: $error; margin-bottom: 1; }
-    ConnectionErrorScreen Button { margin-top: 1; }
-    """
+    CSS_PATH = "errors.tcss"
 
-    def __init__(self, url: str, error: BaseException, retry: Callable[[], Any] | None) -> None:
+    def __init__(self, url: str, error: BaseException) -> None:
         super().__init__()
         self.url = mask_url(url)
         self.error = error
-        self._retry = retry
 
     def compose(self) -> ComposeResult:
         with Vertical(id="error-box"):

@@ -10,20 +10,16 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from ..safe_text import clean
+from tui.text import clean
+
+from ..format import status_value
+from ..themes import theme_style
 from .errors import describe_error
 
 
 class NewConversationScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="new.cancel")]
-    DEFAULT_CSS = """
-    NewConversationScreen { align: center middle; }
-    NewConversationScreen #new-box { width: 76; height: auto; border: thick $accent; background: $panel; padding: 1 2; }
-    NewConversationScreen Input { margin-bottom: 1; }
-    NewConversationScreen #new-progress { height: auto; color: $text-muted; margin-bottom: 1; }
-    NewConversationScreen #new-buttons { height: auto; align-horizontal: right; }
-    NewConversationScreen Button { margin-left: 1; }
-    """
+    CSS_PATH = "new_conversation.tcss"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="new-box"):
@@ -74,14 +70,16 @@ class NewConversationScreen(ModalScreen[str | None]):
             }
 
         def on_progress(task) -> None:
-            status = getattr(task.status, "value", task.status)
+            status = status_value(task.status)
             detail = f" — {clean(task.detail)}" if task.detail else ""
             progress.update(Text(f"start task: {status}{detail}"))
 
         try:
             task = await self.app.client.create_conversation(request, on_progress=on_progress)
         except Exception as exc:  # noqa: BLE001
-            progress.update(Text(f"failed: {describe_error(exc)}", style="bold red"))
+            progress.update(
+                Text(f"failed: {describe_error(exc)}", style=theme_style("$error bold"))
+            )
             self.query_one("#new-start", Button).disabled = False
             return
         self.dismiss(task.app_conversation_id)

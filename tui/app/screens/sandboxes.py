@@ -8,7 +8,7 @@ notification.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -19,14 +19,18 @@ from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.models.redact import mask_url
+from tui.text import clean, one_line
 
-from ..format import relative_time, status_text
-from ..safe_text import clean, one_line
+from ..format import relative_time, status_text, status_value
 from ..table_columns import sandbox_columns
+from ..themes import theme_style
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .confirm import ConfirmScreen
 from .errors import describe_error
+
+if TYPE_CHECKING:
+    from tui.models import SandboxInfo, SandboxSpecInfo
 
 POLL_S = 1.0
 PENDING_MAX_S = 30.0  # a transitional mark that polling never confirms is dropped after this
@@ -39,12 +43,9 @@ class SpecPicker(ModalScreen[str | None]):
     """Choose the spec a new sandbox starts from; shows image and working dir."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="specs.cancel")]
-    DEFAULT_CSS = """
-    SpecPicker { align: center middle; }
-    SpecPicker OptionList { width: 90; height: auto; max-height: 20; border: thick $accent; background: $panel; }
-    """
+    CSS_PATH = "sandboxes.tcss"
 
-    def __init__(self, specs: list[Any]) -> None:
+    def __init__(self, specs: list[SandboxSpecInfo]) -> None:
         super().__init__()
         self.specs = specs
 
@@ -78,14 +79,11 @@ class SandboxesScreen(Screen):
         Binding("j", "cursor_down", "Down", show=False, id="sandboxes.down"),
         Binding("k", "cursor_up", "Up", show=False, id="sandboxes.up"),
     ]
-    DEFAULT_CSS = """
-    SandboxesScreen DataTable { height: 1fr; }
-    SandboxesScreen #sandboxes-status { height: 1; padding: 0 1; color: $text-muted; }
-    """
+    CSS_PATH = "sandboxes.tcss"
 
     def __init__(self) -> None:
         super().__init__()
-        self._sandboxes: dict[str, Any] = {}
+        self._sandboxes: dict[str, SandboxInfo] = {}
         self._pending: dict[
             str, tuple[str, str, float]
         ] = {}  # id -> (label, awaited status, give-up time)
@@ -100,9 +98,16 @@ class SandboxesScreen(Screen):
         table.border_title = "Sandboxes"
         table.focus()
         self.refresh_sandboxes()
-        self._timer = self.set_interval(IDLE_POLL_S, self.refresh_sandboxes)
+        self.set_interval(IDLE_POLL_S, self.refresh_sandboxes)
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_rows())
 
-    def _cells(self, box: Any) -> dict[str, Text]:
+    def _redraw_rows(self) -> None:
+        """Statuses have the theme's colours drawn in: a new theme draws the cells anew."""
+        table = self.query_one(FittedTable)
+        for box in self._sandboxes.values():
+            table.put_row(box.id, self._cells(box))
+
+    def _cells(self, box: SandboxInfo) -> dict[str, Text]:
         urls = ", ".join(f"{u.name} {mask_url(u.url)}" for u in box.exposed_urls or ())
         return {
             "id": Text(one_line(box.id, 60)),
@@ -112,9 +117,11 @@ class SandboxesScreen(Screen):
             "urls": Text(clean(urls) or "—", style="dim", no_wrap=True, overflow="ellipsis"),
         }
 
-    def _status_cell(self, box: Any) -> Text:
+    def _status_cell(self, box: SandboxInfo) -> Text:
         pending = self._pending.get(box.id)
-        return Text(pending[0], style="italic cyan") if pending else status_text(box.status)
+        if pending:
+            return Text(pending[0], style=theme_style("$status-starting italic"))
+        return status_text(box.status)
 
     @work(exclusive=True, group="sandboxes")
     async def refresh_sandboxes(self) -> None:
@@ -122,7 +129,7 @@ class SandboxesScreen(Screen):
             boxes = [box async for box in self.app.client.iter_sandboxes()]
         except Exception as exc:  # noqa: BLE001
             self.query_one("#sandboxes-status", Static).update(
-                Text(f"error: {describe_error(exc)}", style="bold red")
+                Text(f"error: {describe_error(exc)}", style=theme_style("$error bold"))
             )
             return
         table = self.query_one(FittedTable)
@@ -130,7 +137,7 @@ class SandboxesScreen(Screen):
         for box in boxes:
             seen.add(box.id)
             want = self._pending.get(box.id)
-            status = getattr(box.status, "value", box.status)
+            status = status_value(box.status)
             if want and status == want[1]:
                 del self._pending[box.id]
             elif want and time.monotonic() > want[2]:
@@ -152,17 +159,15 @@ class SandboxesScreen(Screen):
 
     def _status(self) -> None:
         count = len(self._sandboxes)
-        running = sum(
-            1 for b in self._sandboxes.values() if getattr(b.status, "value", b.status) == "RUNNING"
-        )
+        running = sum(1 for b in self._sandboxes.values() if status_value(b.status) == "RUNNING")
         self.query_one("#sandboxes-status", Static).update(
             Text(f"{count} sandboxes · {running} running · p pause · r resume · s start · d delete")
         )
 
-    def _current(self) -> Any:
+    def _current(self) -> SandboxInfo | None:
         return self._sandboxes.get(self.query_one(FittedTable).current_key)
 
-    def _mark(self, box: Any, label: str, target: str | None) -> None:
+    def _mark(self, box: SandboxInfo, label: str, target: str | None) -> None:
         if target is None:
             self._pending.pop(box.id, None)
         else:
@@ -175,8 +180,8 @@ class SandboxesScreen(Screen):
             return False
         return True
 
-    def _can(self, box: Any, verb: str, allowed: tuple[str, ...]) -> bool:
-        status = getattr(box.status, "value", box.status)
+    def _can(self, box: SandboxInfo, verb: str, allowed: tuple[str, ...]) -> bool:
+        status = status_value(box.status)
         if status in allowed:
             return True
         self.notify(
@@ -217,7 +222,7 @@ class SandboxesScreen(Screen):
         )
 
     @work(group="sandbox-actions")
-    async def change(self, box: Any, verb: str) -> None:
+    async def change(self, box: SandboxInfo, verb: str) -> None:
         client = self.app.client
         call = {
             "pause": client.pause_sandbox,

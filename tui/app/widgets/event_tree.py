@@ -4,14 +4,22 @@ Following the measurements in textual-measured.md §4, the tree never nests a ch
 line that continues after a fork (the newest child, i.e. the current head) stays at the
 same indent, only side branches nest, and each fork-free run is a single lazy node that
 lists its events when expanded. Depth is the number of nested forks, not the chain length.
+
+The pane keeps itself current from a :class:`TreeSource` (the conversation's event store):
+told that rows arrived, it rebuilds at most once a second and never more than a fifth of
+the time, walking the events in slices between frames (``tree_outline.slices``), so
+neither the list nor live rows ever wait for it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from rich.text import Text
+from textual import work
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Tree
@@ -20,10 +28,32 @@ from textual.widgets.tree import TreeNode
 from tui.models import EventTree
 
 from ..rows import KIND_LABELS, EventRow
-from ..tree_outline import LineItem, MainBranch, Outline, Run, SideBranch, TreeWalk, finish
+from ..themes import theme_style
+from ..tree_outline import (
+    LineItem,
+    MainBranch,
+    Outline,
+    Run,
+    SideBranch,
+    TreeWalk,
+    finish,
+    slices,
+)
 
 EXPAND_CHUNK = 500
 SMALL = 300
+REFRESH_S = 1.0  # the tree is rebuilt at most this often while rows arrive
+
+
+class TreeSource(Protocol):
+    """Where the pane's events come from (the conversation's event store)."""
+
+    @property
+    def rows(self) -> Sequence[EventRow]: ...
+
+    def build_tree(self) -> EventTree | None:
+        """The tree over ``rows`` if they changed since the last call, else None."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -77,6 +107,68 @@ class EventTreeView(Tree, inherit_bindings=True):
         self.shown_size = 0  # events the shown outline covers (the screen works it out in slices)
         self._outline: Outline | None = None
         self._restore: set[tuple] = set()
+        self._source: TreeSource | None = None
+        self._stale = False  # rows arrived since the outline was worked out
+        self._next = 0.0  # perf_counter time before which the outline is not rebuilt
+        self._outlining = False  # a walk is running (in slices)
+        self._now = False  # a rebuild was asked for "now" while one ran
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._relabel())
+
+    def _relabel(self) -> None:
+        """Labels have the theme's colours drawn in (error rows): a new theme draws them anew."""
+        outline, self._outline = self._outline, None
+        if outline is not None:
+            self.show(self._walk, outline, keep_state=True)
+
+    # --- following the event store ---------------------------------------------------------
+
+    def follow(self, source: TreeSource) -> None:
+        """Keep the pane current from ``source``: see :meth:`mark_stale`."""
+        self._source = source
+        self.set_interval(REFRESH_S, self.rebuild)
+
+    def mark_stale(self) -> None:
+        """Rows arrived: the next rebuild (the timer's, or :meth:`rebuild`) shows them."""
+        self._stale = True
+
+    def rebuild(self, *, now: bool = False) -> None:
+        """Rebuild if rows arrived: at most once a second (``now`` skips the wait) and never
+        more than a fifth of the time. One walk at a time; a "now" asked for meanwhile
+        follows it."""
+        if not self._stale or self._source is None:
+            return
+        if self._outlining:
+            self._now |= now
+            return
+        if time.perf_counter() < self._next and not now:
+            return
+        self._stale = False
+        tree = self._source.build_tree()  # appended rows extend it: O(new rows)
+        if tree is not None:
+            self._outlining = True
+            self._outline_in_slices(tree, self._source.rows)
+
+    @work(group="tree")
+    async def _outline_in_slices(self, tree: EventTree, rows: Sequence[EventRow]) -> None:
+        busy = 0.0
+        try:
+            walk = TreeWalk(tree, rows)
+            outline, busy = await slices(walk.outline())
+            if not self.is_attached:
+                return
+            self.show(walk, outline, keep_state=True)
+            forks = len(outline.forks)
+            self.border_subtitle = (
+                f"{outline.size:,} events · {forks} fork{'s' if forks != 1 else ''}"
+            )
+        finally:
+            self._outlining = False
+            self._next = time.perf_counter() + max(REFRESH_S, 4 * busy)
+        if self._now and self.is_attached:
+            self._now = False
+            self.rebuild(now=True)
 
     # --- building ------------------------------------------------------------------------
 
@@ -233,7 +325,7 @@ class EventTreeView(Tree, inherit_bindings=True):
 
     def _event_label(self, pos: int) -> Text:
         row = self._walk.rows[pos]
-        style = "bold red" if row.is_error else ""
+        style = theme_style("$error bold") if row.is_error else ""
         kids = len(self.real_children(pos))
         fork = f"  ↳ {kids} branches" if kids > 1 else ""
         return Text.assemble(

@@ -12,7 +12,7 @@ from textual.widgets import Button, Input, Label, Select
 
 from tui.models import EVENT_KINDS
 
-from ..windows import Query
+from ..row_windows import EventQuery
 
 
 def parse_when(text: str) -> str | None:
@@ -35,11 +35,11 @@ class FilterBar(Horizontal):
 
     @dataclass
     class Changed(Message):
-        query: Query
+        query: EventQuery
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.query = Query()
+        self.query = EventQuery()
 
     def compose(self) -> ComposeResult:
         yield Label("kind")
@@ -56,7 +56,7 @@ class FilterBar(Horizontal):
         yield Input(placeholder="YYYY-MM-DD HH:MM", id="filter-until", compact=True)
         yield Button("oldest first", id="filter-sort", compact=True)
 
-    def set_query(self, query: Query) -> None:
+    def set_query(self, query: EventQuery) -> None:
         self.query = query
         kind = self.query_one("#filter-kind", Select)
         if query.kind:
@@ -76,7 +76,7 @@ class FilterBar(Horizontal):
         self._emit(descending=not self.query.descending)
 
     def _emit(self, **changes) -> None:
-        new = Query(**{**self.query.__dict__, **changes})
+        new = EventQuery(**{**self.query.__dict__, **changes})
         if new != self.query:
             self.query = new
             self._sort_label()

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Checkbox, Input, Label, Static
 
 from ..search import FindQuery
+from ..themes import theme_style
 
 TOGGLES = {"regex": "find-regex", "case": "find-case", "only": "find-only"}
 
@@ -64,7 +65,8 @@ class FindBar(Horizontal):
 
     def set_status(self, text: str, *, error: bool = False) -> None:
         self.query_one("#find-input", Input).set_class(error, "-invalid")
-        self.query_one("#find-status", Static).update(Text(text, style="bold red" if error else ""))
+        style = theme_style("$error bold") if error else ""
+        self.query_one("#find-status", Static).update(Text(text, style=style))
 
     def current(self) -> tuple[FindQuery, bool]:
         return (

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from rich.text import Text
 from textual import events
 from textual.widgets import DataTable
+from textual.widgets.data_table import RowKey
 
 from ..table_columns import Column
 
@@ -19,6 +20,11 @@ Cells = dict[str, Text]
 
 
 class FittedTable(DataTable):
+    DEFAULT_CSS = """
+    FittedTable { border: round $foreground 25%; }
+    FittedTable:focus { border: round $accent; }
+    """
+
     def __init__(self, layout: Callable[[int], list[Column]], **options) -> None:
         super().__init__(**options)
         self._layout = layout
@@ -88,8 +94,8 @@ class FittedTable(DataTable):
         if any(shown.key == column for shown in self._shown):
             self.update_cell(key, column, cell)
 
-    def remove_row(self, row_key) -> None:
-        self._cells.pop(getattr(row_key, "value", row_key), None)
+    def remove_row(self, row_key: RowKey | str) -> None:
+        self._cells.pop(row_key.value if isinstance(row_key, RowKey) else row_key, None)
         super().remove_row(row_key)
 
     def clear(self, columns: bool = False) -> FittedTable:

@@ -1,0 +1,384 @@
+"""The per-conversation event store: row windows, a bounded event cache, pairing, the tree.
+
+No widgets here: the screen runs these coroutines in workers. The base window (no filter,
+oldest first) doubles as the index the tree is built from; filtered views get their own
+window. Full events are kept only in a bounded LRU cache (rows are what stays resident),
+so memory follows the rows, not the payloads.
+
+Loading outlasts outages here, not in the screen: the client spends its own quick retries
+on each request; a load that still fails with a server or network error (``is_retryable``)
+is tried again after the client's backoff (:class:`Backoff`), up to ``OUTAGE_TRIES`` times,
+so a restarting server or a rate limit still ends with every event, once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from textual.cache import LRUCache
+
+from tui.client import PageLoopError, is_retryable
+from tui.models import EventTree
+
+from .row_windows import START, EventQuery, PagedWindow, PathWindow
+from .rows import EventRow, make_row
+
+if TYPE_CHECKING:
+    from tui.client import OpenHandsClient
+    from tui.models import AnyEvent, AppConversation
+
+PAGE = 100
+CACHE_EVENTS = 1_000  # full events kept (the screen's neighbourhood); rows hold the rest
+#: Tries of one load through a server or network outage (each try is a whole client call,
+#: with its own quick retries) before the failure is shown and the load given up.
+OUTAGE_TRIES = 8
+T = TypeVar("T")
+
+
+class Backoff(Protocol):
+    """What the store needs of a backoff policy: seconds to wait before retry ``attempt``."""
+
+    def delay(self, attempt: int) -> float: ...
+
+
+@dataclass(frozen=True)
+class JitteredBackoff:
+    """``base`` seconds doubling per attempt up to ``cap``, times a random 0.5–1.0 (the
+    client's rule for its HTTP retries). Anything with ``delay(attempt)`` can stand in,
+    e.g. the client's own policy object."""
+
+    base: float = 0.25
+    cap: float = 4.0
+
+    def delay(self, attempt: int) -> float:
+        return min(self.cap, self.base * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0)
+
+
+#: Told when a load failed and will be tried again: (the failure, seconds until the next try).
+RetryNotice = Callable[[BaseException, float], None]
+
+
+class ConversationEvents:
+    """One conversation's events as the screen holds them (see the module docstring)."""
+
+    def __init__(
+        self,
+        client: OpenHandsClient,
+        conversation_id: str,
+        *,
+        shared: bool = False,
+        backoff: Backoff | None = None,
+        on_retry: RetryNotice | None = None,
+    ) -> None:
+        self.client = client
+        self.conversation_id = conversation_id
+        self.shared = shared
+        self.backoff = backoff or JitteredBackoff()
+        self.on_retry = on_retry
+        #: the conversation's record (title, statuses, cost), once loaded; None for shared links
+        self.record: AppConversation | None = None
+        self.base = PagedWindow(EventQuery())
+        self._cache: LRUCache[str, AnyEvent] = LRUCache(CACHE_EVENTS)
+        self._closed = False
+        self._by_tool_call: dict[str, list[int]] = {}
+        self._locks: dict[tuple[int, str], asyncio.Lock] = {}
+        self._followed: dict[tuple[int, str], set[str]] = {}  # page ids walked, per window end
+        self.tree: EventTree | None = None
+        self._tree_size = -1
+        self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
+
+    def close(self) -> None:
+        """The screen is gone: loads waiting to try again give up instead."""
+        self._closed = True
+
+    async def _patiently(self, call: Callable[[], Awaitable[T]], *, quiet: bool = False) -> T:
+        """``call()``, tried again after the backoff while the server or network fails.
+
+        ``quiet``: no ``on_retry`` notice (the caller shows its own progress)."""
+        for attempt in range(1, OUTAGE_TRIES + 1):
+            try:
+                return await call()
+            except Exception as exc:
+                if not is_retryable(exc) or attempt == OUTAGE_TRIES or self._closed:
+                    raise
+                delay = self.backoff.delay(attempt)
+                if not quiet and self.on_retry is not None:
+                    self.on_retry(exc, delay)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
+
+    # --- fetching --------------------------------------------------------------------------
+
+    async def load_record(self, *, patient: bool = True) -> AppConversation | None:
+        """The conversation's record (shared links have none): tried through outages unless
+        ``patient`` is False (a refresh that the next one makes up for)."""
+        if self.shared:
+            return None
+
+        async def load() -> AppConversation | None:
+            found = await self.client.get_conversations([self.conversation_id])
+            return found[0] if found else None
+
+        self.record = await (self._patiently(load) if patient else load())
+        return self.record
+
+    async def count(self, query: EventQuery) -> int | None:
+        """Total for a query, or None where the endpoint has no count (shared links)."""
+        if self.shared:
+            return None
+        return await self.client.count_events(
+            self.conversation_id,
+            kind=query.kind,
+            timestamp_gte=query.since,
+            timestamp_lt=query.until,
+        )
+
+    async def _page(
+        self, query: EventQuery, page_id: str | None, descending: bool
+    ) -> tuple[list[AnyEvent], str | None]:
+        search = self.client.search_shared_events if self.shared else self.client.search_events
+        page = await search(
+            self.conversation_id,
+            kind=query.kind,
+            timestamp_gte=query.since,
+            timestamp_lt=query.until,
+            sort_order="TIMESTAMP_DESC" if descending else "TIMESTAMP",
+            page_id=page_id or None,
+            limit=PAGE,
+        )
+        return page.items, page.next_page_id
+
+    async def open_window(
+        self, query: EventQuery, on_total: Callable[[PagedWindow], None] | None = None
+    ) -> PagedWindow:
+        """A window for ``query`` with its total and first page, fetched concurrently
+        (through outages).
+
+        With ``on_total`` the first page does not wait for the total: a count walks the whole
+        log on the server (~10 ms at 100,000 events, 3 ms for the page), so the rows come
+        first and ``on_total(window)`` is called when the total is known."""
+        return await self._patiently(lambda: self._open_window(query, on_total))
+
+    async def _open_window(
+        self, query: EventQuery, on_total: Callable[[PagedWindow], None] | None
+    ) -> PagedWindow:
+        window = self.base if query == self.base.query else PagedWindow(query)
+
+        async def count() -> None:
+            total = await self.count(query)
+            if total is not None and window.head_page is not None:
+                window.total = max(total, len(window.head))
+
+        if window.head_page == START:  # nothing fetched yet (or the last try failed)
+            if window.total is None and on_total is not None:
+                task = asyncio.ensure_future(count())
+                self._counting.add(task)
+                task.add_done_callback(lambda done: self._counted(done, window, on_total))
+                await self.fill(window, "head")
+            else:
+                await asyncio.gather(
+                    *([count()] if window.total is None else []), self.fill(window, "head")
+                )
+        return window
+
+    def _counted(
+        self, task: asyncio.Future, window: PagedWindow, on_total: Callable[[PagedWindow], None]
+    ) -> None:
+        self._counting.discard(task)
+        # a failed count leaves the total unknown: the window then grows as pages arrive
+        if not task.cancelled() and task.exception() is None and window.total is not None:
+            on_total(window)
+
+    async def fill(self, window: PagedWindow, side: str) -> int:
+        """Fetch one page at ``side`` of ``window``; returns rows added."""
+        lock = self._locks.setdefault((id(window), side), asyncio.Lock())
+        async with lock:
+            page_id = window.head_page if side == "head" else window.tail_page
+            if page_id is None or window.complete:
+                return 0
+            descending = window.query.descending != (side == "tail")
+            events, next_page = await self._page(
+                window.query, page_id if page_id != START else None, descending
+            )
+            followed = self._followed.setdefault((id(window), side), set())
+            if next_page is not None and (next_page == page_id or next_page in followed):
+                # a server cursor that leads back: stop here rather than walk in circles
+                raise PageLoopError(
+                    "The server's next page id repeats an earlier one; paging stopped.",
+                    page_id=next_page,
+                )
+            if page_id != START:
+                followed.add(page_id)
+            rows = [self._remember(e) for e in events]
+            before = len(window.head) + len(window.tail)
+            head_before = len(window.head)
+            if side == "head":
+                window.add_head(rows, next_page)
+            else:
+                window.add_tail(rows, next_page)
+            if window is self.base:
+                self._index_pairs(head_before)
+            return len(window.head) + len(window.tail) - before
+
+    async def fill_range(self, window: PagedWindow, start: int, end: int) -> bool:
+        """Walk pages (through outages) until rows [start, end) are loaded; True if anything
+        was added. Quiet: the list shows its loading rows meanwhile."""
+
+        async def walk() -> bool:
+            added = False
+            while (side := window.side_for(start, end)) is not None:
+                if not await self.fill(window, side):
+                    break
+                added = True
+            return added
+
+        return await self._patiently(walk, quiet=True)
+
+    async def index_page(self) -> int:
+        """The base window's next page (oldest first, through outages); rows added."""
+        return await self._patiently(lambda: self.fill(self.base, "head"))
+
+    async def load_all(
+        self, window: PagedWindow, progress: Callable[[PagedWindow], None] | None = None
+    ) -> None:
+        """Every page of ``window`` (through outages, quietly: ``progress(window)`` is called
+        before each page so the caller can say how far it got)."""
+        while not window.complete:
+            if progress is not None:
+                progress(window)
+            if not await self._patiently(lambda: self.fill(window, "head"), quiet=True):
+                break
+
+    # --- events --------------------------------------------------------------------------
+
+    def _remember(self, event: AnyEvent) -> EventRow:
+        if event.id is not None:
+            self._cache.set(event.id, event)
+        return make_row(event)
+
+    def _index_pairs(self, start: int) -> None:
+        for pos in range(start, len(self.base.head)):
+            call = self.base.head[pos].tool_call_id
+            if call:
+                self._by_tool_call.setdefault(call, []).append(pos)
+
+    def pending_actions(self, look_back: int = 200) -> list[EventRow]:
+        """The newest actions that have no result yet (what a confirmation would run).
+
+        Only the last ``look_back`` rows are searched: a pending action is always recent."""
+        rows = self.base.head
+        pending = []
+        for pos in range(len(rows) - 1, max(-1, len(rows) - 1 - look_back), -1):
+            row = rows[pos]
+            if (
+                row.kind == "ActionEvent"
+                and row.tool_call_id
+                and len(self._by_tool_call.get(row.tool_call_id, ())) == 1
+            ):
+                pending.append(row)
+            elif row.kind == "MessageEvent" and row.source == "user":
+                break  # actions before the user's last message belong to an earlier turn
+        return pending[::-1]
+
+    def cached(self, event_id: str | None) -> AnyEvent | None:
+        return self._cache.get(event_id) if event_id else None
+
+    async def event(self, row: EventRow) -> AnyEvent | None:
+        """The full event for a row: from the cache, else fetched by id."""
+        found = self.cached(row.id)
+        if found is not None or row.id is None or self.shared:
+            return found
+        events = await self.client.get_events(self.conversation_id, [row.id])
+        event = events[0] if events else None
+        if event is not None:
+            self._remember(event)
+        return event
+
+    async def events_for(self, rows: list[EventRow]) -> list[AnyEvent]:
+        """The full events of ``rows``, in order: cached ones as they are, the rest fetched
+        by id a hundred at a time, through outages (rows whose event is gone are left out)."""
+        missing = [r.id for r in rows if r.id is not None and self.cached(r.id) is None]
+        fetch = self.client.get_shared_events if self.shared else self.client.get_events
+        found: dict[str, AnyEvent] = {}
+        for start in range(0, len(missing), PAGE):
+            ids = missing[start : start + PAGE]
+            for event in await self._patiently(lambda ids=ids: fetch(self.conversation_id, ids)):
+                if event is not None and event.id is not None:
+                    found[event.id] = event
+        out = []
+        for row in rows:
+            event = self.cached(row.id) or found.get(row.id) if row.id is not None else None
+            if event is not None:
+                out.append(event)
+        return out
+
+    async def paired(self, row: EventRow) -> AnyEvent | None:
+        """The action's observation (or the observation's action), matched by tool_call_id."""
+        if not row.tool_call_id:
+            return None
+        for pos in self._by_tool_call.get(row.tool_call_id, ()):
+            other = self.base.head[pos]
+            if other.id != row.id and (row.kind == "ActionEvent") != (other.kind == "ActionEvent"):
+                return await self.event(other)
+        return None
+
+    # --- tree ------------------------------------------------------------------------------
+
+    @property
+    def rows(self) -> list[EventRow]:
+        """The base window's rows, oldest first: the index the tree is built from."""
+        return self.base.head
+
+    def build_tree(self) -> EventTree | None:
+        """Rebuild the tree when the base index grew (log order = ascending timestamps)."""
+        rows = self.base.head
+        if len(rows) == self._tree_size:
+            return None
+        if (
+            self.tree is not None
+            and 0 <= self._tree_size < len(rows)
+            and len(self.tree) == self._tree_size
+        ):
+            # rows were only appended (index pages, live events): extend, O(new rows)
+            self.tree.extend((r.id, r.parent_id) for r in rows[self._tree_size :])
+        else:  # first build, or a row was replaced (it gained its parent): start over
+            self.tree = EventTree((r.id, r.parent_id) for r in rows)
+        self._tree_size = len(rows)
+        return self.tree
+
+    def branch_window(self, position: int, label: str) -> PathWindow:
+        assert self.tree is not None
+        rows = self.base.head
+        return PathWindow([rows[p] for p in self.tree.branch_path(position)], label)
+
+    def add_live(self, events: list[AnyEvent], windows: Sequence[PagedWindow] = ()) -> int:
+        """Fold live events into the base window (and other open windows of the same
+        query); known ids are replaced in place. Returns how many rows were new."""
+        fresh: list[EventRow] = []
+        replaced = False
+        for event in events:
+            row = self._remember(event)
+            if row.id is not None and row.id in self.base.ids:
+                replaced |= self.base.replace(row)
+            else:
+                fresh.append(row)
+        before = len(self.base.head)
+        added = self.base.append_live(fresh)
+        if self.base.complete:
+            self._index_pairs(before)
+        for window in windows:
+            if window is not self.base and window.query.is_plain:
+                window.append_live(fresh)
+        if replaced:
+            self._tree_size = -1  # a parent changed: the tree must be rebuilt
+        return added
+
+    @property
+    def newest_timestamp(self) -> str | None:
+        """The newest timestamp loaded (string order, as the service compares them)."""
+        rows = self.base.head[-1:] if self.base.complete else self.base.tail[:1]
+        return rows[0].timestamp if rows and rows[0].timestamp else None

@@ -1,0 +1,70 @@
+"""A running conversation's live side: its websocket stream, folded state and agent client.
+
+The screen's stream worker receives items in ~50 ms batches (``EventStream.batches``) and
+folds each batch here into a :class:`StreamState` (status, cost, streaming text, errors);
+persistable events are held until the screen hands them to the event store, once per
+batch, so a burst costs one repaint, never one per event. Rows are held back until the
+conversation's index is complete, so ids decide exactly what is new and nothing is
+counted twice. No Textual here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tui.client import (
+    AgentServerClient,
+    EventStream,
+    StreamEvent,
+    StreamState,
+    StreamStatus,
+    agent_endpoint,
+)
+
+from .format import status_value
+
+if TYPE_CHECKING:
+    from tui.models import AnyEvent, AppConversation
+
+
+def can_follow(conversation: AppConversation) -> bool:
+    """The conversation's agent can be followed live: its sandbox runs and it has an address."""
+    return bool(
+        conversation.conversation_url
+        and conversation.session_api_key
+        and status_value(conversation.sandbox_status) == "RUNNING"
+    )
+
+
+class LiveSession:
+    """The live half of a conversation screen: stream, agent controls and folded state."""
+
+    def __init__(self, app_base_url: str, conversation: AppConversation) -> None:
+        self.endpoint = agent_endpoint(app_base_url, conversation)
+        self.agent = AgentServerClient(self.endpoint)
+        self.state = StreamState()
+        self.held: list[AnyEvent] = []  # persistable events waiting for the index
+        self.stream: EventStream | None = None
+
+    def open_stream(self, since: str | None) -> EventStream:
+        self.stream = EventStream(self.endpoint, since=since)
+        return self.stream
+
+    def fold(self, batch: list[StreamEvent | StreamStatus]) -> set[str]:
+        changed = self.state.extend(batch)
+        self.held.extend(self.state.take_events())
+        return changed
+
+    @property
+    def running(self) -> bool:
+        return status_value(self.state.execution_status) == "running"
+
+    @property
+    def waiting_for_confirmation(self) -> bool:
+        """The agent holds an action until the user approves or rejects it."""
+        return status_value(self.state.execution_status) == "waiting_for_confirmation"
+
+    async def aclose(self) -> None:
+        if self.stream is not None:
+            await self.stream.close()
+        await self.agent.aclose()

@@ -1,0 +1,143 @@
+"""Steering a live conversation's agent: pause/run, interrupt, approve or reject, message.
+
+The keys are the screen's (``space``, ``X``, ``A``, ``R``, ``m``); they apply only while
+the conversation is live and not read-only (``ConversationScreen.check_action``). The
+confirmation bar and the message line (``widgets/agent_bar.py``) show and ask; the
+requests to the agent server run here, in workers of the ``agent`` group.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from tui.models import ExecutionStatus
+
+from ...widgets.agent_bar import ConfirmBar, MessageLine
+from ...widgets.event_list import EventList
+from ..confirm import ConfirmScreen
+
+if TYPE_CHECKING:
+    from ...conversation_events import ConversationEvents
+    from ...live_session import LiveSession
+
+CONTROL_DONE = {
+    "pause": "Pause requested (takes effect between steps).",
+    "run": "Agent running.",
+    "interrupt": "Agent interrupted.",
+}
+
+
+class AgentMixin:
+    """Part of :class:`~.screen.ConversationScreen`, which provides what is declared here."""
+
+    events: ConversationEvents
+    live: LiveSession | None
+
+    def _agent(self) -> LiveSession | None:
+        """The live session, if the agent may be steered now (else says why not)."""
+        if self.app.readonly:
+            self.notify("Read-only mode: the agent cannot be controlled.", severity="warning")
+            return None
+        if self.live is None:
+            self.notify(
+                "This conversation is not running live (its sandbox is not RUNNING).",
+                severity="warning",
+            )
+            return None
+        return self.live
+
+    def render_confirm(self) -> None:
+        """Show what the agent waits to run while it waits for the user's approval."""
+        waiting = self.live is not None and self.live.waiting_for_confirmation
+        if self.query_one(ConfirmBar).show(self.events.pending_actions() if waiting else None):
+            self.refresh_bindings()  # A/R appear in the key bar only while they apply
+
+    def action_toggle_run(self) -> None:
+        if (live := self._agent()) is not None:
+            self.control("pause" if live.running else "run")
+
+    def action_interrupt(self) -> None:
+        if self._agent() is None:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.control("interrupt")
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Interrupt the agent now?\nThe model call in flight is cancelled.", "Interrupt"
+            ),
+            answered,
+        )
+
+    @work(group="agent")
+    async def control(self, verb: str) -> None:
+        live = self.live
+        assert live is not None
+        try:
+            await getattr(live.agent, verb)()
+        except Exception as exc:  # noqa: BLE001
+            self.failed(f"Could not {verb} the agent", exc)
+            return
+        if verb == "interrupt":  # takes effect at once: show it before the stream says so
+            live.state.execution_status = ExecutionStatus.PAUSED
+            self.render_header()
+        self.notify(CONTROL_DONE[verb])
+
+    def action_approve(self) -> None:
+        if self._agent() is not None:
+            self.respond(True, "")
+
+    def action_reject(self) -> None:
+        if self._agent() is not None:
+            self.query_one(MessageLine).ask_reason()
+
+    @work(group="agent")
+    async def respond(self, accept: bool, reason: str) -> None:
+        live = self.live
+        assert live is not None
+        try:
+            if accept:
+                await live.agent.respond_to_confirmation(True)
+            elif reason:
+                await live.agent.respond_to_confirmation(False, reason)
+            else:
+                await live.agent.respond_to_confirmation(False)
+        except Exception as exc:  # noqa: BLE001
+            self.failed("Could not answer the confirmation", exc)
+            return
+        self.notify(
+            "Approved: the agent runs the action."
+            if accept
+            else "Rejected: the agent was told why.",
+            markup=False,
+        )
+
+    def action_message(self) -> None:
+        if self._agent() is not None:
+            self.query_one(MessageLine).ask_message()
+
+    def on_message_line_sent(self, message: MessageLine.Sent) -> None:
+        self.close_message_line()
+        if message.reject:
+            self.respond(False, message.text)
+        elif message.text:
+            self.send_message(message.text)
+
+    def close_message_line(self) -> None:
+        self.query_one(MessageLine).close()
+        self.query_one(EventList).focus()
+
+    @work(group="agent")
+    async def send_message(self, text: str) -> None:
+        live = self.live
+        assert live is not None
+        try:
+            await live.agent.send_message(text)
+        except Exception as exc:  # noqa: BLE001
+            self.failed("Could not send the message", exc)
+            return
+        self.notify("Message sent.")

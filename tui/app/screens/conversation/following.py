@@ -1,0 +1,124 @@
+"""Following a live conversation: its stream's batches folded into the screen.
+
+A conversation whose sandbox runs is followed over the websocket (``live_session.py``).
+Each ~50 ms batch is folded into the stream state once, then only what changed is
+redrawn: the header (status, cost, connection), the stream preview, the run-error
+banner, the confirmation bar; new events join the store and the list in one go. Rows are
+held until the index is complete, so ids decide what is new and nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from tui.text import clean
+
+from ...format import status_value, title_of
+from ...gc_freeze import FREEZE_EVERY, freeze_long_lived
+from ...live_session import LiveSession
+from ...messages import AgentStatusChanged
+from ...widgets.agent_bar import RunErrorBanner, StreamPreview
+from ...widgets.event_list import EventList
+from ...widgets.event_tree import EventTreeView
+
+if TYPE_CHECKING:
+    from tui.client import StreamEvent, StreamStatus
+    from tui.models import AppConversation
+
+    from ...conversation_events import ConversationEvents
+    from ...row_windows import PagedWindow, RowWindow
+
+
+class FollowMixin:
+    """Part of :class:`~.screen.ConversationScreen`, which provides what is declared here."""
+
+    conversation_id: str
+    events: ConversationEvents
+    window: RowWindow
+    query_window: PagedWindow
+    conversation: AppConversation | None
+    live: LiveSession | None
+    new_below: int  # live rows below a cursor that does not follow them
+    frozen_rows: int  # rows when long-lived objects were last frozen (gc_freeze.py)
+
+    @work(exclusive=True, group="live")
+    async def follow_live(self) -> None:
+        try:
+            assert self.conversation is not None
+            self.live = LiveSession(self.app.client.base_url, self.conversation)
+            self.refresh_bindings()
+            if not self.events.base.complete:
+                await self.events.fill(self.events.base, "tail")  # the newest page fixes "since"
+        except Exception as exc:  # noqa: BLE001
+            self.failed("Cannot follow this conversation live", exc)
+            return
+        stream = self.live.open_stream(self.events.newest_timestamp)
+        async with stream:
+            async for batch in stream.batches(0.05):
+                if self.closing:  # the screen was closed while a batch was on its way
+                    return
+                self.apply_live(batch)
+
+    def apply_live(self, batch: list[StreamEvent | StreamStatus]) -> None:
+        """Fold one batch and redraw what it changed."""
+        live = self.live
+        assert live is not None
+        before = live.state.execution_status
+        changed = live.fold(batch)
+        if "status" in changed and self.conversation is not None:
+            # the first status of a stream is where things stand, not news
+            self.post_message(
+                AgentStatusChanged(
+                    self.conversation_id,
+                    title_of(self.conversation),
+                    status_value(before),
+                    status_value(live.state.execution_status),
+                )
+            )
+        if live.held and self.events.base.complete:
+            self.flush_live_rows()
+        if changed & {"status", "stats", "connection"}:
+            self.render_header()
+        connection = live.state.connection if "connection" in changed else None
+        if connection is not None and connection.state in ("live", "reconnecting", "offline"):
+            self.refresh_record()  # a drop often means the sandbox changed: show it
+        if "streaming" in changed:
+            self.query_one(StreamPreview).show(live.state)
+        if changed & {"status", "events"}:
+            self.render_confirm()
+        if changed & {"error", "status"}:
+            self.query_one(RunErrorBanner).show(live.state)
+        if "notice" in changed and live.state.server_notice is not None:
+            notice = live.state.server_notice
+            self.notify(
+                f"Server: {clean(notice.code)}: {clean(notice.detail)[:200]}",
+                severity="warning",
+                markup=False,
+            )
+
+    def flush_live_rows(self) -> None:
+        """Hand the held live events to the store; the list follows the tail if it was there."""
+        live = self.live
+        assert live is not None
+        events, live.held = live.held, []
+        event_list = self.query_one(EventList)
+        shows_base = self.window is self.events.base or (
+            self.window is self.query_window and self.query_window.query.is_plain
+        )
+        follow = shows_base and event_list.at_end and not self.window.query.descending
+        added = self.events.add_live(events, [self.query_window])
+        self.query_one(EventTreeView).mark_stale()
+        if not added:
+            return
+        if self.frozen_rows and len(self.events.base.head) - self.frozen_rows >= FREEZE_EVERY:
+            freeze_long_lived()  # a long stream's rows, out of the collector's way too
+            self.frozen_rows = len(self.events.base.head)
+        if shows_base:
+            if self.window.query.descending and event_list.cursor > 0:
+                event_list.cursor += added  # keep the same event under the cursor
+            event_list.rows_appended(added, follow=follow)
+            if not follow and not self.window.query.descending:
+                self.new_below += added
+        self.update_list_title()

@@ -1,0 +1,460 @@
+"""One conversation: the tree, the filtered lazy event list and the detail pane.
+
+The screen composes the panes, loads through the event store (``conversation_events.py``)
+and routes what the widgets say. Each concern beside it lives in its own module and is
+mixed in: find and jump (``find.py``), copy and export (``exporting.py``), following a
+live run (``following.py``), steering its agent (``agent.py``). Every switch of what the
+list shows goes through one reactive, :attr:`ConversationScreen.window`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from tui.text import clean
+
+from ...conversation_events import ConversationEvents
+from ...gc_freeze import freeze_long_lived
+from ...live_session import LiveSession, can_follow
+from ...row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
+from ...rows import EventRow
+from ...search import Finder
+from ...widgets.agent_bar import ConfirmBar, MessageLine, RunErrorBanner, StreamPreview
+from ...widgets.conversation_header import ConversationHeader
+from ...widgets.event_detail import EventDetail
+from ...widgets.event_list import EventList
+from ...widgets.event_tree import REFRESH_S, EventTreeView
+from ...widgets.filter_bar import FilterBar
+from ...widgets.find_bar import FindBar
+from ...widgets.key_bar import KeyBar
+from ..errors import describe_error
+from .agent import AgentMixin
+from .exporting import ExportMixin
+from .find import FindMixin
+from .following import FollowMixin
+from .keys import CONVERSATION_KEYS
+
+if TYPE_CHECKING:
+    from tui.models import AppConversation
+
+FOLLOW_DETAIL_S = 0.5  # while following live rows, the detail pane updates at most this often
+PANES = ("event-tree", "event-list", "event-detail")  # what z zooms
+
+
+class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, Screen):
+    """Tree | list over detail. The base index loads in the background for the tree."""
+
+    AUTO_FOCUS = "#event-list"
+    BINDING_GROUP_TITLE = "Conversation"
+    ALLOW_IN_MAXIMIZED_VIEW = "KeyBar"  # a zoomed pane (z) keeps the keys in view
+    CSS_PATH = "conversation.tcss"
+    BINDINGS = CONVERSATION_KEYS
+
+    #: What the list shows: the filter bar's view, a branch, or find's matches. Assigning it
+    #: is the one way to switch: the list takes the rows (cursor on the first) and its title
+    #: says what they are (:meth:`watch_window`).
+    window: reactive[RowWindow] = reactive(
+        PathWindow([], ""), always_update=True, init=False, repaint=False
+    )
+
+    def __init__(
+        self, conversation_id: str, *, shared: bool = False, title: str | None = None
+    ) -> None:
+        super().__init__()
+        self.conversation_id = conversation_id
+        self.events = ConversationEvents(
+            self.app.client, conversation_id, shared=shared, on_retry=self._retry_notice
+        )
+        self.set_reactive(ConversationScreen.window, self.events.base)
+        #: the filter bar's view (a query's window): what branch and find views return to
+        self.query_window: PagedWindow = self.events.base
+        self._title = title
+        self.live: LiveSession | None = None
+        self.new_below = 0  # live rows below a cursor that does not follow them
+        self.frozen_rows = 0  # rows when long-lived objects were last frozen (gc_freeze.py)
+        self._detail_pending: EventRow | None = None  # the newest followed row, detail due
+        self._detail_shown_at = 0.0  # when the detail last caught up with followed rows
+        self._wanted_rows: tuple[PagedWindow, int, int] | None = None  # the list's newest ask
+        self._filling = False  # fill_rows is running (it takes each new ask in turn)
+        self.finder: Finder | None = None
+
+    def compose(self) -> ComposeResult:
+        yield ConversationHeader(
+            self.conversation_id, self._title, shared=self.events.shared, id="conv-header"
+        )
+        yield FilterBar(id="filter-bar")
+        yield FindBar(id="find-bar")
+        yield RunErrorBanner(id="error-banner")
+        yield ConfirmBar(id="confirm-bar")
+        with Horizontal(id="conv-body"):
+            yield EventTreeView(id="event-tree")
+            with Vertical(id="conv-right"):
+                yield EventList(id="event-list")
+                yield StreamPreview(id="stream-preview")
+                yield EventDetail(id="event-detail")
+        yield MessageLine(id="message-line")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#event-tree").border_title = "Tree"
+        event_list = self.query_one(EventList)
+        event_list.border_title = "Events"
+        event_list.empty_text = "Loading events…"
+        self.query_one(EventDetail).clear_event()
+        self.render_header()
+        event_list.focus()
+        self.load()
+        self.query_one(EventTreeView).follow(self.events)
+
+    @property
+    def closing(self) -> bool:
+        """Being closed: the panes may already be gone, so late worker results are dropped."""
+        return not self.is_attached or self._closing or self._closed or self._pruning
+
+    @property
+    def conversation(self) -> AppConversation | None:
+        """The conversation's record (title, statuses, cost), once loaded."""
+        return self.events.record
+
+    async def on_unmount(self) -> None:
+        self.events.close()
+        if self.live is not None:
+            await self.live.aclose()
+
+    # --- what the list shows ----------------------------------------------------------------
+
+    def watch_window(self, window: RowWindow) -> None:
+        self.query_one(EventList).set_source(window)
+        self.update_list_title()
+
+    def render_header(self) -> None:
+        for header in self.query(ConversationHeader):  # none once the screen is closing
+            header.show(self.conversation, self.live.state if self.live is not None else None)
+
+    def update_list_title(self) -> None:
+        event_list = self.query_one(EventList)
+        window = self.window
+        if isinstance(window, PathWindow):
+            # Text, not str: a str title is parsed as markup, and the label is a message's words
+            event_list.border_title = Text(
+                f"Events · {window.what}: {clean(window.label)[:40]} · {len(window):,}"
+            )
+        else:
+            total = f"{len(window):,}" if window.total is not None else f"{len(window):,}+"
+            event_list.border_title = Text(f"Events · {window.query.describe()} · {total}")
+        if not self.events.base.complete:
+            event_list.border_subtitle = (
+                f"indexing {len(self.events.base.head):,}/{self.events.base.total or '?'}"
+            )
+        elif self.new_below:
+            event_list.border_subtitle = f"↓ {self.new_below:,} new (G to follow)"
+        else:
+            event_list.border_subtitle = ""
+
+    # --- loading -------------------------------------------------------------------------
+
+    @work(exclusive=True, group="load")
+    async def load(self) -> None:
+        try:
+            window, _ = await asyncio.gather(
+                self.events.open_window(self.query_window.query, self._total_known),
+                self._load_record(),
+            )
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
+            self.failed("Could not load the conversation", exc)
+            return
+        if self.closing:
+            return
+        self.query_one(EventList).empty_text = (
+            "No events match." if window.total == 0 else "No events."
+        )
+        self.query_window = self.window = window
+        # the first rows are painted before the background walk starts taking turns
+        self.call_after_refresh(self.index)
+        if self.conversation is not None and can_follow(self.conversation):
+            self.follow_live()
+
+    def _total_known(self, window: PagedWindow) -> None:
+        """A window's count arrived after its first rows: size the list and its title."""
+        if self.closing or window is not self.window:
+            return
+        event_list = self.query_one(EventList)
+        if event_list.source is window:  # before that, the list still says it is loading
+            event_list.rows_changed()
+            self.update_list_title()
+
+    async def _load_record(self) -> None:
+        if not self.events.shared:
+            await self.events.load_record()
+            self.render_header()
+
+    @work(exclusive=True, group="record")
+    async def refresh_record(self) -> None:
+        try:
+            await self.events.load_record(patient=False)
+        except Exception:  # noqa: BLE001 - best effort; the stream status already says enough
+            return
+        self.render_header()
+
+    @work(exclusive=True, group="index")
+    async def index(self) -> None:
+        """Walk the whole conversation (oldest first) so the tree and pairing are complete.
+
+        The store outlasts server and network failures (with backoff), so a flaky server
+        still ends fully indexed."""
+        events, loop = self.events, asyncio.get_running_loop()
+        last = 0.0
+        while not events.base.complete:
+            try:
+                added = await events.index_page()
+            except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
+                self.failed("Indexing stopped", exc)
+                break
+            if self.closing:
+                return
+            now = loop.time()
+            if now - last > REFRESH_S:
+                last = now
+                self._base_grew()
+            if not added:
+                break
+        if not self.closing:
+            self._base_grew()
+
+    def _base_grew(self) -> None:
+        complete = self.events.base.complete
+        if complete and not self.frozen_rows:
+            freeze_long_lived()  # the index's rows stay as long as the screen
+            self.frozen_rows = len(self.events.base.head)
+        if self.window is self.events.base:
+            self.query_one(EventList).rows_changed()
+        self.update_list_title()
+        tree = self.query_one(EventTreeView)
+        tree.mark_stale()
+        tree.rebuild(now=complete)
+        if complete and self.live is not None and self.live.held:
+            self.flush_live_rows()
+        if self.live is not None and self.live.waiting_for_confirmation:
+            self.render_confirm()
+
+    @on(EventList.RowsWanted)
+    def _rows_wanted(self, message: EventList.RowsWanted) -> None:
+        if isinstance(self.window, PagedWindow):
+            self._wanted_rows = (self.window, message.start, message.end)
+            if not self._filling:
+                self._filling = True
+                self.fill_rows()
+
+    @work(group="fill")
+    async def fill_rows(self) -> None:
+        """Load what the list last asked for, then whatever it asked for meanwhile.
+
+        A page on its way is never cancelled for a newer request (the list asks again on
+        every repaint that finds a gap): cancelling it and asking anew made End on a large
+        conversation wait for several page fetches instead of one."""
+        try:
+            while (wanted := self._wanted_rows) is not None and not self.closing:
+                self._wanted_rows = None
+                window, start, end = wanted
+                try:
+                    added = await self.events.fill_range(window, start, end)
+                except Exception as exc:  # noqa: BLE001
+                    self.failed("Could not load events", exc)
+                    return
+                if added and window is self.window and not self.closing:
+                    self.query_one(EventList).rows_changed()
+                    self.update_list_title()
+        finally:
+            self._filling = False
+
+    def _retry_notice(self, exc: BaseException, delay: float) -> None:
+        """The store tries a failed load again after ``delay`` seconds: say so."""
+        if not self.closing:
+            self.notify(
+                f"Loading failed ({describe_error(exc)}); retrying in {delay:.1f}s.",
+                severity="warning",
+                timeout=min(5.0, delay + 1),
+                markup=False,
+            )
+
+    def failed(self, what: str, exc: BaseException) -> None:
+        """Tell the user what could not be done, and why (never a traceback)."""
+        self.notify(f"{what}: {describe_error(exc)}", severity="error", timeout=8, markup=False)
+
+    # --- filters -----------------------------------------------------------------------------
+
+    @on(FilterBar.Changed)
+    def _filter_changed(self, message: FilterBar.Changed) -> None:
+        self.apply_query(message.query)
+
+    @work(exclusive=True, group="load")
+    async def apply_query(self, query: EventQuery) -> None:
+        try:
+            window = await self.events.open_window(query, self._total_known)
+        except Exception as exc:  # noqa: BLE001
+            self.failed("Could not apply the filter", exc)
+            return
+        if self.closing:
+            return
+        self.query_one(EventList).empty_text = "No events match these filters."
+        self.query_window = self.window = window
+
+    def filter_kind(self, kind: str | None) -> None:
+        """Palette entry point: show only one kind."""
+        bar = self.query_one(FilterBar)
+        bar.set_query(EventQuery(**{**bar.query.__dict__, "kind": kind}))
+        self.apply_query(bar.query)
+
+    def action_toggle_sort(self) -> None:
+        self.query_one(FilterBar).toggle_sort()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#filter-kind").focus()
+
+    def action_show_all(self) -> None:
+        if isinstance(self.window, PathWindow):
+            self.window = self.query_window
+        elif not self.query_window.query.is_plain:
+            bar = self.query_one(FilterBar)
+            bar.set_query(EventQuery(descending=self.query_window.query.descending))
+            self.apply_query(bar.query)
+
+    # --- detail ------------------------------------------------------------------------------
+
+    @on(EventList.Highlighted)
+    def _highlighted(self, message: EventList.Highlighted) -> None:
+        if message.row is not None:
+            if message.followed:
+                self._follow_detail(message.row)
+            else:
+                self._detail_pending = None
+                self.show_detail(message.row)
+        if self.new_below and message.event_list.at_end:
+            self.new_below = 0
+            self.update_list_title()
+
+    def _follow_detail(self, row: EventRow) -> None:
+        """The cursor follows live rows: the detail pane catches up at most every
+        FOLLOW_DETAIL_S (drawing a message is ~10–100 ms; at 20 batches a second the
+        screen would do little else), always ending on the newest row."""
+        pending = self._detail_pending
+        self._detail_pending = row
+        if pending is not None:
+            return  # a catch-up is already due; it takes the newest row
+        wait = self._detail_shown_at + FOLLOW_DETAIL_S - time.perf_counter()
+        if wait > 0:
+            self.set_timer(wait, self._catch_up_detail)
+        else:
+            self.call_later(self._catch_up_detail)
+
+    def _catch_up_detail(self) -> None:
+        row, self._detail_pending = self._detail_pending, None
+        if row is not None and not self.closing:
+            self._detail_shown_at = time.perf_counter()
+            self.show_detail(row)
+
+    @work(exclusive=True, group="detail")
+    async def show_detail(self, row: EventRow) -> None:
+        await asyncio.sleep(0.03)  # debounce: holding a key doesn't fetch every row
+        try:
+            event = await self.events.event(row)
+            paired = await self.events.paired(row)
+        except Exception as exc:  # noqa: BLE001
+            self.failed("Could not load the event", exc)
+            return
+        if self.closing:
+            return
+        detail = self.query_one(EventDetail)
+        if event is None:
+            detail.clear_event("This event is no longer available.")
+        else:
+            detail.show(event, paired)
+
+    @on(EventList.Selected)
+    def _selected(self, message: EventList.Selected) -> None:
+        self.query_one(EventDetail).focus()
+
+    # --- tree ----------------------------------------------------------------------------
+
+    @on(EventTreeView.BranchChosen)
+    def _branch(self, message: EventTreeView.BranchChosen) -> None:
+        if self.events.tree is None:
+            return
+        self.window = self.events.branch_window(message.position, message.label)
+        self.notify(
+            "Showing one branch (root → its newest leaf). Press a for all events.", markup=False
+        )
+
+    @on(EventTreeView.EventChosen)
+    def _event_chosen(self, message: EventTreeView.EventChosen) -> None:
+        rows = self.events.base.head
+        if message.position >= len(rows):
+            return
+        target = rows[message.position]
+        if self.window is not self.events.base:
+            self.action_show_all()
+        event_list = self.query_one(EventList)
+        if self.window is self.events.base and not self.events.base.query.descending:
+            event_list.cursor = message.position
+        else:
+            self.show_detail(target)
+
+    # --- keys --------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Agent keys show (and work) only where they apply, so the key bar lists what can be done."""
+        if (
+            action in ("approve", "reject", "toggle_run", "message", "interrupt")
+            and self.app.readonly
+        ):
+            return False  # read-only (or local folders): nothing to steer, so no keys for it
+        if action in ("approve", "reject"):
+            return self.live is not None and self.live.waiting_for_confirmation
+        if action == "find_toggle":  # the find bar's toggles, from the list, while it is open
+            return self.query_one(FindBar).has_class("-visible")
+        if action in ("toggle_run", "message", "interrupt"):
+            return self.live is not None  # only a live conversation has an agent to steer
+        return True
+
+    def action_back(self) -> None:
+        if self.query_one(MessageLine).is_open:
+            self.close_message_line()
+            return
+        if self.query_one(FindBar).has_class("-visible"):
+            self.close_find()  # esc closes find (its marks, its only-matches view) first
+            return
+        focused = self.focused
+        if focused is not None and self.query_one(FilterBar) in focused.ancestors_with_self:
+            self.query_one(EventList).focus()  # esc leaves the filter bar first, not the screen
+            return
+        if isinstance(self.window, PathWindow):
+            self.action_show_all()
+        else:
+            self.app.pop_screen()
+
+    def action_zoom(self) -> None:
+        """The focused pane fills the screen (a narrow terminal's long lines); z again restores."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        pane = next(
+            (node for node in (focused.ancestors_with_self if focused else ()) if node.id in PANES),
+            None,
+        )
+        if pane is not None:
+            self.maximize(pane, container=False)
+
+    def action_focus(self, widget_id: str) -> None:
+        if self.maximized is not None and self.maximized.id != widget_id:
+            self.minimize()  # the pane asked for is hidden behind the zoomed one
+        self.query_one(f"#{widget_id}").focus()

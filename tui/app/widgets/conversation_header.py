@@ -1,0 +1,102 @@
+"""The conversation screen's header: what is open, and how its agent is doing.
+
+Line one: the title and the id (and "shared link" for one). Line two, once the record
+is loaded: the agent's status, the sandbox's, the live stream's mark, cost, tokens and
+model — the live stream's figures win over the record's while it runs. Each line is cut
+at the edge (the screen's stylesheet), so a long title never pushes the status out.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.text import clean
+
+from ..format import conversation_cost, money, sandbox_text, status_text, title_of, tokens
+from ..themes import theme_style
+
+if TYPE_CHECKING:
+    from tui.client import StreamState
+    from tui.models import AppConversation
+
+#: the live stream's connection state → (what the header says, its style)
+LIVE_MARKS = {
+    "connecting": ("◌ connecting", "italic"),
+    "live": ("● live", "$live-ok bold"),
+    "reconnecting": ("◌ reconnecting", "$live-retrying bold"),
+    "offline": ("○ offline", "$live-down bold"),
+    "failed": ("✕ stream failed", "$live-down bold"),
+}
+
+
+def live_mark(state: StreamState | None, *, local: bool = False) -> Text:
+    """The stream's state for the header; ``local``: a folder is watched, not an agent run."""
+    if state is None or state.connection is None:
+        return Text("")
+    label, style = LIVE_MARKS.get(state.connection.state, (state.connection.state, ""))
+    if local and state.connection.state == "live":
+        label = "● watching the folder"
+    mark = Text(label, style=theme_style(style) if style else "")
+    if state.connection.state in ("reconnecting", "offline") and state.connection.attempt:
+        mark.append(f" (try {state.connection.attempt})", style="dim")
+    return mark
+
+
+class ConversationHeader(Static):
+    """Two lines about the open conversation; the screen calls :meth:`show` when they change."""
+
+    def __init__(
+        self,
+        conversation_id: str,
+        title: str | None = None,
+        *,
+        shared: bool = False,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.conversation_id = conversation_id
+        self.fallback_title = title  # what the list said, until the record is loaded
+        self.shared = shared
+        self._shown: tuple[AppConversation | None, StreamState | None] = (None, None)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show(*self._shown))
+
+    def show(self, conversation: AppConversation | None, live: StreamState | None) -> None:
+        """Draw from the record (None: not loaded yet) and the live stream's state."""
+        self._shown = (conversation, live)  # drawn again if the theme changes
+        conv = conversation
+        text = Text()
+        title = (
+            title_of(conv)
+            if conv is not None
+            else clean(self.fallback_title or self.conversation_id)
+        )
+        text.append(title, style="bold")
+        text.append(f"  {self.conversation_id}", style="dim")
+        if self.shared:
+            text.append("  shared link (read-only)", style="italic")
+        if conv is not None:
+            text.append("\nagent ")
+            status = (
+                live.execution_status
+                if live is not None and live.execution_status
+                else conv.execution_status
+            )
+            text.append_text(status_text(status))
+            text.append("   sandbox ")
+            text.append_text(sandbox_text(conv))
+            mark = live_mark(live, local=self.app.local)
+            if mark:  # before cost and model: a narrow terminal cuts the line's end
+                text.append("   ")
+                text.append_text(mark)
+            cost, used = conversation_cost(conv)
+            if live is not None and (live.cost or live.total_tokens):
+                cost, used = live.cost, live.total_tokens
+            text.append(f"   cost {money(cost)}   tokens {tokens(used)}")
+            if conv.llm_model:
+                text.append(f"   model {clean(conv.llm_model)}", style="dim")
+        self.update(text)

@@ -1,0 +1,267 @@
+"""The command line's parsers, and which command a command line names.
+
+Settings options (``--url``, ``--readonly``, ``--profile``…) are global: accepted before or
+after the command word, so ``ohtui --readonly info`` and ``ohtui info --readonly`` mean the
+same. ``ohtui`` with no command word runs the app (with an optional ``PATH`` of conversation
+folders), so the command is found first (:func:`command_word`) and then the line is parsed
+by the app's parser or by the commands' parser. Standard library only: ``--help`` and
+``--version`` import nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+
+from tui import __version__
+
+#: Commands a first positional word names (``serve`` keeps a parser of its own).
+COMMANDS = ("info", "config", "export", "serve")
+#: Settings a flag can set; ``None`` means "not given" (the environment and file decide).
+SETTING_FLAGS = ("url", "api_key", "session_key", "theme", "readonly", "profile", "server_kind")
+SERVER_KINDS = ("auto", "app", "agent", "shared")
+
+EPILOG = """\
+With no URL (flag, OHTUI_URL or profile), ohtui starts its bundled reference server on a
+loopback port with a demo dataset, so everything can be tried at once.
+
+Settings: config file < OHTUI_* environment < flags. The file is config.toml in the user
+config dir (`ohtui info` prints it; OHTUI_CONFIG or --config moves it). Environment:
+OHTUI_URL, OHTUI_API_KEY, OHTUI_SESSION_KEY, OHTUI_PROFILE, OHTUI_THEME, OHTUI_READONLY,
+OHTUI_SERVER_KIND. The settings options go before or after a command word.
+
+commands:
+  ohtui info                      every path, the active profile, where each setting came
+                                  from, and what the server is (probed)
+  ohtui config init [--force]     write a commented config file (mode 600, no keys)
+  ohtui export ID|FOLDER [--format md|jsonl] [-o FILE] [--shared] [--local DIR]
+                                  a conversation as a Markdown transcript or JSONL, no UI:
+                                  by id from the server, or a local conversation folder
+  ohtui serve [--host H] [--port N] [--db PATH] [--demo] [--session-key-file F]
+                                  run the reference server in the foreground
+"""
+
+
+def url_arg(text: str) -> str:
+    """``--url``'s type: a usage error (exit 2) unless it is an http(s) URL with a host."""
+    from tui.config.urls import url_problem
+
+    problem = url_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def _env(name: str, env_defaults: bool) -> str | None:
+    return os.environ.get(name) if env_defaults else None
+
+
+def add_settings_options(
+    parser: argparse.ArgumentParser, *, env_defaults: bool = False, after_command: bool = False
+) -> None:
+    """The settings options, shared by the app and every command that connects.
+
+    ``after_command``: for a command's own parser, where an option not given must not
+    overwrite the value given before the command word (argparse's ``SUPPRESS`` default).
+    """
+
+    def default(env: str | None) -> str | None:
+        if after_command:
+            return argparse.SUPPRESS
+        return _env(env, env_defaults) if env else None
+
+    group = parser.add_argument_group("settings (before or after a command word)")
+    group.add_argument(
+        "--config",
+        metavar="PATH",
+        default=default(None),
+        help="config file (default: config.toml in the user config dir; also OHTUI_CONFIG)",
+    )
+    group.add_argument(
+        "--profile",
+        "-P",
+        metavar="NAME",
+        default=default("OHTUI_PROFILE"),
+        help="use [profiles.NAME] of the config file (also OHTUI_PROFILE)",
+    )
+    group.add_argument(
+        "--url",
+        type=url_arg,
+        default=default("OHTUI_URL"),
+        help="base URL of the service, http(s)://host[:port] (default: the profile's, "
+        "else the bundled demo server)",
+    )
+    group.add_argument(
+        "--api-key",
+        metavar="KEY",
+        default=default("OHTUI_API_KEY"),
+        help="cloud API key, sent as 'Authorization: Bearer' (prefer OHTUI_API_KEY or a profile)",
+    )
+    group.add_argument(
+        "--session-key",
+        metavar="KEY",
+        default=default("OHTUI_SESSION_KEY"),
+        help="self-hosted key, sent as X-Session-API-Key (prefer OHTUI_SESSION_KEY or a profile)",
+    )
+    group.add_argument(
+        "--server-kind",
+        choices=SERVER_KINDS,
+        default=default("OHTUI_SERVER_KIND"),
+        help="what the server is: an app server, a bare agent server, a shared-conversations "
+        "server, or auto (detect; the default). Also OHTUI_SERVER_KIND, a profile's server_kind",
+    )
+    group.add_argument(
+        "--theme",
+        metavar="NAME",
+        default=default("OHTUI_THEME"),
+        help="colour theme (ohtui-dark, ohtui-light, or any Textual theme; also OHTUI_THEME)",
+    )
+    group.add_argument(
+        "--readonly",
+        action=argparse.BooleanOptionalAction,
+        default=argparse.SUPPRESS if after_command else None,
+        help="disable every mutating action (also OHTUI_READONLY, readonly = true)",
+    )
+
+
+def build_parser(*, env_defaults: bool = True) -> argparse.ArgumentParser:
+    """The app's parser. With ``env_defaults`` the ``OHTUI_*`` values show as defaults;
+    :func:`tui.cli.main` parses with ``env_defaults=False`` so that flags and environment
+    stay apart for the settings' precedence and for ``ohtui info``."""
+    parser = argparse.ArgumentParser(
+        prog="ohtui",
+        description="Terminal UI for OpenHands-style agent services.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"ohtui {__version__}")
+    parser.add_argument(
+        "--print-config-path", action="store_true", help="print the config file's path and exit"
+    )
+    parser.add_argument("--conversation", metavar="ID", help="open this conversation directly")
+    parser.add_argument(
+        "--shared",
+        action="store_true",
+        help="browse --conversation as a public shared conversation",
+    )
+    parser.add_argument(
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help="browse local OpenHands conversation folders (a folder of conversations, or one)",
+    )
+    parser.add_argument("--local", metavar="PATH", help="same as PATH")
+    add_settings_options(parser, env_defaults=env_defaults)
+    return parser
+
+
+def _add_export(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "export",
+        help="a conversation as Markdown or JSONL, without the UI",
+        description="Write a conversation as a Markdown transcript or as JSONL (one event per "
+        "line, secrets masked), without the UI: a conversation of the server by id, or a local "
+        "conversation folder (ohtui export ~/.openhands/conversations/ID, or --local DIR ID).",
+    )
+    parser.add_argument(
+        "conversation",
+        nargs="?",
+        metavar="ID|FOLDER",
+        help="conversation id, or the path of a local conversation folder",
+    )
+    parser.add_argument(
+        "--local",
+        metavar="DIR",
+        help="read local conversation folders in DIR (then ID picks one; not needed when DIR "
+        "holds just one)",
+    )
+    parser.add_argument(
+        "--format",
+        "-f",
+        choices=("md", "jsonl"),
+        help="output format (default: from the -o suffix, else md)",
+    )
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="write to FILE (default: standard output)"
+    )
+    parser.add_argument(
+        "--shared", action="store_true", help="read it as a public shared conversation"
+    )
+    add_settings_options(parser, after_command=True)
+
+
+def _add_config(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "config", help="manage the config file", description="Manage the config file."
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    init = actions.add_parser("init", help="write a commented template (mode 600, never any key)")
+    init.add_argument("--force", action="store_true", help="replace an existing file")
+    path = actions.add_parser("path", help="print the config file's path")
+    for each in (parser, init, path):
+        each.add_argument(
+            "--config",
+            metavar="PATH",
+            default=argparse.SUPPRESS,
+            help="the config file (default: the usual one; also OHTUI_CONFIG)",
+        )
+
+
+def build_command_parser() -> argparse.ArgumentParser:
+    """The parser of ``ohtui [settings] COMMAND [options]`` (all but ``serve``)."""
+    parser = argparse.ArgumentParser(
+        prog="ohtui",
+        description="Terminal UI for OpenHands-style agent services: commands.",
+        epilog="ohtui --help describes the app itself; ohtui COMMAND --help each command.",
+    )
+    add_settings_options(parser)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    info = sub.add_parser(
+        "info",
+        help="paths, settings and where each came from; what the server is",
+        description="Print every path ohtui uses, the active profile and where each setting "
+        "came from, and, when a URL is set, what the server is (probed with a short timeout). "
+        "Keys show only as set / not set.",
+    )
+    info.add_argument(
+        "--no-probe", action="store_true", help="do not contact the server (settings only)"
+    )
+    add_settings_options(info, after_command=True)
+    _add_export(sub)
+    _add_config(sub)
+    return parser
+
+
+def _probe_parser() -> argparse.ArgumentParser:
+    """Every option that takes a value, untyped: only to see where the command word is."""
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    for names in (
+        ("--config",),
+        ("--profile", "-P"),
+        ("--url",),
+        ("--api-key",),
+        ("--session-key",),
+        ("--server-kind",),
+        ("--theme",),
+        ("--conversation",),
+        ("--local",),
+    ):
+        parser.add_argument(*names)
+    parser.add_argument("--readonly", action=argparse.BooleanOptionalAction)
+    return parser
+
+
+def command_word(argv: Sequence[str]) -> str | None:
+    """The command named by ``argv``, or None for the app.
+
+    The command is the first positional word, wherever the settings options put it; a
+    word after ``--`` is always a PATH, and a bad option is left to the real parser.
+    """
+    head = list(argv[: argv.index("--")] if "--" in argv else argv)
+    try:
+        _, rest = _probe_parser().parse_known_args(head)
+    except argparse.ArgumentError:
+        return None
+    words = [word for word in rest if not word.startswith("-")]
+    return words[0] if words and words[0] in COMMANDS else None

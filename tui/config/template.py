@@ -1,0 +1,53 @@
+"""``ohtui config init``: a commented config file that is valid once uncommented."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import ConfigError
+
+TEMPLATE = """\
+# ohtui configuration. `ohtui info` shows where this file is and where each setting came from.
+# Precedence: this file < OHTUI_* environment variables < command-line flags.
+# Keys never go in this file: a profile names an environment variable or a file holding one.
+
+# default_profile = "local"
+# theme = "ohtui-dark"              # ohtui-dark, ohtui-light or any Textual theme
+# readonly = false                  # true disables pause, resume, start, delete, new conversation
+# notify = ["finished", "error", "stuck", "waiting_for_confirmation"]  # agent statuses that notify
+# notify_bell = true                # ring the terminal bell with them
+# notify_desktop = false            # also notify-send, where there is one
+
+# [profiles.local]                  # a self-hosted server: `ohtui --profile local`
+# url = "http://127.0.0.1:8000"
+# session_key_env = "OHTUI_LOCAL_SESSION_KEY"   # the variable's name, not the key
+# server_kind = "auto"              # auto (detect), app, agent (a bare agent server) or shared
+
+# [profiles.cloud]
+# url = "https://app.all-hands.dev"
+# api_key_file = "cloud.key"        # beside this file; keep it private: chmod 600 cloud.key
+
+# [keymap]                          # binding id = comma-separated keys (see the README)
+# "list.down" = "j,down,ctrl+n"
+# "app.sandboxes" = "2,f2"
+"""
+
+
+def write_template(path: Path, *, force: bool = False) -> Path:
+    """Write :data:`TEMPLATE` to ``path`` with mode 600; refuses to overwrite unless ``force``."""
+    if path.exists() and not force:
+        raise ConfigError(f"{path} already exists (use --force to replace it)")
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            if hasattr(os, "fchmod"):
+                os.fchmod(out.fileno(), 0o600)
+            out.write(TEMPLATE)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path

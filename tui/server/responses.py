@@ -1,0 +1,75 @@
+"""How routes answer: prebuilt JSON bodies and the error shapes of the real service.
+
+Errors keep FastAPI's own shapes (a malformed page id is a 422 like any bad parameter, a
+batch over its maximum a 400), and a 422 never echoes a secret from the request body.
+"""
+
+from __future__ import annotations
+
+from fastapi import HTTPException, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+
+from tui.models.redact import is_secret_key, redact
+
+from .lifecycle import LifecycleError
+from .page_ids import BadPageId
+
+MASK = "**********"
+
+
+def raise_bad_page_id(exc: BadPageId, value: str, loc: str = "page_id") -> None:
+    """A malformed page id is a 422 in FastAPI's own shape, never a 500."""
+    raise RequestValidationError(
+        [
+            {
+                "type": "value_error",
+                "loc": ("query", loc),
+                "msg": f"Value error, {exc}",
+                "input": value if len(value) <= 200 else value[:200] + "…",
+                "ctx": {"error": str(exc)},
+            }
+        ]
+    )
+
+
+def raise_http(exc: LifecycleError) -> None:
+    raise HTTPException(status_code=exc.status, detail=exc.detail)
+
+
+def too_many(count: int, maximum: int) -> None:
+    """Batch gets answer 400 past their maximum, like the real server."""
+    if count > maximum:
+        raise HTTPException(status_code=400, detail=f"Too many ids: {count}. Maximum is {maximum}")
+
+
+def json_text(body: str, status_code: int = 200) -> Response:
+    """A response whose body is already JSON text (stored events are spliced in as is)."""
+    return Response(content=body, status_code=status_code, media_type="application/json")
+
+
+def page_body(items: list[str], next_page_id: str | None) -> str:
+    nxt = "null" if next_page_id is None else f'"{next_page_id}"'
+    return '{"items":[' + ",".join(items) + '],"next_page_id":' + nxt + "}"
+
+
+async def validation_error_handler(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """FastAPI's default 422 body, minus secrets.
+
+    Request bodies may carry API keys (profile validation), and FastAPI echoes the failing
+    ``input``: secret-named keys are masked everywhere, and on the profile routes inputs are
+    dropped entirely, since a malformed body there could be the key itself.
+    """
+    errors = []
+    hide_input = request.url.path.startswith("/api/profiles")
+    for error in exc.errors():
+        error = dict(error)
+        loc = [str(part).lower() for part in error.get("loc", ())]
+        if "input" in error:
+            if hide_input or any(is_secret_key(part) for part in loc):
+                error["input"] = MASK
+            else:
+                error["input"] = redact(error["input"])  # the one secrets policy
+        errors.append(error)
+    return JSONResponse(status_code=422, content={"detail": jsonable_encoder(errors)})
