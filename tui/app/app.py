@@ -18,6 +18,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from .board.options import BoardOptions
 from .commands import OhtuiCommands
 from .gc_freeze import freeze_long_lived
 from .messages import AgentStatusChanged
@@ -56,6 +57,7 @@ class OhtuiApp(App):
         ),
         Binding("1", "show_conversations", "Conversations", id="app.conversations"),
         Binding("2", "show_sandboxes", "Sandboxes", id="app.sandboxes"),
+        Binding("3", "show_board", "Board", id="app.board"),
     ]
 
     def __init__(
@@ -77,6 +79,7 @@ class OhtuiApp(App):
         notice: str | None = None,
         local: bool = False,
         warm_up: Callable[[], object] | None = None,
+        board: BoardOptions | None = None,
     ) -> None:
         super().__init__()
         if (client is None) == (client_factory is None):
@@ -96,6 +99,8 @@ class OhtuiApp(App):
         self.notifier = notifier or Notifier()
         #: configured server profiles: name → a factory giving (client, url); the palette switches
         self.profiles = dict(profiles or {})
+        #: the board of running agents (key 3): ``[board]`` of the config, ``--all-profiles``
+        self.board_options = board or BoardOptions()
         self.profile = profile
         self._notice = notice
         self.clock = clock or (lambda: datetime.now(UTC))
@@ -307,6 +312,19 @@ class OhtuiApp(App):
         if self.shared or self.local or isinstance(self.screen, SandboxesScreen):
             return
         self.push_screen(SandboxesScreen())
+
+    def action_show_board(self) -> None:
+        """The board of running agents: back to the one open, else a new one."""
+        from .screens.board import BoardScreen
+
+        if self.shared:
+            return
+        boards = [screen for screen in self.screen_stack if isinstance(screen, BoardScreen)]
+        if not boards:
+            self.push_screen(BoardScreen())
+            return
+        while self.screen is not boards[-1]:
+            self.pop_screen()
 
     def action_toggle_help(self) -> None:
         if self.screen.query("HelpPanel"):

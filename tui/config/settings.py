@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from .board import BoardSettings
 from .urls import check_url
 
 ENV_PREFIX = "OHTUI_"
@@ -29,6 +30,7 @@ FILE_KEYS = (
     "notify",
     "notify_bell",
     "notify_desktop",
+    "board",
 )
 #: Settings that are secrets: accepted from flags and the environment only.
 SECRET_FIELDS = ("api_key", "session_key")
@@ -133,6 +135,8 @@ class Settings(BaseSettings):
     """Also send a desktop notification (``notify-send``) where one is available."""
     profiles: dict[str, Profile] = {}
     """Named services."""
+    board: BoardSettings = BoardSettings()
+    """``[board]``: the live board of running agents (``config/board.py``)."""
 
     @field_validator("url")
     @classmethod
