@@ -315,6 +315,7 @@ async def test_a_broken_profile_is_one_row_and_never_blocks_the_others(make_serv
         table = screen.query_one(BoardTable)
         failed = {row.source: row.failure for row in table.rows if row.failure is not None}
         assert failed["down"].title == "cannot reach the server"
+        assert failed["staging"].title == "cannot use this profile"
         assert "has no url" in failed["staging"].detail
         assert [row.failure is not None for row in table.rows][:2] == [True, True]
         assert {row.conversation_id for row in table.rows if row.failure is None} == set(ids)

@@ -23,7 +23,8 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from tui.failures import explain
+from tui.failures import Failure, explain
+from tui.text import one_line
 
 from ..format import parse_time, status_value
 from .fold import StatusChange, apply_record, apply_stream, apply_tail, detail_key
@@ -44,6 +45,24 @@ FOLLOW_RETRY_S = 60.0
 BATCH_S = 0.1
 
 StatusCallback = Callable[[BoardRow, str | None, str | None], None]
+
+
+class ProfileUnusable(Exception):
+    """A profile's client could not be made (its config, its key file)."""
+
+    def __init__(self, name: str, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.name, self.cause = name, cause
+
+    def failure(self) -> Failure:
+        found = explain(self.cause)
+        if found.title != "failed":  # a client's own error (it probed the server): as it is
+            return found
+        return Failure(
+            "cannot use this profile",
+            one_line(str(self.cause) or type(self.cause).__name__, 600),
+            f"check [profiles.{self.name}] of the config file (ohtui info -P {self.name})",
+        )
 
 
 class BoardFeed:
@@ -103,7 +122,12 @@ class BoardFeed:
     async def _watch(self, source: Source) -> None:
         while True:
             try:
-                await source.ready()
+                try:
+                    await source.ready()
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    raise ProfileUnusable(source.name, exc) from exc
                 await self._scan(source)
             except asyncio.CancelledError:
                 raise
@@ -178,7 +202,7 @@ class BoardFeed:
             self.on_status(row, *change)
 
     def _failed(self, source: Source, exc: BaseException) -> None:
-        failure = explain(exc)
+        failure = exc.failure() if isinstance(exc, ProfileUnusable) else explain(exc)
         log.info("board: %s failed: %s", source.name, failure.title)
         source.failure = failure
         for row in self.model.of_source(source.name):  # its rows are not known any more

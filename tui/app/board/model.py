@@ -48,16 +48,16 @@ class BoardColumn:
 
 COLUMNS = (
     BoardColumn("server", "Server", 12, drop=3, grow=20),
-    BoardColumn("title", "Title", 28, flex=True),
+    BoardColumn("title", "Title", 22, flex=True),
     BoardColumn("status", "Agent", 12),
-    BoardColumn("step", "Current step", 28, drop=8, grow=60),
-    BoardColumn("steps", "Steps", 5, drop=5, descending=True),
+    BoardColumn("step", "Current step", 22, drop=7, grow=60),
+    BoardColumn("steps", "Steps", 5, drop=6, descending=True),
     BoardColumn("elapsed", "Elapsed", 7, drop=4, descending=True),
-    BoardColumn("cost", "Cost", 7, drop=7, descending=True),
+    BoardColumn("cost", "Cost", 7, drop=8, descending=True),
     BoardColumn("tokens", "Tokens", 6, drop=2, descending=True),
     BoardColumn("rate", "$/min", 6, drop=1, descending=True),
     BoardColumn("token_rate", "Tok/min", 7, drop=0, descending=True),
-    BoardColumn("error", "Last error", 24, drop=6, grow=80),
+    BoardColumn("error", "Last error", 24, drop=5, grow=80),
 )
 BY_KEY = {column.key: column for column in COLUMNS}
 
@@ -69,7 +69,7 @@ def board_columns(width: int, *, servers: bool) -> list[Column]:
         for c in COLUMNS
         if servers or c.key != "server"
     ]
-    return fit_columns(width, specs, floor=16, roomy=48)
+    return fit_columns(width, specs, floor=16, roomy=40)
 
 
 def _number(value: float | None) -> float:

@@ -23,6 +23,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.text import one_line
+
 from ..board.model import BY_KEY, board_columns
 from ..board.row import BoardRow
 from ..format import SHORT_STATUSES, STATUS_STYLES, money, tokens
@@ -133,6 +135,7 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
         self._cursor_key: tuple[str, str] | None = None
         self._columns: list[Column] = []
         self._layout_for: tuple[int, bool] | None = None
+        self._server_shown = False
         self._styles: dict[str, Style] = {}
 
     # --- data ----------------------------------------------------------------------------
@@ -189,6 +192,7 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
             # two are outside the content region), and the gutter is ours
             self._columns = board_columns(width + 4 - 1 - GUTTER, servers=self.servers)
             self._layout_for = (width, self.servers)
+            self._server_shown = any(column.key == "server" for column in self._columns)
         return self._columns
 
     def column_at(self, x: int) -> str | None:
@@ -257,9 +261,12 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
             status_cell = (f"{label} {duration(since)}".rstrip(), dim or f"status:{status}")
         elapsed = (now - row.created).total_seconds() if row.created else None
         rate = row.rate.per_minute(self._moment())
+        title = row.title
+        if self.servers and not self._server_shown:  # too narrow for the server column
+            title = f"{row.source} · {title}"
         return {
             "server": (row.source, dim),
-            "title": (row.title, dim),
+            "title": (title, dim),
             "status": status_cell,
             "step": (row.step or "—", dim or ("" if row.step else "dim")),
             "steps": ("—" if row.steps is None else f"{row.steps:,}", dim),
@@ -268,7 +275,8 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
             "tokens": (tokens(row.tokens), dim),
             "rate": ("—" if rate is None else money(rate[0]), dim or "dim"),
             "token_rate": ("—" if rate is None else tokens(round(rate[1])), dim or "dim"),
-            "error": (row.error, dim or "error"),
+            # an error of an earlier run is history: dim unless the run stopped on one
+            "error": (row.error, dim or ("error" if status in ("error", "stuck") else "dim")),
         }
 
     def _row(self, row: BoardRow, width: int, is_cursor: bool) -> Strip:
@@ -280,7 +288,7 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
             Segment(" ", base),
         ]
         if row.failure is not None:
-            segments.extend(self._failure(row))
+            segments.extend(self._failure(row, width))
         else:
             cells = self._cells(row)
             for column in self.columns:
@@ -302,18 +310,25 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
             return Segment("•", self._style("live"))
         return Segment(" ", self.rich_style)
 
-    def _failure(self, row: BoardRow) -> list[Segment]:
+    def _failure(self, row: BoardRow, width: int) -> list[Segment]:
+        """What went wrong with the server, and what to do, on the rest of the line."""
         failure = row.failure
         assert failure is not None
-        text = failure.title
-        if failure.detail and failure.detail != failure.title:
-            text += f": {failure.detail}"
+        parts = [failure.title]
         if failure.next_step:
-            text += f" — next: {failure.next_step}"
+            parts.append(f"next: {failure.next_step}")
+        if failure.detail and failure.detail != failure.title:
+            parts.append(failure.detail)
+        text = one_line(" — ".join(parts), 1000)
         out = []
-        if self.servers:
-            out.append(Segment(f" {_fit(row.source, self.columns[0].width)} ", self.rich_style))
-        out.append(Segment(" " + text, self._style("failure")))
+        used = GUTTER + 1
+        if self._server_shown:
+            cell = f" {_fit(row.source, self.columns[0].width)} "
+            out.append(Segment(cell, self.rich_style))
+            used += len(cell)
+        elif self.servers:
+            text = f"{row.source} · {text}"
+        out.append(Segment(" " + _fit(text, width - used - 1), self._style("failure")))
         return out
 
     # --- cursor --------------------------------------------------------------------------

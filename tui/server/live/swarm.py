@@ -72,7 +72,7 @@ def add_swarm(
                 store,
                 sandbox_id=sandbox["id"],
                 message=story.message,
-                title=f"Agent {index + 1:03d}: {story.title.removeprefix('Live: ')}",
+                title=story_title(index, story),
                 repository=story.repository,
                 clock=clock,
                 conversation_id=SeededIds(rng).hex32(),
@@ -80,6 +80,18 @@ def add_swarm(
             )
         )
     return ids
+
+
+def story_title(index: int, story: Story) -> str:
+    return f"Agent {index + 1:03d}: {story.title.removeprefix('Live: ')}"
+
+
+def retitle(store: Store, conversation_id: str, title: str) -> None:
+    """A new task in the same conversation: its title says what the agent works on now."""
+    with store.transaction():
+        info = store.get_conversation(conversation_id)
+        if info is not None:
+            store.put_conversation({**info, "title": title})
 
 
 async def play_agent(hub: LiveHub, conversation_id: str, index: int) -> None:
@@ -111,6 +123,7 @@ async def play_agent(hub: LiveHub, conversation_id: str, index: int) -> None:
                     break
                 except LiveError:  # the sandbox was paused meanwhile: the user waits for it
                     await asyncio.sleep(pace)
+            retitle(hub.store, conversation_id, story_title(index, story))
     except LiveError as exc:
         log.info("swarm agent %s stopped: %s", index, exc.detail)
 
