@@ -369,3 +369,44 @@ async def test_board_from_the_palette(make_server):
         await wait_for(lambda: "Go to board" in screen_text(app), pilot=pilot)
         await pilot.press("enter")
         await wait_for(lambda: isinstance(app.screen, BoardScreen), pilot=pilot)
+
+
+async def test_open_a_row_of_another_profile_connects_there(make_server):
+    from tui.app.screens.conversation import ConversationScreen
+
+    store, _ids = board_store(1)
+    other_store, other_ids = board_store(2, statuses=("paused",))
+    server, other = make_server(store), make_server(other_store)
+    profiles = {"other": lambda: (OpenHandsClient(other.base_url), other.base_url)}
+    app = board_app(server, BoardOptions(sockets=0, all_profiles=True), profiles=profiles)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 3)
+        table = screen.query_one(BoardTable)
+        table.cursor = next(
+            i for i, r in enumerate(table.rows) if r.conversation_id == other_ids[1]
+        )
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        assert app.profile == "other" and app.url == other.base_url
+        assert app.screen.conversation_id == other_ids[1]
+
+
+async def test_keys_typed_right_after_slash_go_into_the_filter(make_server):
+    """A paste or a fast typist: the keys arrive before the filter could take the focus
+    the usual (deferred) way; none of them may act on the board (s sorts, enter opens)."""
+    from textual import events
+
+    store, _ids = board_store(8)
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 8)
+        for key, char in [("slash", "/"), *((c, c) for c in "docs"), ("enter", None)]:
+            event = events.Key(key, char)
+            event.set_sender(app)
+            app._driver.send_message(event)
+        box = screen.query_one("#board-filter")
+        await wait_for(lambda: box.value == "docs", pilot=pilot)
+        await wait_for(lambda: screen.query_one(BoardTable).has_focus, pilot=pilot)
+        assert screen.model.sort == "status"
+        assert app.screen is screen and len(screen.query_one(BoardTable).rows) == 2

@@ -239,3 +239,21 @@ def test_a_board_row_is_plain_data():
     row.status = "stuck"
     assert row.needs_human and not row.followed and "stuck" in repr(row)
     assert row.saw_action("a") and not row.saw_action("a")
+
+
+def test_notices_go_a_few_at_a_time_and_the_rest_are_summed_up():
+    from tui.app.board.notices import NoticeGate
+
+    now = [0.0]
+    gate = NoticeGate(lambda old, new: new in ("finished", "error"), clock=lambda: now[0])
+    changes = [(f"row{i}", "running", "finished") for i in range(5)]
+    changes.append(("bad", "running", "error"))
+    changes.append(("calm", "running", "paused"))  # not news: passed on, costs nothing
+    passed, summary = gate.admit(changes)
+    assert [c[0] for c in passed][:1] == ["bad"]  # needing a human first
+    assert len([c for c in passed if c[2] != "paused"]) == 3 and summary is None
+    now[0] = 11.0  # the window moved on: the held ones, summed up, in one line
+    passed, summary = gate.admit([])
+    assert passed == [] and summary == "3 more agents: 3 finished"
+    passed, summary = gate.admit([("x", "running", "error")])
+    assert [c[0] for c in passed] == ["x"] and summary is None

@@ -218,11 +218,12 @@ class BoardFeed:
     # --- polled details ----------------------------------------------------------------
 
     async def _poll_details(self, source: Source) -> None:
-        """Details of this server's polled rows whose record changed, shown rows first."""
+        """Details of this server's polled rows that have none yet or whose record changed
+        since (the shown rows first)."""
         shown = self.model.shown()
         keys = {row.key for row in shown}
         rest = [row for row in self.model.of_source(source.name) if row.key not in keys]
-        due = [
+        stale = [
             row
             for row in [*shown, *rest]
             if row.source == source.name
@@ -230,7 +231,12 @@ class BoardFeed:
             and row.leaving_at is None
             and row.key not in self.followers
             and row.detail_key != detail_key(row)
-        ][: self.options.details_per_poll]
+        ]
+        # rows never detailed all go (a board opening fills at once, a few requests in
+        # flight at a time); rows that changed since, at most details_per_poll per look
+        fresh = [row for row in stale if row.detail_key is None]
+        changed = [row for row in stale if row.detail_key is not None]
+        due = fresh + changed[: self.options.details_per_poll]
         if due:
             await asyncio.gather(*(self._details(source, row) for row in due))
 

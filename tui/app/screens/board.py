@@ -26,6 +26,7 @@ from tui.text import one_line
 from ..board import steer
 from ..board.feed import BoardFeed
 from ..board.model import BY_KEY, BoardModel
+from ..board.notices import NoticeGate
 from ..board.options import BoardOptions
 from ..board.sources import board_sources
 from ..messages import AgentStatusChanged
@@ -59,7 +60,9 @@ class BoardScreen(Screen):
         Binding("A", "approve", "Approve", id="board.approve"),
         Binding("R", "reject", "Reject", id="board.reject"),
         Binding("P", "pause_sandbox", "Pause sandbox", show=False, id="board.pause-sandbox"),
-        Binding("slash", "filter", "Filter", id="board.filter"),
+        # priority: handled as it arrives, so the keys typed right after it (a paste, a fast
+        # typist) already go to the filter, not to the board's own keys
+        Binding("slash", "filter", "Filter", priority=True, id="board.filter"),
         Binding("f", "status_filter", "Status", show=False, id="board.status-filter"),
         Binding("s", "sort", "Sort", id="board.sort"),
         Binding("o", "order", "Order", show=False, id="board.order"),
@@ -75,6 +78,8 @@ class BoardScreen(Screen):
         self.all_profiles = self.options.all_profiles if all_profiles is None else all_profiles
         self.model = BoardModel(clock=time.monotonic)
         self.feed: BoardFeed | None = None
+        self._changes: list[tuple[BoardRow, str | None, str | None]] = []
+        self._gate = NoticeGate(self._newsworthy)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="board-filter-row"):
@@ -106,12 +111,30 @@ class BoardScreen(Screen):
         self.flush(force=True)
 
     def _status_changed(self, row: BoardRow, old: str | None, new: str | None) -> None:
-        title = row.title if len(self.feed.sources) == 1 else f"{row.source}: {row.title}"
-        self.post_message(AgentStatusChanged(row.conversation_id, title, old, new))
+        self._changes.append((row, old, new))  # told at the next flush, a few at a time
+
+    def _newsworthy(self, old: str | None, new: str | None) -> bool:
+        statuses = getattr(getattr(self.app, "notifier", None), "statuses", ())
+        return old is not None and new != old and new in statuses
+
+    def _tell(self) -> None:
+        """Status changes to the app (it notifies as for any watched conversation)."""
+        changes, self._changes = self._changes, []
+        passed, summary = self._gate.admit(changes)
+        several = self.feed is not None and len(self.feed.sources) > 1
+        for row, old, new in passed:
+            title = f"{row.source}: {row.title}" if several else row.title
+            self.post_message(AgentStatusChanged(row.conversation_id, title, old, new))
+        if summary:
+            self.notify(summary, title="Board", timeout=8, markup=False)
 
     def flush(self, force: bool = False) -> None:
         """Draw what the feed changed (rows, order), a few times a second at most."""
-        if not (force or self.model.dirty) or not self.is_attached:
+        if not self.is_attached:
+            return
+        if self._changes or self._gate.held:
+            self._tell()
+        if not (force or self.model.dirty):
             return
         model = self.model
         table = self.query_one(BoardTable)
@@ -170,6 +193,8 @@ class BoardScreen(Screen):
     # --- keys ----------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "filter" and self.query("#board-filter:focus"):
+            return False  # a / typed in the filter is a /
         if action in STEERING and self.app.readonly:
             return False
         if action == "all_profiles":
@@ -269,7 +294,7 @@ class BoardScreen(Screen):
 
     def action_filter(self) -> None:
         self.query_one("#board-filter-row").add_class("-visible")
-        self.query_one("#board-filter", Input).focus()
+        self.set_focus(self.query_one("#board-filter", Input))  # at once (focus() waits)
 
     @on(Input.Changed, "#board-filter")
     def _filter_typed(self, event: Input.Changed) -> None:
@@ -278,7 +303,7 @@ class BoardScreen(Screen):
 
     @on(Input.Submitted, "#board-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
-        self.query_one(BoardTable).focus()
+        self.set_focus(self.query_one(BoardTable))
 
     def action_clear(self) -> None:
         """Esc: the filter, then the marks and the status filter, then back to the list."""
@@ -289,7 +314,7 @@ class BoardScreen(Screen):
             box.value = ""
             row.remove_class("-visible")
             model.set_filter("")
-            self.query_one(BoardTable).focus()
+            self.set_focus(self.query_one(BoardTable))
         elif model.marks or model.status_filter:
             model.marks.clear()
             model.status_filter = None

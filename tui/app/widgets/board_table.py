@@ -216,8 +216,17 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
                 spec = STATUS_STYLES.get(name[7:])
                 style = self.rich_style + (theme_style(spec) if spec else Style())
             else:
-                part = self.get_component_rich_style(f"board-table--{name}", partial=True)
-                style = part if name in ("cursor", "marked") else self.rich_style + part
+                component = f"board-table--{name}"
+                if name in ("cursor", "marked"):  # laid over a cell's own: what it sets only,
+                    part = self.get_component_rich_style(component, partial=True)
+                    whole = self.get_component_rich_style(component)  # (alpha blended)
+                    style = Style(
+                        color=whole.color if part.color else None,
+                        bgcolor=whole.bgcolor if part.bgcolor else None,
+                        bold=part.bold,
+                    )
+                else:  # whole, so colours with alpha ($text-muted…) are blended
+                    style = self.rich_style + self.get_component_rich_style(component)
             self._styles[name] = style
         return style
 
