@@ -27,6 +27,7 @@ import time
 from bench.common import ROOT, PaintProbe, median, percentile, report, send_key, until
 
 GAPS = random.Random(19)
+NOTIFIER = None
 EVERY_STATUS = frozenset(
     {"running", "waiting_for_confirmation", "paused", "stuck", "error", "finished", "idle"}
 )
@@ -94,7 +95,7 @@ async def measure(url: str, args) -> dict:
     options = BoardOptions(
         statuses=EVERY_STATUS, sockets=args.sockets, poll_seconds=args.poll, recent_minutes=600
     )
-    app = OhtuiApp(OpenHandsClient(url), url=url, board=options, profile="bench")
+    app = OhtuiApp(OpenHandsClient(url), url=url, board=options, profile="bench", notifier=NOTIFIER)
     app.animation_level = "none"
     probe = PaintProbe(app)
     figures: dict = {"agents": args.agents, "sockets": args.sockets}
@@ -141,8 +142,13 @@ async def measure(url: str, args) -> dict:
                 table.cursor = 0
                 await asyncio.sleep(0.02)
                 before = 0
+            # the rows reorder as agents change (the cursor keeps its row): the key moved the
+            # cursor when it is on another row
+            start = table.current.key if table.current else None
             keys["down"].append(
-                await press(app, probe, "down", lambda b=before: table.cursor == b + 1)
+                await press(
+                    app, probe, "down", lambda k=start: table.current and table.current.key != k
+                )
             )
             if presses % 10 == 0:
                 sort = screen.model.sort

@@ -36,7 +36,7 @@ from .sources import Source
 log = logging.getLogger("tui.app.board")
 
 #: Events read per polled row (newest first): its current step, last error, status time.
-TAIL = 40
+TAIL = 25
 #: Detail requests in flight per server.
 DETAILS_IN_FLIGHT = 4
 #: A row whose stream failed (gone, key refused) is polled for this long before retrying.
@@ -188,7 +188,9 @@ class BoardFeed:
             here = row.conversation_id in found
             active = here and self._active(row.status, parse_time(row.updated), recent)
             if active:
-                row.leaving_at = None
+                if row.leaving_at is not None:  # back (run again): no longer dimmed
+                    row.leaving_at = None
+                    row.changed()
             elif row.leaving_at is None:
                 row.leaving_at = moment
                 row.changed()

@@ -149,7 +149,7 @@ class BoardScreen(Screen):
         self._status()
 
     def _tick(self) -> None:
-        self.query_one(BoardTable).refresh()  # times in a status, elapsed, rates
+        self.query_one(BoardTable).refresh_times()  # times in a status, elapsed, rates
 
     def _title(self) -> str:
         feed = self.feed
