@@ -6,7 +6,7 @@ sandbox, a step every ``--pace`` seconds). The app opens the board on it with ev
 status shown (so all N are rows), ``--sockets`` of them followed over websockets and the
 rest polled, and then, while the agents work, keys are injected as the terminal driver
 would (no Pilot waits) and timed to the first paint after the board's state changed:
-cursor down/up, a re-sort, the status filter. Also measured: how long until every row is
+cursor down, a re-sort, the status filter. Also measured: how long until every row is
 on the board and until every row has its details, the websockets and TCP connections the
 app holds, how many row changes a second the board absorbs, and what one repaint of the
 changed rows costs.
@@ -77,12 +77,37 @@ HANDLED: list[float] = []  # key sent → the board's state changed (the app's o
 
 
 async def press(app, probe, key: str, changed) -> float:
+    """``changed``: called just before the key goes (after a random gap), returns the
+    predicate that says the key was handled (the board moves on meanwhile)."""
     await asyncio.sleep(GAPS.uniform(0.01, 0.05))  # a key lands at any phase of the frame clock
+    done = changed()
     began = time.perf_counter()
     send_key(app, key)
-    await until(changed, timeout=30, step=0)
+    await until(done, timeout=30, step=0)
     HANDLED.append(time.perf_counter() - began)
     return await probe.paint_after(began) - began
+
+
+def cursor_moves(table):
+    """Before a down key: off the last rows; then "the table handled the key" (its rows
+    reorder as agents change, the cursor keeping its row, so neither its index nor its row
+    says whether the key arrived)."""
+    if table.cursor >= len(table.rows) - 2:
+        table.cursor = 0
+    moves = table.moves
+    return lambda: table.moves > moves
+
+
+def count_moves(table) -> None:
+    """``table.moves``: how many cursor keys it has handled."""
+    table.moves = 0
+    down = table.action_cursor_down
+
+    def counted() -> None:
+        down()
+        table.moves += 1
+
+    table.action_cursor_down = counted
 
 
 async def measure(url: str, args) -> dict:
@@ -131,30 +156,23 @@ async def measure(url: str, args) -> dict:
         figures["rows"] = len(table.rows)
         keys: dict[str, list[float]] = {"down": [], "sort": [], "filter": []}
         table.focus()
+        count_moves(table)
         deadline = watch_began + args.seconds
         presses = 0
         followed: list[int] = []
         tcp: list[int] = []
         port = int(url.rsplit(":", 1)[1])
         while presses < args.presses or time.perf_counter() < deadline:
-            before = table.cursor
-            if before >= len(table.rows) - 2:
-                table.cursor = 0
-                await asyncio.sleep(0.02)
-                before = 0
-            # the rows reorder as agents change (the cursor keeps its row): the key moved the
-            # cursor when it is on another row
-            start = table.current.key if table.current else None
-            keys["down"].append(
-                await press(
-                    app, probe, "down", lambda k=start: table.current and table.current.key != k
-                )
-            )
+            keys["down"].append(await press(app, probe, "down", lambda: cursor_moves(table)))
             if presses % 10 == 0:
                 sort = screen.model.sort
-                keys["sort"].append(await press(app, probe, "s", lambda s=sort: table.sort != s))
+                keys["sort"].append(
+                    await press(app, probe, "s", lambda s=sort: lambda: table.sort != s)
+                )
                 keys["filter"].append(
-                    await press(app, probe, "f", lambda: screen.model.status_filter is not None)
+                    await press(
+                        app, probe, "f", lambda: lambda: screen.model.status_filter is not None
+                    )
                 )
                 screen.model.status_filter = None  # every row again for the cursor keys
                 screen.flush(force=True)
