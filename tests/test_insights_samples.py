@@ -1,0 +1,108 @@
+"""Insights of the real samples (agent-server captures, SDK fixtures, CLI trajectories):
+known answers, read off the files by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.samples import SAMPLES, event_files
+from tui.insights import compute_insights
+from tui.insights.report import to_json, to_markdown
+from tui.models import parse_event
+
+CAPTURE = SAMPLES / "agent-server-capture"
+
+
+def persisted(name: str) -> list:
+    (folder,) = CAPTURE.glob(f"persisted/{name}-*")
+    return [parse_event(json.loads(p.read_text())) for p in sorted(folder.glob("events/*.json"))]
+
+
+def frames(name: str) -> list:
+    lines = (CAPTURE / "ws" / f"{name}.frames.jsonl").read_text().splitlines()
+    return [parse_event(json.loads(line)["frame"]) for line in lines if '"frame"' in line]
+
+
+def test_the_captured_demo_run():
+    found = compute_insights(persisted("demo"), "697ecf519eef41b2bdca3fa62e1da900")
+    assert (found.events, found.duplicates, found.unreadable, found.user_messages) == (43, 0, 0, 2)
+    # ten stats updates of 120 prompt + 30 completion tokens each, at $0 (a fake model)
+    assert (found.stats_updates, found.steps) == (10, 10)
+    assert (found.prompt_tokens, found.completion_tokens, found.cost) == (1200, 300, 0.0)
+    assert found.costly_by == "tokens"
+    # the first response (before the run started: the title) produced no event; the
+    # update after the first action (logged after its result, stamped before it) paid for it
+    assert (found.costly[0].stats_id, found.costly[0].event_id) == (
+        "1bcf7e27-8d59-4619-900b-f9b40cb1e37a",
+        None,
+    )
+    assert (found.costly[1].stats_id, found.costly[1].event_id) == (
+        "2817dfc0-bab1-4000-8d48-1ff660622e6f",
+        "cc3b93ba-6472-4479-a4d1-898b7e05f46a",
+    )
+    assert found.costly[4].label == "$ python3 /tmp/ohrun/ws/hello.py (+1 more)"  # parallel
+    tools = {t.tool: t for t in found.tools}
+    assert (tools["terminal"].calls, tools["terminal"].failed) == (3, 1)  # ls: exit code 2
+    assert (tools["file_editor"].calls, tools["file_editor"].failed) == (2, 2)
+    assert (tools["no_such_tool"].calls, tools["no_such_tool"].failed) == (1, 1)
+    slowest = found.slowest[0]
+    assert (slowest.label, slowest.result_id) == (
+        "$ echo hello world",
+        "99fdb811-4c00-454a-9989-f4aeb3ce70da",
+    )
+    assert slowest.seconds == pytest.approx(3.577309 - 2.698684)
+    assert found.model_s is None and found.models[0].latency is None
+
+
+def test_the_live_stream_adds_response_times_from_full_state():
+    found = compute_insights(frames("demo"))
+    (model,) = found.models
+    assert (model.calls, model.calls_from) == (10, "full metrics")
+    assert model.latency.count == 10
+    assert model.latency.longest == pytest.approx(0.021558046340942383)
+    assert found.tokens == 1500  # the full_state snapshots repeat the totals: no new steps
+    assert found.steps == 10
+    slow = compute_insights(frames("slow"))
+    # the title's call, then the reply the fake LLM holds back for eight seconds
+    latency = slow.models[0].latency
+    assert (latency.count, latency.longest) == (2, pytest.approx(8.015415906906128))
+    assert latency.median == pytest.approx((0.013680219650268555 + 8.015415906906128) / 2)
+
+
+def test_the_goal_loop_fixture():
+    path = SAMPLES / "sdk-fixtures" / "goal-loop-events.jsonl"
+    found = compute_insights(
+        [parse_event(json.loads(line)) for line in path.read_text().splitlines()]
+    )
+    assert (found.prompt_tokens, found.completion_tokens, found.cache_read_tokens) == (
+        107458,
+        1347,
+        68193,
+    )
+    usages = {m.usage_id: m for m in found.models}
+    assert usages["default"].calls == 4 and usages["condenser"].calls == 0
+    assert usages["default"].cache_share == pytest.approx(68193 / 107458)
+    # one observation's action is not in the fixture: counted, failed, not timed
+    (terminal,) = found.tools
+    assert (terminal.calls, terminal.failed, terminal.timed) == (3, 3, 2)
+    assert found.span_s == pytest.approx(42.365548, abs=1e-3)
+
+
+def test_cli_trajectories_have_no_stats_and_say_so():
+    (folder,) = SAMPLES.glob("cli-trajectories/simple_echo_hello_world")
+    events = [parse_event(json.loads(p.read_text())) for p in sorted(folder.glob("*.json"))]
+    found = compute_insights(events)
+    assert found.cost is None and found.tokens is None and found.costly == []
+    assert [t.tool for t in found.tools] == ["terminal"]
+    assert any("cost and tokens cannot be known" in n for n in found.notes)
+
+
+@pytest.mark.parametrize("name", sorted(event_files()))
+def test_every_sample_file_makes_insights_and_both_reports(name):
+    events = [parse_event(e) for e in event_files()[name]]
+    found = compute_insights(events)
+    assert found.events + found.duplicates == len(events)
+    assert json.loads(to_json(found))["events"] == found.events
+    assert to_markdown(found).startswith("# Insights")
