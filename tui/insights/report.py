@@ -14,7 +14,7 @@ from tui.text import clean, one_line
 
 from .figures import Insights
 from .summary import glance
-from .words import UNKNOWN, clock, duration, money, rate, tokens
+from .words import UNKNOWN, clock, clock_after, duration, every, money, rate, tokens
 
 FORMATS = ("md", "json")
 FAILED_MEANS = (
@@ -109,7 +109,7 @@ def to_markdown(insights: Insights) -> str:
                     money(s.cost),
                     tokens(s.tokens),
                     clock(s.timestamp),
-                    _code(s.label),
+                    _code(s.label) if s.event_id else _cell(s.label),
                     _id(s.open_id),
                 ]
                 for n, s in enumerate(insights.costly, 1)
@@ -156,13 +156,12 @@ def _timeline(insights: Insights) -> list[str]:
     timeline = insights.timeline
     if not timeline.points:
         return []
-    width = duration(timeline.bucket_s)
-    lines = [f"## Timeline (per {width}, from {clock(timeline.start)})", ""]
+    lines = [f"## Timeline (per {every(timeline.bucket_s)})", ""]
     return lines + _table(
-        ["after", "events", "errors", "user", "condensed", "cost so far", "tokens so far"],
+        ["from", "events", "errors", "user", "condensed", "cost so far", "tokens so far"],
         [
             [
-                duration(p.offset_s) if p.offset_s else "0 s",
+                clock_after(timeline.start, p.offset_s),
                 f"{p.events:,}",
                 f"{p.errors:,}" if p.errors else "",
                 f"{p.user_messages:,}" if p.user_messages else "",

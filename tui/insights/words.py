@@ -63,3 +63,23 @@ def clock(timestamp: str | None) -> str:
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def every(seconds: int) -> str:
+    """A bucket width in words: ``minute``, ``5 minutes``, ``hour``, ``2 days``."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            n = seconds // size
+            return unit if n == 1 else f"{n} {unit}s"
+    return plural(seconds, "second")
+
+
+def clock_after(start: str | None, offset_s: float) -> str:
+    """``start`` moved on by ``offset_s``, as ``YYYY-MM-DD HH:MM`` (the timeline's rows)."""
+    from datetime import datetime, timedelta
+
+    try:
+        moment = datetime.fromisoformat(start or "") + timedelta(seconds=offset_s)
+    except (ValueError, OverflowError):
+        return UNKNOWN
+    return moment.strftime("%Y-%m-%d %H:%M")
