@@ -257,7 +257,7 @@ def test_timeline_counts_per_minute_carries_totals_and_leaves_quiet_gaps_out():
     assert found.quiet_gaps == 1 and found.quiet_s == pytest.approx(1200 - 70)
     assert found.active_s == pytest.approx(75)
     timeline = found.timeline
-    assert timeline.bucket_s == 60 and timeline.start == at(0)
+    assert timeline.bucket_s == 60 and timeline.start == "2026-11-21T10:00:00"
     by_offset = {round(p.offset_s): p for p in timeline.points}
     first = by_offset[0]
     # activity: user, action, result (failed) — state updates are not activity

@@ -126,7 +126,7 @@ class Mark:
     """A moment worth marking on the timeline (a condensation, a conversation error)."""
 
     timestamp: str | None
-    offset_s: float | None
+    offset_s: float | None  # seconds from the timeline's start
     event_id: str | None
     label: str
 
@@ -136,7 +136,7 @@ class TimelinePoint:
     """One time bucket: activity in it, and the totals reached by its end (None before the
     first stats update)."""
 
-    offset_s: float  # bucket start, seconds after the first event
+    offset_s: float  # bucket start, seconds from the timeline's start
     events: int
     errors: int  # error events and failed tool results (rejections are not errors)
     user_messages: int
@@ -147,7 +147,10 @@ class TimelinePoint:
 
 @dataclass(frozen=True)
 class Timeline:
-    start: str | None  # the earliest timestamp, as sent
+    """Time buckets from ``start``: the minute of the earliest timestamp (naive, as the
+    server sends them), ``bucket_s`` wide; only buckets with something in them."""
+
+    start: str | None
     bucket_s: int
     points: list[TimelinePoint]
 

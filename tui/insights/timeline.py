@@ -82,14 +82,28 @@ class TimelineTracker:
         if bucket[TOKENS] is None or tokens > bucket[TOKENS]:
             bucket[TOKENS] = tokens
 
+    @property
+    def origin(self) -> float | None:
+        """Where the timeline starts: the minute the first event happened in."""
+        return None if self.first is None else (self.first // 60) * 60
+
     def offset(self, moment: float | None) -> float | None:
-        if moment is None or self.first is None:
+        """Seconds from the timeline's start (:attr:`origin`)."""
+        origin = self.origin
+        return None if moment is None or origin is None else moment - origin
+
+    def start_text(self) -> str | None:
+        """The origin as the servers write timestamps (naive, to the minute)."""
+        if self.first_text is None or self.first is None:
             return None
-        return moment - self.first
+        cut = self.first_text.find("T")
+        if cut < 0 or len(self.first_text) < cut + 6:
+            return self.first_text
+        return self.first_text[: cut + 6] + ":00"
 
     def finish(self) -> Timeline:
         if not self._minutes or self.first is None or self.last is None:
-            return Timeline(start=self.first_text, bucket_s=60, points=[])
+            return Timeline(start=self.start_text(), bucket_s=60, points=[])
         span_min = (self.last - self.first) / 60
         width = next((w for w in WIDTHS if span_min / w <= MAX_POINTS), WIDTHS[-1])
         start_minute = int(self.first // 60)
@@ -118,7 +132,7 @@ class TimelineTracker:
                 tokens = counts[TOKENS] if tokens is None else max(tokens, counts[TOKENS])
             points.append(
                 TimelinePoint(
-                    offset_s=max(0.0, (start_minute + slot * width) * 60 - self.first),
+                    offset_s=float(slot * width * 60),
                     events=counts[EVENTS],
                     errors=counts[ERRORS],
                     user_messages=counts[USERS],
@@ -127,4 +141,4 @@ class TimelineTracker:
                     tokens=tokens,
                 )
             )
-        return Timeline(start=self.first_text, bucket_s=width * 60, points=points)
+        return Timeline(start=self.start_text(), bucket_s=width * 60, points=points)

@@ -41,6 +41,7 @@ from .agent import AgentMixin
 from .exporting import ExportMixin
 from .find import FindMixin
 from .following import FollowMixin
+from .insights import InsightsMixin
 from .keys import CONVERSATION_KEYS
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ FOLLOW_DETAIL_S = 0.5  # while following live rows, the detail pane updates at m
 PANES = ("event-tree", "event-list", "event-detail")  # what z zooms
 
 
-class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, Screen):
+class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, InsightsMixin, Screen):
     """Tree | list over detail. The base index loads in the background for the tree."""
 
     AUTO_FOCUS = "#event-list"
