@@ -19,6 +19,8 @@ from tests.insights_events import (
 )
 from tui.insights import InsightsBuilder, compute_insights
 from tui.insights import actions as actions_module
+from tui.insights.reading import seconds
+from tui.insights.seen import SeenIds
 from tui.models import parse_event
 
 
@@ -337,3 +339,41 @@ def test_control_sequences_and_huge_commands_make_short_labels():
     events = [action("a1", 0, "echo \x1b]52;c;aGk=\x07 " + "x" * 100_000), result("o1", 1, "a1")]
     (slow,) = compute_insights(events).slowest
     assert len(slow.label) <= 240 and "\n" not in slow.label
+
+
+def test_seen_ids_are_exact_through_growth():
+    seen = SeenIds()
+    ids = [f"{n:08x}-id" for n in range(20_000)]
+    assert all(seen.add(i) for i in ids)
+    assert not any(seen.add(i) for i in ids[::7])
+    assert seen.count == 20_000 and seen.nbytes <= 32 * 20_000 * 2
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    [
+        "2026-06-16T05:39:18.809928",
+        "2026-06-16T05:39:18",
+        "2026-06-16T23:59:59.999999",
+        "2026-06-17T00:00:00.5",
+        "2026-06-16T05:39:18Z",
+        "2026-06-16T05:39:18+02:00",
+        "2026-06-16T05:39:18.123+00:00",
+    ],
+)
+def test_fast_timestamps_agree_with_fromisoformat(stamp):
+    from datetime import UTC, datetime
+
+    seconds("2026-06-16T00:00:00")  # the day is known: the fast path is taken
+    seconds("2026-06-17T00:00:00")
+    moment = datetime.fromisoformat(stamp)
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    assert seconds(stamp) == pytest.approx(moment.timestamp(), abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    "stamp", ["", "yesterday", "2026-06-16T05:39:1x", "2026-06-16T05:39x18", 5]
+)
+def test_what_is_not_a_timestamp_has_no_time(stamp):
+    seconds("2026-06-16T00:00:00")
+    assert seconds(stamp) is None

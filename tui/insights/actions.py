@@ -70,7 +70,8 @@ class ActionTracker:
             found = self._tools[name] = _Tool()
         return found
 
-    def action(self, event: dict[str, Any], start: float | None) -> None:
+    def action(self, event: dict[str, Any], start: float | None) -> str:
+        """An action arrived; returns its label."""
         tool = text(event.get("tool_name")) or "?"
         label, key = action_label(event)
         event_id = text(event.get("id"))
@@ -87,6 +88,7 @@ class ActionTracker:
         if len(self._pending) > MAX_PENDING:
             oldest = next(iter(self._pending))
             self._drop(oldest)
+        return label
 
     def _drop(self, pending_id: str) -> _Pending | None:
         found = self._pending.pop(pending_id, None)

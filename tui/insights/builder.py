@@ -16,7 +16,8 @@ from tui.text import one_line
 
 from .actions import ActionTracker
 from .figures import Insights, Mark
-from .reading import action_label, fields, result_failed, seconds, text
+from .reading import fields, result_failed, seconds, text
+from .seen import SeenIds
 from .steps import StepTracker
 from .timeline import QUIET_S, TimelineTracker
 from .usage import UsageTracker
@@ -48,7 +49,7 @@ class InsightsBuilder:
         self.unreadable = 0
         self.user_messages = 0
         self.errors = 0
-        self._seen: set[int] = set()
+        self._seen = SeenIds()
         self.usage = UsageTracker()
         self.actions = ActionTracker()
         self.steps = StepTracker()
@@ -61,12 +62,9 @@ class InsightsBuilder:
         if isinstance(event, RawEvent):
             self.unreadable += 1
         event_id = text(data.get("id"))
-        if event_id is not None:
-            key = hash(event_id)
-            if key in self._seen:
-                self.duplicates += 1
-                return
-            self._seen.add(key)
+        if event_id is not None and not self._seen.add(event_id):
+            self.duplicates += 1
+            return
         self.count += 1
         kind = text(data.get("kind")) or ""
         timestamp = text(data.get("timestamp"))
@@ -81,8 +79,7 @@ class InsightsBuilder:
             return
         error = kind in ERROR_KINDS
         if kind == "ActionEvent":
-            self.actions.action(data, moment)
-            self._produced(data)
+            self._produced(data, self.actions.action(data, moment))
         elif kind == "ObservationEvent":
             error = result_failed(data)
             self.actions.result(data, moment, failed=error)
@@ -116,23 +113,12 @@ class InsightsBuilder:
             condensation=kind == "Condensation",
         )
 
-    def _produced(self, data: dict[str, Any]) -> None:
+    def _produced(self, data: dict[str, Any], label: str | None = None) -> None:
+        """An event a model response produced (``label`` given for actions)."""
         if not text(data.get("llm_response_id")):
             return
-        kind = data.get("kind")
-        if kind == "ActionEvent":
-            label = action_label(data)[0]
-        elif kind == "Condensation":
-            label = "condensation"
-        else:
-            message = fields(data.get("llm_message"))
-            content = message.get("content")
-            words = ""
-            if isinstance(content, list):
-                words = " ".join(
-                    text(fields(block).get("text")) or "" for block in content[:3]
-                ).strip()
-            label = "agent: " + (one_line(words, 200) if words else "(no text)")
+        if label is None:
+            label = "condensation" if data.get("kind") == "Condensation" else _reply(data)
         self.steps.produced(text(data.get("id")), label, seconds(data.get("timestamp")))
 
     def _state(
@@ -256,6 +242,15 @@ class InsightsBuilder:
             )
             for moment, timestamp, event_id, label in found
         ]
+
+
+def _reply(data: dict[str, Any]) -> str:
+    """An agent message's words, for the step that produced it."""
+    content = fields(data.get("llm_message")).get("content")
+    words = ""
+    if isinstance(content, list):
+        words = " ".join(text(fields(block).get("text")) or "" for block in content[:3]).strip()
+    return "agent: " + (one_line(words, 200) if words else "(no text)")
 
 
 def compute_insights(

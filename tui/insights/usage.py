@@ -34,7 +34,7 @@ TOKEN_FIELDS = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class UsageFigures:
     """One usage id's accumulated figures, as the latest stats update gave them."""
 
@@ -52,12 +52,30 @@ def read_stats(value: Any) -> dict[str, UsageFigures] | None:
     for usage_id, metrics in per_usage.items():
         metrics = fields(metrics)
         usage = fields(metrics.get("accumulated_token_usage"))
+        model = metrics.get("model_name") or usage.get("model")
         found[str(usage_id)] = UsageFigures(
-            model=text(metrics.get("model_name")) or text(usage.get("model")) or "default",
+            model=model if isinstance(model, str) and model else "default",
             cost=number(metrics.get("accumulated_cost")),
-            tokens=tuple(count(usage.get(name)) for name in TOKEN_FIELDS),  # type: ignore[arg-type]
+            tokens=(
+                count(usage.get("prompt_tokens")),
+                count(usage.get("completion_tokens")),
+                count(usage.get("cache_read_tokens")),
+                count(usage.get("cache_write_tokens")),
+                count(usage.get("reasoning_tokens")),
+            ),
         )
     return found
+
+
+def _has_lists(value: Any) -> bool:
+    """The full ``Metrics`` form (per-response lists), not the snapshot form."""
+    per_usage = fields(value).get("usage_to_metrics")
+    if not isinstance(per_usage, dict):
+        return False
+    return any(
+        "token_usages" in metrics or "response_latencies" in metrics
+        for metrics in map(fields, per_usage.values())
+    )
 
 
 @dataclass
@@ -96,20 +114,19 @@ class UsageTracker:
         self._full: dict[str, _Calls] = {}
         self._logs: dict[str, _Calls] = {}
         self.unreadable_logs = 0
+        self._cost = 0.0  # the sums over ``latest``, kept as it changes
+        self._prompt = self._completion = self._cache = 0
 
     # --- totals --------------------------------------------------------------------------
 
     @property
     def cost(self) -> float:
-        return sum(u.cost for u in self.latest.values())
+        return self._cost
 
     @property
     def token_totals(self) -> tuple[int, int, int]:
         """(prompt, completion, cache read) over every usage."""
-        prompt = sum(u.tokens[0] for u in self.latest.values())
-        completion = sum(u.tokens[1] for u in self.latest.values())
-        cache = sum(u.tokens[2] for u in self.latest.values())
-        return prompt, completion, cache
+        return self._prompt, self._completion, self._cache
 
     def stats(self, value: Any) -> tuple[float, int] | None:
         """Fold one stats value; returns what the totals grew by (cost, prompt+completion
@@ -119,27 +136,42 @@ class UsageTracker:
         if found is None:
             return None
         self.updates += 1
-        self._full_metrics(value)
-        before_cost = self.cost
-        before_tokens = sum(self.token_totals[:2])
+        if _has_lists(value):
+            self._full_metrics(value)
+        before_cost, before_tokens = self._cost, self._prompt + self._completion
+        latest = self.latest
         for usage_id, figures in found.items():
-            old = self.latest.get(usage_id)
+            old = latest.get(usage_id)
+            new_prompt, new_completion = figures.tokens[0], figures.tokens[1]
             if old is None:
-                grew = figures.cost > 0 or any(figures.tokens[:2])
+                grew = figures.cost > 0 or new_prompt > 0 or new_completion > 0
             else:
-                grew = figures.cost > old.cost or any(
-                    n > o for n, o in zip(figures.tokens[:2], old.tokens[:2], strict=True)
+                old_prompt, old_completion = old.tokens[0], old.tokens[1]
+                grew = (
+                    figures.cost > old.cost
+                    or new_prompt > old_prompt
+                    or new_completion > old_completion
                 )
-                if figures.cost < old.cost or any(
-                    n < o for n, o in zip(figures.tokens[:2], old.tokens[:2], strict=True)
+                if (
+                    figures.cost < old.cost
+                    or new_prompt < old_prompt
+                    or new_completion < old_completion
                 ):
                     self.went_down = True
+                self._cost -= old.cost
+                self._prompt -= old_prompt
+                self._completion -= old_completion
+                self._cache -= old.tokens[2]
             if grew:
                 self.stats_calls[usage_id] = self.stats_calls.get(usage_id, 0) + 1
-            self.latest[usage_id] = figures
+            latest[usage_id] = figures
+            self._cost += figures.cost
+            self._prompt += new_prompt
+            self._completion += new_completion
+            self._cache += figures.tokens[2]
         return (
-            max(0.0, self.cost - before_cost),
-            max(0, sum(self.token_totals[:2]) - before_tokens),
+            max(0.0, self._cost - before_cost),
+            max(0, self._prompt + self._completion - before_tokens),
         )
 
     def _full_metrics(self, value: Any) -> None:

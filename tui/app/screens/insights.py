@@ -34,7 +34,7 @@ from ..conversation_events import OUTAGE_TRIES, JitteredBackoff
 from ..insight_tables import TABLES
 from ..themes import theme_style
 from ..widgets.fitted_table import FittedTable
-from ..widgets.insight_charts import ActivityPlot, TotalsPlot
+from ..widgets.insight_charts import ActivityPlot, InsightPlot, TotalsPlot
 from ..widgets.key_bar import KeyBar
 from .errors import describe_error
 
@@ -51,18 +51,47 @@ def cache_key(client: Any, conversation_id: str) -> tuple[str, str]:
 
 
 class InsightTable(FittedTable):
-    """A table of the view; in those whose rows are events, Enter opens the event."""
+    """A table of the view; in those whose rows are events, Enter opens the event. Filled
+    by the screen, or by itself when it is mounted after the figures arrived (the tabs
+    mount their panes in their own time)."""
 
     BINDINGS = [Binding("enter", "select_cursor", "Open event", id="insights.open")]
 
     def __init__(self, tab: str) -> None:
         super().__init__(TABLES[tab][0], id=f"{tab}-table", cursor_type="row", zebra_stripes=True)
+        self.tab = tab
         self.opens = tab in OPENS
+        self.targets: list[str | None] = []  # the event each row opens
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.border_title = TAB_TITLES[TABS.index(self.tab)]
+        found = getattr(self.screen, "insights", None)
+        if found is not None:
+            self.show(found)
+
+    def show(self, found: Insights) -> None:
+        _columns, rows_of, empty = TABLES[self.tab]
+        rows = rows_of(found)
+        self.targets = [target for target, _cells in rows]
+        self.replace_rows((str(n), cells) for n, (_target, cells) in enumerate(rows))
+        self.border_subtitle = empty if not rows else "enter opens the event" if self.opens else ""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "select_cursor":
             return self.opens and self.row_count > 0
         return True
+
+
+class SummaryText(Static):
+    """The answers at a glance (:func:`summary`), filled like :class:`InsightTable`."""
+
+    def on_mount(self) -> None:
+        found = getattr(self.screen, "insights", None)
+        self.update(summary(found) if found is not None else Text("Reading the events…"))
+
+    def show(self, found: Insights) -> None:
+        self.update(summary(found))
 
 
 class InsightsScreen(Screen[str | None]):
@@ -93,7 +122,6 @@ class InsightsScreen(Screen[str | None]):
         self._known_total = known_total  # events the conversation screen has seen
         self.insights: Insights | None = None
         self.walk: InsightsWalk | None = None
-        self._targets: dict[str, list[str | None]] = {name: [] for name in TABLES}
 
     def compose(self) -> ComposeResult:
         name = one_line(self._title or self.conversation_id, 120)
@@ -103,7 +131,7 @@ class InsightsScreen(Screen[str | None]):
             yield ProgressBar(id="insights-progress", show_eta=False)
         with TabbedContent(id="insights-tabs"):
             with TabPane("Summary", id="summary"), VerticalScroll(id="summary-scroll"):
-                yield Static(id="summary-text")
+                yield SummaryText(id="summary-text")
             with TabPane("Timeline", id="timeline"):
                 yield TotalsPlot(id="totals-plot")
                 yield ActivityPlot(id="activity-plot")
@@ -113,8 +141,6 @@ class InsightsScreen(Screen[str | None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        for tab in TABLES:
-            self.query_one(f"#{tab}-table", FittedTable).border_title = TAB_TITLES[TABS.index(tab)]
         cached = CACHE.get(cache_key(self.app.client, self.conversation_id))
         if cached is not None:
             CACHE.move_to_end(cache_key(self.app.client, self.conversation_id))
@@ -123,8 +149,6 @@ class InsightsScreen(Screen[str | None]):
             self._status(self._done_text(found))
             if self._known_total is None or self._known_total == read:
                 return  # nothing new since
-        else:
-            self.query_one("#summary-text", Static).update(Text("Reading the events…"))
         self.compute()
 
     # --- computing ---------------------------------------------------------------------------
@@ -168,18 +192,18 @@ class InsightsScreen(Screen[str | None]):
 
     def _progress(self, walk: InsightsWalk) -> None:
         total = max(walk.total or 0, walk.read) if walk.total is not None else None
-        bar = self.query_one("#insights-progress", ProgressBar)
-        bar.update(total=total, progress=walk.read)
+        for bar in self.query("#insights-progress").results(ProgressBar):
+            bar.update(total=total, progress=walk.read)
         of = f" of {total:,}" if total is not None else ""
-        self.query_one("#insights-progress-text", Static).update(
-            f"Reading the events… {walk.read:,}{of}"
-        )
+        self._status(f"Reading the events… {walk.read:,}{of}", progress=True)
 
     def _status(self, text: str, *, progress: bool = False, error: bool = False) -> None:
-        status = self.query_one("#insights-status")
-        status.set_class(progress, "-working")
-        status.set_class(error, "-error")
-        self.query_one("#insights-progress-text", Static).update(Text(text))
+        """The line under the title (nothing to do once the screen is gone)."""
+        for status in self.query("#insights-status"):
+            status.set_class(progress, "-working")
+            status.set_class(error, "-error")
+        for line in self.query("#insights-progress-text").results(Static):
+            line.update(Text(text))
 
     def _done_text(self, found: Insights) -> str:
         return f"{found.events:,} events read · r reads them again"
@@ -187,18 +211,14 @@ class InsightsScreen(Screen[str | None]):
     # --- showing ----------------------------------------------------------------------------
 
     def show(self, found: Insights) -> None:
+        """Every tab shows ``found`` (a part not mounted yet fills itself when it is)."""
         self.insights = found
-        self.query_one("#summary-text", Static).update(summary(found))
-        self.query_one("#totals-plot", TotalsPlot).show(found)
-        self.query_one("#activity-plot", ActivityPlot).show(found)
-        for tab, (_columns, rows_of, empty) in TABLES.items():
-            table = self.query_one(f"#{tab}-table", FittedTable)
-            rows = rows_of(found)
-            self._targets[tab] = [target for target, _cells in rows]
-            table.replace_rows((str(n), cells) for n, (_target, cells) in enumerate(rows))
-            table.border_subtitle = empty if not rows else ""
-            if tab in OPENS and rows:
-                table.border_subtitle = "enter opens the event"
+        for text in self.query(SummaryText):
+            text.show(found)
+        for plot in self.query(InsightPlot):
+            plot.show(found)
+        for table in self.query(InsightTable):
+            table.show(found)
         self.refresh_bindings()
 
     @on(TabbedContent.TabActivated)
@@ -221,10 +241,9 @@ class InsightsScreen(Screen[str | None]):
         table = self.focused
         if not isinstance(table, InsightTable) or not table.row_count:
             return None
-        tab = (table.id or "").removesuffix("-table")
-        if tab not in OPENS:
+        if not table.opens:
             return None
-        targets = self._targets.get(tab, [])
+        targets = table.targets
         row = table.cursor_row
         return targets[row] if 0 <= row < len(targets) else None
 

@@ -67,6 +67,9 @@ class InsightPlot(PlotextPlot):
     def on_mount(self) -> None:
         super().on_mount()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw())
+        found = getattr(self.screen, "insights", None)  # figures that came before the plot
+        if found is not None and self.insights is None:
+            self.show(found)
 
     def show(self, insights: Insights) -> None:
         self.insights = insights
