@@ -4,6 +4,7 @@ known answers, read off the files by hand."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,31 @@ def test_every_sample_file_makes_insights_and_both_reports(name):
     assert found.events + found.duplicates == len(events)
     assert json.loads(to_json(found))["events"] == found.events
     assert to_markdown(found).startswith("# Insights")
+
+
+def test_a_real_agent_server_1_58_run():
+    """The `full` scenario of ../shared/real-servers/agent-server/drive.py against agent
+    server 1.58.2, read from its event search (tests/data: completion logs' request
+    messages and the system prompt cut to keep the file small; nothing else changed).
+
+    In this version an update lands after its action and result, except for a call that
+    could not run and the final reply, whose updates land before them; the title's call
+    (the second update) takes no event."""
+    path = Path(__file__).parent / "data" / "agent-server-1.58.2-full.jsonl"
+    found = compute_insights(
+        [parse_event(json.loads(line)) for line in path.read_text().splitlines()]
+    )
+    assert (found.events, found.unreadable, found.stats_updates, found.steps) == (78, 0, 16, 16)
+    assert (found.prompt_tokens, found.completion_tokens) == (3630, 320)  # 3,810 + 140
+    steps = {s.stats_id[:8]: (s.tokens, s.event_id and s.event_id[:8]) for s in found.costly}
+    assert steps["dadec4d4"] == (390, "703a4a79")  # finish
+    assert steps["de31aac7"] == (370, "bd74edd6")  # ls of a missing dir
+    assert steps["27b1300d"] == (350, "c9b7e92f")  # no_such_tool: its update came first
+    assert steps["fd1be72e"] == (260, "629b93a1")  # the reply after the last update
+    models = {m.usage_id: m for m in found.models}
+    assert (models["agent"].calls, models["agent"].calls_from) == (15, "completion logs")
+    assert models["agent"].latency.count == 15
+    assert (models["condenser"].calls, models["condenser"].calls_from) == (1, "stats updates")
+    assert [m.event_id[:8] for m in found.condensations] == ["9394a81a"]
+    tools = {t.tool: (t.calls, t.failed) for t in found.tools}
+    assert tools["terminal"] == (5, 1) and tools["no_such_tool"] == (1, 1)

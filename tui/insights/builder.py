@@ -115,11 +115,14 @@ class InsightsBuilder:
 
     def _produced(self, data: dict[str, Any], label: str | None = None) -> None:
         """An event a model response produced (``label`` given for actions)."""
-        if not text(data.get("llm_response_id")):
+        response_id = text(data.get("llm_response_id"))
+        if not response_id:
             return
         if label is None:
             label = "condensation" if data.get("kind") == "Condensation" else _reply(data)
-        self.steps.produced(text(data.get("id")), label, seconds(data.get("timestamp")))
+        self.steps.produced(
+            response_id, text(data.get("id")), label, seconds(data.get("timestamp"))
+        )
 
     def _state(
         self, data: dict[str, Any], event_id: str | None, moment: float | None, ts: str | None
