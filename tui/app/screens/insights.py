@@ -44,6 +44,7 @@ CACHE_SIZE = 8
 TABS = ("summary", "timeline", "tools", "slowest", "steps", "models", "failures")
 TAB_TITLES = ("Summary", "Timeline", "Tools", "Slowest", "Steps", "Models", "Failures")
 OPENS = ("slowest", "steps", "failures")  # tables whose rows open an event
+PROGRESS_S = 0.25  # the progress line is redrawn at most this often
 
 
 def cache_key(client: Any, conversation_id: str) -> tuple[str, str]:
@@ -162,6 +163,7 @@ class InsightsScreen(Screen[str | None]):
         backoff, attempt = JitteredBackoff(), 0
         walk: InsightsWalk | None = None
         self._status("Reading the events…", progress=True)
+        loop, shown_at = asyncio.get_running_loop(), 0.0
         while walk is None or not walk.done:
             try:
                 if walk is None:
@@ -180,7 +182,9 @@ class InsightsScreen(Screen[str | None]):
                 self._status(f"{describe_error(exc)}; trying again in {delay:.1f}s…", progress=True)
                 await asyncio.sleep(delay)
                 continue
-            self._progress(walk)
+            if loop.time() - shown_at >= PROGRESS_S:  # a repaint per page would double the time
+                shown_at = loop.time()
+                self._progress(walk)
         found = walk.finish()
         key = cache_key(self.app.client, self.conversation_id)
         CACHE[key] = (found, walk.read)
