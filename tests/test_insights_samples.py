@@ -3,6 +3,7 @@ known answers, read off the files by hand."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from tests.samples import SAMPLES, event_files
 from tui.insights import compute_insights
+from tui.insights import steps as steps_module
 from tui.insights.report import to_json, to_markdown
 from tui.models import parse_event
 
@@ -135,3 +137,39 @@ def test_a_real_agent_server_1_58_run():
     assert [m.event_id[:8] for m in found.condensations] == ["9394a81a"]
     tools = {t.tool: (t.calls, t.failed) for t in found.tools}
     assert tools["terminal"] == (5, 1) and tools["no_such_tool"] == (1, 1)
+
+
+def test_every_step_of_a_real_long_run_finds_its_response(monkeypatch):
+    """The `long` scenario (541 events, five condensations) against agent server 1.58.2 on
+    a loaded machine, prepared like the `full` run above. Its completion logs name each
+    response, and the k-th agent log and the k-th growth of the agent's totals are the same
+    response: the truth every step is checked against. Here updates land after their
+    response, or before its action, or late (stamped 460 ms after a result, 140 ms before
+    the next response)."""
+    path = Path(__file__).parent / "data" / "agent-server-1.58.2-long.jsonl.gz"
+    lines = gzip.decompress(path.read_bytes()).decode().splitlines()
+    events = [parse_event(json.loads(line)) for line in lines]
+    responses = [
+        json.loads(e.log_data)["response"]["id"]
+        for e in events
+        if e.kind == "LLMCompletionLogEvent" and e.usage_id == "agent"
+    ]
+    first_event = {}
+    for e in events:
+        response = getattr(e, "llm_response_id", None)
+        if response:
+            first_event.setdefault(response, e.id)
+    truth, seen = {}, 0
+    for e in events:
+        if e.kind == "ConversationStateUpdateEvent" and e.key == "stats":
+            usage = e.value["usage_to_metrics"]["agent"]["accumulated_token_usage"]
+            total = usage["prompt_tokens"] + usage["completion_tokens"]
+            if total > seen:
+                truth[e.id] = first_event.get(responses[len(truth)])  # None: no event (a title)
+                seen = total
+    monkeypatch.setattr(steps_module, "TOP", 1_000)  # every step, not the ten dearest
+    found = compute_insights(events)
+    assert (found.events, found.steps, len(found.condensations)) == (541, 137, 5)
+    checked = {s.stats_id: s.event_id for s in found.costly if s.stats_id in truth}
+    assert len(checked) == len(truth) == 132
+    assert checked == truth

@@ -83,10 +83,12 @@ class InsightsBuilder:
         elif kind == "ObservationEvent":
             error = result_failed(data)
             self.actions.result(data, moment, failed=error)
+            self.steps.result(text(data.get("action_id")), moment)
         elif kind == "AgentErrorEvent":
             self.actions.result(data, moment, failed=True)
         elif kind == "UserRejectObservation":
             self.actions.result(data, moment, failed=False, rejected=True)
+            self.steps.result(text(data.get("action_id")), moment)
         elif kind == "MessageEvent":
             if data.get("source") == "user":
                 self.user_messages += 1
@@ -174,7 +176,7 @@ class InsightsBuilder:
             prompt = completion = cache = None
             notes.append("No stats updates in the log: cost and tokens cannot be known.")
         by_cost = bool(cost)
-        costly = self.steps.finish(by_cost=by_cost, log_order=self.timeline.went_back)
+        costly = self.steps.finish(by_cost=by_cost)
         if usage.updates and not cost:
             notes.append(
                 "The server counts no cost for this model ($0): steps are ranked by tokens."

@@ -28,8 +28,6 @@ class TimelineTracker:
         self.last_text: str | None = None
         self.quiet_s = 0.0
         self.quiet_gaps = 0
-        #: a timestamp earlier than one before it: the log is in log order, not time order
-        self.went_back = False
 
     def _bucket(self, moment: float) -> list:
         minute = int(moment // 60)
@@ -39,7 +37,7 @@ class TimelineTracker:
         return found
 
     def seen(self, moment: float | None, timestamp: str | None) -> None:
-        """Any event with a timestamp: the span, the quiet gaps, the order."""
+        """Any event with a timestamp: the span and the quiet gaps."""
         if moment is None:
             return
         if self.last is None or self.first is None:
@@ -51,10 +49,8 @@ class TimelineTracker:
             self.quiet_gaps += 1
         if moment > self.last:
             self.last, self.last_text = moment, timestamp
-        elif moment < self.last:
-            self.went_back = True
-            if moment < self.first:
-                self.first, self.first_text = moment, timestamp
+        elif moment < self.first:
+            self.first, self.first_text = moment, timestamp
 
     def activity(
         self,
