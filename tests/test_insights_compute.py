@@ -244,7 +244,7 @@ def test_full_metrics_give_calls_and_latency_the_snapshots_do_not():
     assert found.model_s == pytest.approx(6.0)
 
 
-def test_timeline_counts_per_minute_carries_totals_and_leaves_quiet_gaps_out():
+def test_timeline_counts_per_bucket_carries_totals_and_leaves_quiet_gaps_out():
     events = [
         user("u1", 0),
         stats("s1", 10, agent=metrics(0.5, 1000, 100)),
@@ -259,14 +259,17 @@ def test_timeline_counts_per_minute_carries_totals_and_leaves_quiet_gaps_out():
     assert found.quiet_gaps == 1 and found.quiet_s == pytest.approx(1200 - 70)
     assert found.active_s == pytest.approx(75)
     timeline = found.timeline
-    assert timeline.bucket_s == 60 and timeline.start == "2026-11-21T10:00:00"
+    # 1,205 s in at most 120 buckets: half minutes
+    assert timeline.bucket_s == 30 and timeline.start == "2026-11-21T10:00:00"
     by_offset = {round(p.offset_s): p for p in timeline.points}
+    assert sorted(by_offset) == [0, 30, 60, 1200]
     first = by_offset[0]
-    # activity: user, action, result (failed) — state updates are not activity
-    assert (first.events, first.errors, first.user_messages) == (3, 1, 1)
+    # activity: the user's message and the action (state updates are not activity)
+    assert (first.events, first.errors, first.user_messages) == (2, 0, 1)
     assert (first.cost, first.tokens) == (0.5, 1100)
-    second = by_offset[60]
-    assert (second.condensations, second.cost, second.tokens) == (1, 0.5, 1100)  # carried
+    failed = by_offset[30]  # the failed result
+    assert (failed.events, failed.errors, failed.cost, failed.tokens) == (1, 1, 0.5, 1100)
+    assert (by_offset[60].condensations, by_offset[60].cost) == (1, 0.5)  # carried
     last = by_offset[1200]
     assert (last.user_messages, last.cost, last.tokens) == (1, 1.5, 3300)
     assert [m.event_id for m in found.condensations] == ["c1"]
@@ -277,7 +280,7 @@ def test_timeline_counts_per_minute_carries_totals_and_leaves_quiet_gaps_out():
 def test_a_long_conversation_is_bucketed_to_a_bounded_number_of_points():
     events = [user(f"u{n}", n * 3600) for n in range(48)]  # two days, one message an hour
     timeline = compute_insights(events).timeline
-    assert timeline.bucket_s == 15 * 60
+    assert timeline.bucket_s == 30 * 60  # 47 hours in at most 120 buckets
     assert len(timeline.points) == 48
 
 

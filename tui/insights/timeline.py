@@ -1,8 +1,9 @@
-"""The timeline: activity per minute and the totals reached, over the conversation's time.
+"""The timeline: activity over time and the totals reached, over the conversation's time.
 
-Events are counted in sparse one-minute buckets as they arrive (log order is not time
+Events are counted in sparse ten-second buckets as they arrive (log order is not time
 order: stats updates are stamped before the events logged ahead of them), and widened at
-the end so that a long conversation still has at most :data:`MAX_POINTS` points. State
+the end (to half minutes, minutes, …) so that a conversation has at most
+:data:`MAX_POINTS` points: a one-minute run gets six bars, a day-long one 96. State
 updates, streaming deltas, token ids and completion logs are not activity and are left
 out of the counts. Quiet gaps (:data:`QUIET_S` or more without any event) are summed so
 that "how long did it take" can leave out the hours nobody was there.
@@ -12,16 +13,17 @@ from __future__ import annotations
 
 from .figures import Timeline, TimelinePoint
 
-MAX_POINTS = 240
+MAX_POINTS = 120
+GRAIN = 10  # seconds: the finest bucket
 QUIET_S = 300.0
-#: Bucket widths tried, in minutes.
-WIDTHS = (1, 2, 5, 10, 15, 30, 60, 120, 240, 480, 720, 1440, 2880, 10080)
+#: Bucket widths tried, in grains (ten seconds): 10 s, 30 s, 1 min, 2, 5, 10, 15, 30 min, 1 h…
+WIDTHS = (1, 3, 6, 12, 30, 60, 90, 180, 360, 720, 1440, 2880, 4320, 8640, 17280, 60480)
 EVENTS, ERRORS, USERS, CONDENSATIONS, COST, TOKENS = range(6)
 
 
 class TimelineTracker:
     def __init__(self) -> None:
-        self._minutes: dict[int, list] = {}
+        self._grains: dict[int, list] = {}
         self.first: float | None = None
         self.last: float | None = None
         self.first_text: str | None = None
@@ -30,10 +32,10 @@ class TimelineTracker:
         self.quiet_gaps = 0
 
     def _bucket(self, moment: float) -> list:
-        minute = int(moment // 60)
-        found = self._minutes.get(minute)
+        grain = int(moment // GRAIN)
+        found = self._grains.get(grain)
         if found is None:
-            found = self._minutes[minute] = [0, 0, 0, 0, None, None]
+            found = self._grains[grain] = [0, 0, 0, 0, None, None]
         return found
 
     def seen(self, moment: float | None, timestamp: str | None) -> None:
@@ -98,14 +100,14 @@ class TimelineTracker:
         return self.first_text[: cut + 6] + ":00"
 
     def finish(self) -> Timeline:
-        if not self._minutes or self.first is None or self.last is None:
-            return Timeline(start=self.start_text(), bucket_s=60, points=[])
-        span_min = (self.last - self.first) / 60
-        width = next((w for w in WIDTHS if span_min / w <= MAX_POINTS), WIDTHS[-1])
-        start_minute = int(self.first // 60)
+        if not self._grains or self.first is None or self.last is None:
+            return Timeline(start=self.start_text(), bucket_s=GRAIN, points=[])
+        origin = int(self.first // 60) * 60 // GRAIN  # the first event's minute, in grains
+        span = (self.last - origin * GRAIN) / GRAIN
+        width = next((w for w in WIDTHS if span / w <= MAX_POINTS), WIDTHS[-1])
         merged: dict[int, list] = {}
-        for minute, counts in self._minutes.items():
-            slot = (minute - start_minute) // width
+        for grain, counts in self._grains.items():
+            slot = (grain - origin) // width
             into = merged.get(slot)
             if into is None:
                 merged[slot] = list(counts)
@@ -128,7 +130,7 @@ class TimelineTracker:
                 tokens = counts[TOKENS] if tokens is None else max(tokens, counts[TOKENS])
             points.append(
                 TimelinePoint(
-                    offset_s=float(slot * width * 60),
+                    offset_s=float(slot * width * GRAIN),
                     events=counts[EVENTS],
                     errors=counts[ERRORS],
                     user_messages=counts[USERS],
@@ -137,4 +139,4 @@ class TimelineTracker:
                     tokens=tokens,
                 )
             )
-        return Timeline(start=self.start_text(), bucket_s=width * 60, points=points)
+        return Timeline(start=self.start_text(), bucket_s=width * GRAIN, points=points)

@@ -15,9 +15,10 @@ import asyncio
 from collections import OrderedDict
 from typing import Any
 
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -32,7 +33,6 @@ from tui.text import clean, one_line
 
 from ..conversation_events import OUTAGE_TRIES, JitteredBackoff
 from ..insight_tables import TABLES
-from ..themes import theme_style
 from ..widgets.fitted_table import FittedTable
 from ..widgets.insight_charts import ActivityPlot, InsightPlot, TotalsPlot
 from ..widgets.key_bar import KeyBar
@@ -45,6 +45,7 @@ TABS = ("summary", "timeline", "tools", "slowest", "steps", "models", "failures"
 TAB_TITLES = ("Summary", "Timeline", "Tools", "Slowest", "Steps", "Models", "Failures")
 OPENS = ("slowest", "steps", "failures")  # tables whose rows open an event
 PROGRESS_S = 0.25  # the progress line is redrawn at most this often
+TALL = 40  # rows from which the summary shows the timeline too
 
 
 def cache_key(client: Any, conversation_id: str) -> tuple[str, str]:
@@ -85,14 +86,26 @@ class InsightTable(FittedTable):
 
 
 class SummaryText(Static):
-    """The answers at a glance (:func:`summary`), filled like :class:`InsightTable`."""
+    """The answers at a glance (:func:`summary`), filled like :class:`InsightTable`; the
+    questions and the notes in the theme's muted text colour (its component class)."""
+
+    COMPONENT_CLASSES = {"summary-text--muted"}
 
     def on_mount(self) -> None:
         found = getattr(self.screen, "insights", None)
-        self.update(summary(found) if found is not None else Text("Reading the events…"))
+        if found is not None:
+            self.show(found)
+        else:
+            self.update(Text("Reading the events…"))
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
+
+    def _redraw(self) -> None:
+        found = getattr(self.screen, "insights", None)
+        if found is not None:
+            self.show(found)
 
     def show(self, found: Insights) -> None:
-        self.update(summary(found))
+        self.update(summary(found, self.get_component_rich_style("summary-text--muted")))
 
 
 class InsightsScreen(Screen[str | None]):
@@ -131,8 +144,12 @@ class InsightsScreen(Screen[str | None]):
             yield Static(id="insights-progress-text")
             yield ProgressBar(id="insights-progress", show_eta=False)
         with TabbedContent(id="insights-tabs"):
-            with TabPane("Summary", id="summary"), VerticalScroll(id="summary-scroll"):
-                yield SummaryText(id="summary-text")
+            with TabPane("Summary", id="summary"):
+                with VerticalScroll(id="summary-scroll"):
+                    yield SummaryText(id="summary-text")
+                # on a tall terminal the summary shows the timeline under the answers
+                yield TotalsPlot(id="summary-totals", classes="overview")
+                yield ActivityPlot(id="summary-activity", classes="overview")
             with TabPane("Timeline", id="timeline"):
                 yield TotalsPlot(id="totals-plot")
                 yield ActivityPlot(id="activity-plot")
@@ -141,7 +158,11 @@ class InsightsScreen(Screen[str | None]):
                     yield InsightTable(tab)
         yield KeyBar()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.height >= TALL, "-tall")
+
     def on_mount(self) -> None:
+        self.set_class(self.app.size.height >= TALL, "-tall")
         cached = CACHE.get(cache_key(self.app.client, self.conversation_id))
         if cached is not None:
             CACHE.move_to_end(cache_key(self.app.client, self.conversation_id))
@@ -264,15 +285,15 @@ class InsightsScreen(Screen[str | None]):
         self.dismiss(None)
 
 
-def summary(found: Insights) -> Table:
+def summary(found: Insights, muted: Style | str = "dim") -> Table:
     """The answers at a glance, then what the log cannot tell."""
     grid = Table.grid(padding=(0, 2), expand=True)
-    grid.add_column(style=theme_style("$text-muted"), no_wrap=True)
+    grid.add_column(style=muted, no_wrap=True)
     grid.add_column(ratio=1)
     for question, answer in glance(found):
         grid.add_row(Text(question), Text(clean(answer)))
     if found.notes:
         grid.add_row(Text(""), Text(""))
         for note in found.notes:
-            grid.add_row(Text("Cannot tell"), Text(clean(note), style=theme_style("$text-muted")))
+            grid.add_row(Text("Cannot tell"), Text(clean(note), style=muted))
     return grid

@@ -60,8 +60,8 @@ class InsightPlot(PlotextPlot):
     InsightPlot { height: 1fr; min-height: 6; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
         self.insights: Insights | None = None
 
     def on_mount(self) -> None:
@@ -120,7 +120,7 @@ class TotalsPlot(InsightPlot):
             tokens,
             color=self.colour("tokens"),
             label="tokens (k, right)" if with_cost else "tokens (k)",
-            marker="·",
+            marker="·" if with_cost else None,
             yside="right" if with_cost else None,
         )
         if with_cost:
@@ -139,23 +139,48 @@ class TotalsPlot(InsightPlot):
         self.time_axis(insights)
 
 
+#: How many of the timeline's buckets one bar may take, when the plot is too narrow for
+#: one bar each (three cells a bar at least): 10 s buckets become 30 s, 1 min, 2 min, …
+MERGES = (1, 3, 6, 12, 30, 60, 90, 180, 360)
+
+
+def merged(insights: Insights, bars: int) -> tuple[int, list[tuple[float, int, int]]]:
+    """The timeline's activity in at most ``bars`` bars: (bucket seconds, [(offset, events,
+    errors)])."""
+    timeline = insights.timeline
+    last = timeline.points[-1].offset_s if timeline.points else 0.0
+    span = last / timeline.bucket_s + 1
+    factor = next((m for m in MERGES if span / m <= bars), MERGES[-1])
+    width = timeline.bucket_s * factor
+    bins: dict[int, list[int]] = {}
+    for point in timeline.points:
+        counts = bins.setdefault(int(point.offset_s // width), [0, 0])
+        counts[0] += point.events
+        counts[1] += point.errors
+    return width, [(slot * width, *counts) for slot, counts in sorted(bins.items())]
+
+
 class ActivityPlot(InsightPlot):
-    """Events per time bucket as bars; the errors among them as a line on the right axis
-    (a handful against hundreds would not show on one scale)."""
+    """Events per time bucket as bars; the errors among them as marks on the right axis
+    (a handful against hundreds would not show on one scale). A narrow plot merges the
+    timeline's buckets so that each bar stays visible."""
+
+    def on_resize(self) -> None:
+        self.redraw()
 
     def draw(self, insights: Insights) -> None:
         plt = self.plt
-        points = insights.timeline.points
-        if not points:
+        if not insights.timeline.points:
             plt.title("No timestamps: activity over time cannot be known")
             return
-        middle = insights.timeline.bucket_s / 2
-        minutes = [(p.offset_s + middle) / 60 for p in points]
-        plt.bar(minutes, [p.events for p in points], color=self.colour("events"))
-        title = f"Events per {every(insights.timeline.bucket_s)}"
-        if any(p.errors for p in points):
-            errors = [p.errors for p in points]
-            plt.plot(minutes, errors, color=self.colour("errors"), marker="•", yside="right")
+        width, bars = merged(insights, max(4, (self.size.width - 10) // 3))
+        minutes = [(offset + width / 2) / 60 for offset, _, _ in bars]
+        plt.bar(minutes, [events for _, events, _ in bars], color=self.colour("events"), width=0.6)
+        title = f"Events per {every(width)}"
+        if any(errors for _, _, errors in bars):
+            errors = [errors for _, _, errors in bars]
+            plt.scatter(minutes, errors, color=self.colour("errors"), marker="•", yside="right")
+            plt.ylim(0, max(errors), yside="right")
             title += " · • errors among them (right axis)"
         plt.title(title)
         self.time_axis(insights)
