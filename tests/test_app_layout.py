@@ -123,33 +123,35 @@ async def test_right_and_left_open_and_close_tree_nodes(demo_server):
 
 
 async def test_the_tree_takes_a_share_and_keys_resize_it_for_the_session(demo_server):
-    app = make_app(demo_server.base_url, conversation_id=IDS["hello"])
+    app = make_app(demo_server.base_url, conversation_id=IDS["branches"])
     async with app.run_test(size=NARROW) as pilot:
-        screen = await _open(app, pilot, "hello")
+        screen = await _open(app, pilot, "branches")
         tree, event_list = screen.query_one(EventTreeView), screen.query_one(EventList)
         await pilot.pause(0.05)
-        assert MIN_WIDTH <= tree.outer_size.width <= 80 * 0.3
-        assert event_list.outer_size.width >= 80 - 24
+        assert tree.outer_size.width == 24  # long lines: 30 % of 80 columns, the list the rest
+        assert event_list.outer_size.width == 80 - 24
         _type_at_once(app, ">", ">")  # keys typed together each count
         await wait_for(lambda: tree.outer_size.width == 24 + 8, pilot=pilot)
         assert session_panes(app).tree_width == 32
         await pilot.press("escape")  # another conversation keeps the choice
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        app.open_conversation(IDS["branches"])
-        other = await _open(app, pilot, "branches")
+        app.open_conversation(IDS["hello"])
+        other = await _open(app, pilot, "hello")
         assert other is not screen
-        await wait_for(lambda: other.query_one(EventTreeView).outer_size.width == 32, pilot=pilot)
+        other_tree = other.query_one(EventTreeView)
+        await wait_for(lambda: other_tree.outer_size.width == 32, pilot=pilot)
         for _ in range(5):  # 32 → 16, then hidden
             await pilot.press("less_than_sign")
-        other_tree = other.query_one(EventTreeView)
         await wait_for(lambda: not other_tree.display, pilot=pilot)
         assert session_panes(app).tree_width == HIDDEN
         assert other.focus_chain == [other.query_one(EventList), other.query_one(EventDetail)]
         await pilot.press("t")  # wanted again: back at the narrowest, with focus
         await wait_for(lambda: other_tree.display and app.focused is other_tree, pilot=pilot)
         assert other_tree.outer_size.width == MIN_WIDTH
-        await pilot.press("equals_sign")  # as its lines need again
-        await wait_for(lambda: other_tree.outer_size.width == 24, pilot=pilot)
+        await pilot.press("greater_than_sign", "equals_sign")  # as its lines need again:
+        # this one never forked, so a fifth of the screen is its share (16 columns)
+        await wait_for(lambda: session_panes(app).tree_width is None, pilot=pilot)
+        await wait_for(lambda: other_tree.outer_size.width == 16, pilot=pilot)
 
 
 async def test_zoom_gives_the_tree_the_whole_width_and_back(demo_server):

@@ -3,7 +3,8 @@ user's choice (``<`` / ``>``), which holds for the rest of the session.
 
 A fixed 38 % left a one-run tree most of an 80-column screen's width while the event
 list's summaries shrank to a dozen letters. Now the tree takes the width of its widest
-line, at most :data:`SHARE` of the screen (so the list keeps the rest), and never less than
+line, at most :data:`SHARE` of the screen (:data:`LINEAR_SHARE` while the conversation
+never forked: one run has little to show), so the list keeps the rest, and never less than
 :data:`MIN_WIDTH`; it only grows while a conversation is open, so opening a run does not
 make the panes jump back and forth. ``<`` at the narrowest hides the tree; ``>`` or ``t``
 brings it back.
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from textual.geometry import Size
 
 SHARE = 0.3  # the tree's widest automatic width, as a share of the screen
+LINEAR_SHARE = 0.2  # ... while the conversation never forked (one run: little to show)
 MAX_WIDTH = 60  # ... and in columns (a wide terminal gives the list the rest)
 MIN_WIDTH = 16  # narrower than this a tree line says nothing
 LIST_ROOM = 40  # what the user's widening always leaves to the list
@@ -46,9 +48,11 @@ def session_panes(app: App) -> SessionPanes:
     return _SESSIONS.setdefault(app, SessionPanes())
 
 
-def auto_width(screen_width: int, content_width: int) -> int:
-    """What the tree takes unasked: its widest line (and border), within its share."""
-    cap = max(MIN_WIDTH, min(MAX_WIDTH, int(screen_width * SHARE)))
+def auto_width(screen_width: int, content_width: int, *, forked: bool = True) -> int:
+    """What the tree takes unasked: its widest line (and border), within its share (a
+    smaller one while the conversation is one unforked run)."""
+    share = SHARE if forked else LINEAR_SHARE
+    cap = max(MIN_WIDTH, min(MAX_WIDTH, int(screen_width * share)))
     return max(MIN_WIDTH, min(cap, content_width + BORDER))
 
 
@@ -95,10 +99,11 @@ class PanesMixin:
         if chosen is not None:
             width = clamp_user_width(screen_width, chosen)
         else:
+            forked = bool(tree.forks)
             self._tree_auto = max(
-                self._tree_auto, auto_width(screen_width, tree.virtual_size.width)
+                self._tree_auto, auto_width(screen_width, tree.virtual_size.width, forked=forked)
             )
-            width = min(self._tree_auto, auto_width(screen_width, 10**6))
+            width = min(self._tree_auto, auto_width(screen_width, 10**6, forked=forked))
         if width != self._tree_width:
             self._tree_width = width
             tree.styles.width = width
