@@ -83,10 +83,9 @@ CONVERSATION_KEYS = [
     Binding(
         "less_than_sign,ctrl+left",
         "tree_narrower",
-        "Narrower tree",
+        "Narrower tree (then hidden)",
         show=False,
         id="conversation.tree-narrower",
-        tooltip="At the narrowest, hides the tree (> or t shows it)",
     ),
     Binding(
         "greater_than_sign,ctrl+right",
