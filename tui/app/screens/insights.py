@@ -117,7 +117,13 @@ class InsightsScreen(Screen[str | None]):
     BINDINGS = [
         Binding("escape", "back", "Back", id="insights.back"),
         Binding("right_square_bracket", "switch(1)", "Next tab", id="insights.next-tab"),
-        Binding("left_square_bracket", "switch(-1)", "Previous tab", id="insights.previous-tab"),
+        Binding(
+            "left_square_bracket",
+            "switch(-1)",
+            "Previous tab",
+            show=False,
+            id="insights.previous-tab",
+        ),
         Binding("r", "recompute", "Recompute", id="insights.recompute"),
     ]
 
