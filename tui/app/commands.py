@@ -48,6 +48,13 @@ class OhtuiCommands(Provider):
             out.append(
                 ("Show all events", screen.action_show_all, "Clear branch selection and filters")
             )
+            out.append(
+                (
+                    "Insights",
+                    screen.action_insights,
+                    "Where the time and the money went: cost, tools, slowest, failures",
+                )
+            )
             view = screen.view_name()
             for fmt, label in (("md", "Markdown"), ("jsonl", "JSONL")):
                 out.append(

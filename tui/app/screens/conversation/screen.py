@@ -43,6 +43,7 @@ from .exporting import ExportMixin
 from .filter_dialog import FilterDialog
 from .find import FindMixin
 from .following import FollowMixin
+from .insights import InsightsMixin
 from .keys import CONVERSATION_KEYS
 from .panes import PanesMixin
 
@@ -55,7 +56,9 @@ FOLLOW_DETAIL_S = 0.5  # while following live rows, the detail pane updates at m
 PANES = ("event-tree", "event-list", "event-detail")  # what z zooms
 
 
-class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, PanesMixin, Screen):
+class ConversationScreen(
+    FindMixin, ExportMixin, FollowMixin, AgentMixin, PanesMixin, InsightsMixin, Screen
+):
     """Tree | list over detail. The base index loads in the background for the tree."""
 
     AUTO_FOCUS = "#event-list"
