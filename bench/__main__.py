@@ -22,6 +22,7 @@ RUNS = {
     "live": ["--seconds", "10"],
     "startup": ["--repeat", "5"],
     "hostile": ["--repeat", "3"],
+    "insights": ["--repeat", "3", "--presses", "40"],
     "board": ["--agents", "200", "--seconds", "20"],
 }
 QUICK = {
@@ -31,6 +32,7 @@ QUICK = {
     "live": ["--seconds", "3"],
     "startup": ["--repeat", "2"],
     "hostile": ["--sizes", "0.1,1", "--tree", "20000", "--repeat", "1"],
+    "insights": ["--repeat", "1", "--presses", "10"],
     "board": ["--agents", "200", "--seconds", "5", "--presses", "30"],
 }
 
@@ -61,6 +63,7 @@ def verdict(ok: bool | None) -> str:
 def table(r: dict[str, dict]) -> list[str]:
     o, k, ld, lv, s = (r.get(n, {}) for n in ("open", "keys", "load", "live", "startup"))
     h = r.get("hostile", {})
+    ins = r.get("insights", {})
     b = r.get("board", {})
     rows = []
 
@@ -227,6 +230,31 @@ def table(r: dict[str, dict]) -> list[str]:
                 "≤ 2× the chain",
                 ratio <= 2,
             )
+    if ins:
+        add(
+            f"insights of {ins['events']:,} events (every page, the figures)",
+            f"{ins['insights_s']:.1f} s",
+            f"walking the log through the client: {ins['walk_s']:.1f} s",
+            f"{ins['ratio']:.2f}×",
+            "≤ 1.5× the walk",
+            ins["ratio"] <= 1.5,
+        )
+        add(
+            "insights: the computation alone, memory kept",
+            f"{ins['compute_us_per_event']:.1f} µs per event, {ins['held_mb']:.1f} MB kept",
+            "",
+            "",
+            "",
+            None,
+        )
+        add(
+            "insights view: tab switch → paint while it computes",
+            f"median {ins['key_during_median_ms']:.0f} ms, p95 {ins['key_during_p95_ms']:.0f} ms",
+            f"once done: median {ins['key_after_median_ms']:.0f} ms",
+            "",
+            "responsive",
+            None,
+        )
     if b:
         n = b["rows"]
         add(

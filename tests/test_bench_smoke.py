@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ("startup", ["--repeat", "1"]),
         ("hostile", ["--sizes", "0.01,0.02", "--tree", "2000", "--repeat", "1"]),
         ("board", ["--agents", "6", "--sockets", "2", "--seconds", "0.5", "--presses", "3"]),
+        ("insights", ["--size", "300", "--repeat", "1", "--presses", "2"]),
     ],
 )
 def test_bench_runs_and_reports(name, args, tmp_path):
@@ -47,5 +48,7 @@ def test_bench_runs_and_reports(name, args, tmp_path):
         assert reported[-1]["events"] == 300
     if name == "board":
         assert reported[-1]["rows"] == 6 and reported[-1]["followers_max"] <= 2
+    if name == "insights":
+        assert reported[-1]["events"] == 300 and reported[-1]["ratio"] > 0
     if name == "hostile":
         assert reported[-1]["tree_events"] == 2000 and "output_jsonl_0.02mb_ratio" in reported[-1]

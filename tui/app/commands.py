@@ -77,6 +77,13 @@ class OhtuiCommands(Provider):
             out.append(
                 ("Show all events", screen.action_show_all, "Clear branch selection and filters")
             )
+            out.append(
+                (
+                    "Insights",
+                    screen.action_insights,
+                    "Where the time and the money went: cost, tools, slowest, failures",
+                )
+            )
             view = screen.view_name()
             for fmt, label in (("md", "Markdown"), ("jsonl", "JSONL")):
                 out.append(
@@ -94,11 +101,15 @@ class OhtuiCommands(Provider):
                             "Write the events the list shows to a file in the working directory",
                         )
                     )
-            from tui.models import EVENT_KINDS
+            from .widgets.filter_bar import kind_choices
 
-            for kind in EVENT_KINDS:
+            for label, kind in kind_choices():  # as the list names them, sorted
                 out.append(
-                    (f"Filter: {kind}", partial(screen.filter_kind, kind), "Show only this kind")
+                    (
+                        f"Filter: {label} ({kind})",
+                        partial(screen.filter_kind, kind),
+                        "Show only this kind",
+                    )
                 )
         return out
 
