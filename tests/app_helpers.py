@@ -51,6 +51,37 @@ async def wait_for(predicate, timeout: float = 20.0, pilot=None) -> None:
             await asyncio.sleep(0.02)
 
 
+#: Worker groups that last as long as their screen (a followed stream): never waited for.
+ENDLESS_WORKERS = frozenset({"live"})
+
+
+def busy_workers(app, keep: frozenset[str] | set[str] = ENDLESS_WORKERS) -> list:
+    """The app's workers still running, but for the groups in ``keep``."""
+    return [w for w in app.workers if w.group not in keep and not w.is_finished]
+
+
+async def settled(pilot, timeout: float = 20.0, keep=ENDLESS_WORKERS) -> None:
+    """Wait until the app has nothing left to do of its own accord: every worker (but the
+    groups in ``keep``) has returned and every widget has handled what they posted, twice in
+    a row (a handled message may start another worker). What changes the screen after this
+    is a key, a timer or the network. For snapshots and "nothing more happens" assertions;
+    a test that waits for something in particular waits for that (``wait_for``)."""
+    app = pilot.app
+    calm = 0
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while calm < 2:
+        if loop.time() > deadline:
+            raise AssertionError(f"still busy after {timeout:.0f} s: {busy_workers(app, keep)}")
+        await pilot._wait_for_screen()
+        app.screen._on_timer_update()  # what waits for a refresh (call_after_refresh) runs now
+        if busy_workers(app, keep):
+            calm = 0
+            await asyncio.sleep(0.02)
+        else:
+            calm += 1
+
+
 def conversations_shown(app) -> bool:
     """The conversations screen is current and composed (it is current a moment before its
     widgets exist; a query in between fails)."""
