@@ -12,6 +12,7 @@ from tests.app_helpers import (
     list_ready,
     make_app,
     screen_text,
+    settled,
     tree_ready,
     wait_for,
 )
@@ -198,7 +199,7 @@ async def test_bad_time_is_refused_in_place(demo_server):
         box.focus()
         box.value = "yesterday-ish"
         await pilot.press("enter")
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert box.has_class("-invalid") and screen.window.query.until is None
 
 
@@ -208,7 +209,7 @@ async def test_branch_selection_shows_exactly_that_path(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, ids["branches"])
         await wait_for(lambda: tree_ready(screen), pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
         view = screen.query_one(EventTreeView)
         branches = [n for n in view.root.children if isinstance(n.data, Branch)]
         assert len(branches) >= 2  # side branches and the continuation are marked
@@ -242,14 +243,14 @@ async def test_detail_shows_action_with_paired_output_and_raw_toggle(demo_server
             lambda: detail._event is not None and detail._event.id == screen.window.row(target).id,
             pilot=pilot,
         )
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert detail._paired is not None and detail._paired.kind == "ObservationEvent"
         text = screen_text(app)
         assert "exit code" in text and "$ " in text
         await pilot.press("enter")
         assert app.focused is detail
         await pilot.press("r")
-        await pilot.pause(0.1)
+        await settled(pilot)
         text = screen_text(app)
         assert detail.raw_mode and "raw JSON" in text and f'"id": "{detail._event.id}"' in text
 
@@ -282,7 +283,7 @@ async def test_raw_event_is_listed_and_explained(make_server):
         await wait_for(
             lambda: detail._event is not None and detail._event.id == "raw-1", pilot=pilot
         )
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert "could not be parsed" in screen_text(app)
 
 
@@ -333,7 +334,7 @@ async def test_delete_asks_first(make_server):
         await wait_for(lambda: table.row_count >= 3, pilot=pilot)
         count = table.row_count
         await pilot.press("d", "n")  # declined: nothing happens
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert table.row_count == count
         await pilot.press("d", "y")
         await wait_for(lambda: table.row_count == count - 1, pilot=pilot)
@@ -355,7 +356,7 @@ async def test_readonly_blocks_sandbox_actions(make_server):
         for row in range(len(ids)):
             table.move_cursor(row=row)
             await pilot.press("p", "r", "d")
-        await pilot.pause(0.3)
+        await settled(pilot)
         assert isinstance(app.screen, SandboxesScreen)  # no confirmation was even offered
         assert [store.get_sandbox(i)["status"] for i in ids] == before
 
@@ -366,7 +367,7 @@ async def test_unreachable_server_shows_error_screen_with_retry(make_server):
         await wait_for(
             lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot
         )
-        await pilot.pause(0.1)
+        await settled(pilot)
         text = screen_text(app)
         assert "Cannot reach the service" in text and "Nothing answered" in text
         await pilot.press("r")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, wait_for
+from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, settled, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.filter_bar import FilterBar
@@ -18,10 +18,10 @@ async def test_escape_leaves_the_filter_bar_before_the_screen(demo_server):
         screen = app.screen
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         screen.action_focus_filter()
-        await pilot.pause(0.05)
+        await settled(pilot)
         assert screen.query_one(FilterBar) in app.focused.ancestors_with_self
         await pilot.press("escape")
-        await pilot.pause(0.05)
+        await settled(pilot)
         assert app.screen is screen and isinstance(app.focused, EventList)
         await pilot.press("escape")
         await wait_for(lambda: conversations_shown(app), pilot=pilot)

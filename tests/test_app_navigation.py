@@ -11,6 +11,7 @@ from tests.app_helpers import (
     list_ready,
     make_app,
     screen_text,
+    settled,
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
@@ -47,7 +48,7 @@ async def test_shared_mode_uses_the_public_search_only(demo_server):
             screen.window.row(i).kind != "ConversationStateUpdateEvent"
             for i in range(len(screen.window))
         )
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert "shared link (read-only)" in screen_text(app)
 
 
@@ -58,13 +59,13 @@ async def test_palette_switches_screens_and_opens_by_id(demo_server):
         await pilot.press("ctrl+p")
         await wait_for(lambda: isinstance(app.screen, CommandPalette), pilot=pilot)
         await pilot.press(*"go to sandboxes")
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("enter")
         await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
         await pilot.press("colon")
         await wait_for(lambda: isinstance(app.screen, CommandPalette), pilot=pilot)
         await pilot.press(*IDS["payments"])
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("enter")
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         assert app.screen.conversation_id == IDS["payments"]
@@ -79,7 +80,7 @@ async def test_palette_filter_by_kind(demo_server):
         await pilot.press("ctrl+p")
         await wait_for(lambda: isinstance(app.screen, CommandPalette), pilot=pilot)
         await pilot.press(*"filter: ObservationEvent")
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("enter")
         await wait_for(
             lambda: (
@@ -127,7 +128,7 @@ async def test_readonly_refuses_new_conversation(make_server):
         await pilot.press("n")
         await wait_for(lambda: isinstance(app.screen, NewConversationScreen), pilot=pilot)
         await pilot.press(*"x", "enter", "enter")
-        await pilot.pause(0.3)
+        await settled(pilot)
         assert len(store.conversation_ids()) == before
 
 
@@ -206,7 +207,7 @@ async def test_a_long_title_never_pushes_the_status_out_of_the_header(demo_serve
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
         await wait_for(lambda: list_ready(screen) and screen.conversation is not None, pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
         lines = screen_text(app).splitlines()
         assert lines[0].rstrip().endswith("…")  # the title and id, cut at the edge
         assert lines[1].lstrip().startswith("agent ")  # the status keeps its line

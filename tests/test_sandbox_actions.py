@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, RecordingTransport, conversations_shown, make_app, wait_for
+from tests.app_helpers import (
+    SIZE,
+    RecordingTransport,
+    conversations_shown,
+    make_app,
+    settled,
+    wait_for,
+)
 from tui.app.screens import sandboxes as sandboxes_module
 from tui.app.screens.sandboxes import SandboxesScreen
 from tui.server import Store, load_demo
@@ -38,14 +45,14 @@ async def test_pause_of_a_sandbox_in_error_is_refused_without_a_request(make_ser
         screen.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
         box_id = _select(screen, table, "ERROR")
         await pilot.press("p")
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert any("Cannot pause a sandbox that is ERROR" in n for n in notes)
         assert not screen._pending
         assert not [r for r in transport.requests if r.method == "POST"]
         assert store.get_sandbox(box_id)["status"] == "ERROR"
         _select(screen, table, "RUNNING")
         await pilot.press("r")
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert any("Cannot resume a sandbox that is RUNNING" in n for n in notes)
 
 
