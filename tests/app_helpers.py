@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 import httpx
@@ -60,13 +61,15 @@ def busy_workers(app, keep: frozenset[str] | set[str] = ENDLESS_WORKERS) -> list
     return [w for w in app.workers if w.group not in keep and not w.is_finished]
 
 
-async def settled(pilot, timeout: float = 20.0, keep=ENDLESS_WORKERS) -> None:
-    """Wait until the app has nothing left to do of its own accord: every worker (but the
-    groups in ``keep``) has returned and every widget has handled what they posted, twice in
-    a row (a handled message may start another worker). What changes the screen after this
-    is a key, a timer or the network. For snapshots and "nothing more happens" assertions;
-    a test that waits for something in particular waits for that (``wait_for``)."""
+async def settled(pilot, timeout: float = 20.0, keep: Iterable[str] = ()) -> None:
+    """Wait until the app has nothing left to do of its own accord: every worker has returned
+    (but the ``ENDLESS_WORKERS`` and the groups in ``keep``, e.g. one waiting for a modal's
+    answer) and every widget has handled what they posted, twice in a row (a handled message
+    may start another worker). What changes the screen after this is a key, a timer or the
+    network. For snapshots and "nothing more happens" assertions; a test that waits for
+    something in particular waits for that (``wait_for``)."""
     app = pilot.app
+    keep = ENDLESS_WORKERS | set(keep)
     calm = 0
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

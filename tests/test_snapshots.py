@@ -160,7 +160,7 @@ def test_loading_state(snap_compare, demo_server):
             ),
             pilot=pilot,
         )
-        await settled(pilot, keep={"live", "load"})
+        await settled(pilot, keep={"load"})
 
     app = make_app(demo_server.base_url, transport=StalledEvents())
     assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
