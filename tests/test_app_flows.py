@@ -377,39 +377,42 @@ async def test_unreachable_server_shows_error_screen_with_retry(make_server):
 
 
 class SlowCount(RecordingTransport):
-    """The count answers later than the first page (a busy server walks the whole log)."""
+    """The count answers once ``release`` is set, long after the first page (a busy server
+    walks the whole log): the test decides when, so it is later whatever the machine's speed."""
 
-    def __init__(self, delay: float) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.delay = delay
+        self.release = asyncio.Event()
 
     async def handle_async_request(self, request):
         if request.url.path.endswith("/events/count"):
-            await asyncio.sleep(self.delay)
+            await self.release.wait()
         return await super().handle_async_request(request)
 
 
 def slow_count_app(make_server, monkeypatch, seed: int):
-    """A 5,000-event conversation whose count answers a second after its first page."""
+    """A 5,000-event conversation whose count answers when the test releases it."""
     monkeypatch.setattr(ConversationScreen, "index", lambda self: None)  # no background walk
     store = Store()
     cid = generate_conversation(store, 5_000, seed=seed)
     server = make_server(store)
-    return make_app(server.base_url, transport=SlowCount(1.0)), cid
+    transport = SlowCount()
+    return make_app(server.base_url, transport=transport), cid, transport
 
 
 async def test_end_pressed_before_the_total_is_known_goes_to_the_real_end(make_server, monkeypatch):
     # the first page is shown before the count arrives; End then must not stop at row 100
-    app, cid = slow_count_app(make_server, monkeypatch, seed=5)
+    app, cid, count = slow_count_app(make_server, monkeypatch, seed=5)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, cid, counted=False)
         event_list = screen.query_one(EventList)
         event_list.focus()
         assert screen.window.total is None  # still counting
         await pilot.press("end")
+        count.release.set()
         await wait_for(lambda: event_list.cursor == 4_999, pilot=pilot)
         await wait_for(lambda: screen.window.row(4_999) is not None, pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         assert "loading row" not in screen_text(app)
         # once there, a key moves the cursor as usual and the list stops chasing the end
         await pilot.press("up")
@@ -417,12 +420,14 @@ async def test_end_pressed_before_the_total_is_known_goes_to_the_real_end(make_s
 
 
 async def test_a_key_after_end_cancels_the_pending_end(make_server, monkeypatch):
-    app, cid = slow_count_app(make_server, monkeypatch, seed=6)
+    app, cid, count = slow_count_app(make_server, monkeypatch, seed=6)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, cid, counted=False)
         event_list = screen.query_one(EventList)
         event_list.focus()
+        assert screen.window.total is None  # still counting
         await pilot.press("end", "home")
+        count.release.set()
         await wait_for(lambda: screen.window.total is not None, pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         assert event_list.cursor == 0
