@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -195,10 +196,24 @@ async def test_no_answer_in_time_is_an_unknown_outcome(slow_app: RunningServer) 
 # --- long operations: starting a conversation ------------------------------------------------
 
 
+class TickingClock:
+    """Seconds since the epoch that move ``step`` each time they are read."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
 async def test_create_conversation_follows_every_status(
     make_server: Callable[..., RunningServer],
 ) -> None:
-    server = make_server(start_delay=0.3)
+    # the server's clock moves 10 ms each time it is read: the start advances with the polls,
+    # so every status is seen whatever the machine's speed (real seconds let a slow poll skip one)
+    server = make_server(start_delay=0.3, clock=TickingClock(0.01))
     load_demo(server.store)
     seen: list[str] = []
     server.app.state.faults.add(
