@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -37,14 +38,28 @@ def make_app(
     return OhtuiApp(client, url=base_url, clock=lambda: FIXED_NOW, **options)
 
 
-async def wait_for(predicate, timeout: float = 20.0, pilot=None) -> None:
+#: How long a wait may take before the test fails. A bound for a condition that does not come,
+#: not a pace: a condition that holds returns at once. Generous, because a machine running the
+#: suite beside other work can be many times slower than an idle one.
+WAIT_LIMIT = 60.0
+
+
+def _describe(predicate) -> str:
+    """The predicate's source line where it can be found (a lambda's name says nothing)."""
+    try:
+        return inspect.getsource(predicate).strip()
+    except (OSError, TypeError):
+        return getattr(predicate, "__name__", repr(predicate))
+
+
+async def wait_for(predicate, timeout: float = WAIT_LIMIT, pilot=None) -> None:
     """Poll until ``predicate()`` is true; fail with a clear message on timeout."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
             raise AssertionError(
-                f"timed out waiting for {getattr(predicate, '__name__', predicate)}"
+                f"timed out after {timeout:.0f} s waiting for {_describe(predicate)}"
             )
         if pilot is not None:
             await pilot.pause(0.02)
@@ -61,7 +76,7 @@ def busy_workers(app, keep: frozenset[str] | set[str] = ENDLESS_WORKERS) -> list
     return [w for w in app.workers if w.group not in keep and not w.is_finished]
 
 
-async def settled(pilot, timeout: float = 20.0, keep: Iterable[str] = ()) -> None:
+async def settled(pilot, timeout: float = WAIT_LIMIT, keep: Iterable[str] = ()) -> None:
     """Wait until the app has nothing left to do of its own accord: every worker has returned
     (but the ``ENDLESS_WORKERS`` and the groups in ``keep``, e.g. one waiting for a modal's
     answer) and every widget has handled what they posted, twice in a row (a handled message
