@@ -318,7 +318,7 @@ async def test_pause_resume_and_start_sandbox(make_server):
         await pilot.press("s")
         await wait_for(lambda: isinstance(app.screen, SpecPicker), pilot=pilot)
         await pilot.press("enter")
-        await wait_for(lambda: table.row_count == before + 1, timeout=10, pilot=pilot)
+        await wait_for(lambda: table.row_count == before + 1, pilot=pilot)
 
 
 async def test_delete_asks_first(make_server):

@@ -103,7 +103,7 @@ async def test_new_conversation_shows_progress_then_opens(make_server):
         await pilot.press("n")
         await wait_for(lambda: isinstance(app.screen, NewConversationScreen), pilot=pilot)
         await pilot.press(*"Try ohtui", "enter", *"say hi", "enter")
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen), timeout=15, pilot=pilot)
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
         await wait_for(lambda: screen.conversation is not None, pilot=pilot)
         assert screen.conversation.title == "Try ohtui"

@@ -80,10 +80,10 @@ async def test_http_faults_during_indexing_are_recovered_and_nothing_is_lost(
     faults.add("status", search, times=MAX_RETRIES + 2, status=500, body='{"detail": "boom"}')
     faults.add("status", search, times=MAX_RETRIES + 1, status=502)  # no body at all
     faults.add("status", search, times=1, status=429, headers={"retry-after": "0"})
-    faults.add("slow", search, times=MAX_RETRIES + 1, delay=1.5)  # past the 1 s client timeout
+    faults.add("slow", search, times=MAX_RETRIES + 1, delay=2.5)  # past the 2 s client timeout
     faults.add("malformed", search, times=MAX_RETRIES + 1)
     notes: list[str] = []
-    app = app_for(server.base_url, timeout=1.0)
+    app = app_for(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
         screen = await open_and_index(app, pilot, cid)

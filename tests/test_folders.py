@@ -195,9 +195,7 @@ async def test_a_folder_being_written_shows_up_live_once_and_in_order(make_serve
             path.write_text(text)
             await asyncio.sleep(0.02)
         want = [e["id"] for e in events]
-        await wait_for(
-            lambda: [r.id for r in screen.events.base.head] == want, timeout=20, pilot=pilot
-        )
+        await wait_for(lambda: [r.id for r in screen.events.base.head] == want, pilot=pilot)
 
 
 def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):

@@ -72,6 +72,6 @@ async def test_an_unconfirmed_change_is_dropped_with_a_notice(make_server, monke
         box_id = _select(screen, table, "RUNNING")
         await pilot.press("p")  # the server says yes but never pauses it
         await wait_for(lambda: box_id in screen._pending, pilot=pilot)
-        await wait_for(lambda: not screen._pending, timeout=10, pilot=pilot)
+        await wait_for(lambda: not screen._pending, pilot=pilot)
         assert any("is still RUNNING" in n for n in notes)
         assert store.get_sandbox(box_id)["status"] == "RUNNING"
