@@ -100,6 +100,12 @@ async def settled(pilot, timeout: float = WAIT_LIMIT, keep: Iterable[str] = ()) 
             calm += 1
 
 
+def screen_ready(app, screen_class) -> bool:
+    """A ``screen_class`` screen is current and composed (it is current a moment before its
+    widgets exist; a query in between fails with NoMatches)."""
+    return isinstance(app.screen, screen_class) and app.screen.is_mounted
+
+
 def conversations_shown(app) -> bool:
     """The conversations screen is current and composed (it is current a moment before its
     widgets exist; a query in between fails)."""

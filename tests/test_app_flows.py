@@ -11,6 +11,7 @@ from tests.app_helpers import (
     first_rows_shown,
     list_ready,
     make_app,
+    screen_ready,
     screen_text,
     settled,
     tree_ready,
@@ -295,7 +296,7 @@ async def test_pause_resume_and_start_sandbox(make_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         screen = app.screen
         table = screen.query_one("DataTable")
         await wait_for(lambda: table.row_count >= 3, pilot=pilot)
@@ -316,7 +317,7 @@ async def test_pause_resume_and_start_sandbox(make_server):
         await wait_for(lambda: store.get_sandbox(box_id)["status"] == "RUNNING", pilot=pilot)
         before = table.row_count
         await pilot.press("s")
-        await wait_for(lambda: isinstance(app.screen, SpecPicker), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SpecPicker), pilot=pilot)
         await pilot.press("enter")
         await wait_for(lambda: table.row_count == before + 1, pilot=pilot)
 
@@ -329,7 +330,7 @@ async def test_delete_asks_first(make_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count >= 3, pilot=pilot)
         count = table.row_count
@@ -348,7 +349,7 @@ async def test_readonly_blocks_sandbox_actions(make_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count >= 3, pilot=pilot)
         ids = [key.value for key in table.rows]

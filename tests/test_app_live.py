@@ -10,6 +10,7 @@ from tests.app_helpers import (
     conversations_shown,
     list_ready,
     make_app,
+    screen_ready,
     screen_text,
     settled,
     tree_ready,
@@ -116,7 +117,7 @@ async def test_pause_run_and_interrupt_keys(live_server):
         await pilot.press("space")  # run again
         await wait_for(lambda: server.live.status_sync(cid) == "running", pilot=pilot)
         await pilot.press("X")
-        await wait_for(lambda: isinstance(app.screen, ConfirmScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, ConfirmScreen), pilot=pilot)
         await pilot.press("y")
         await wait_for(lambda: server.live.status_sync(cid) == "paused", pilot=pilot)
         await wait_for(lambda: "agent paused" in screen_text(app), pilot=pilot)

@@ -10,6 +10,7 @@ from tests.app_helpers import (
     conversations_shown,
     list_ready,
     make_app,
+    screen_ready,
     screen_text,
     settled,
     wait_for,
@@ -61,7 +62,7 @@ async def test_palette_switches_screens_and_opens_by_id(demo_server):
         await pilot.press(*"go to sandboxes")
         await settled(pilot)
         await pilot.press("enter")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         await pilot.press("colon")
         await wait_for(lambda: isinstance(app.screen, CommandPalette), pilot=pilot)
         await pilot.press(*IDS["payments"])
@@ -101,7 +102,7 @@ async def test_new_conversation_shows_progress_then_opens(make_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("n")
-        await wait_for(lambda: isinstance(app.screen, NewConversationScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, NewConversationScreen), pilot=pilot)
         await pilot.press(*"Try ohtui", "enter", *"say hi", "enter")
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
@@ -126,7 +127,7 @@ async def test_readonly_refuses_new_conversation(make_server):
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         before = len(store.conversation_ids())
         await pilot.press("n")
-        await wait_for(lambda: isinstance(app.screen, NewConversationScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, NewConversationScreen), pilot=pilot)
         await pilot.press(*"x", "enter", "enter")
         await settled(pilot)
         assert len(store.conversation_ids()) == before

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import conversations_shown, settled
+from tests.app_helpers import conversations_shown, screen_ready, settled
 from tui.cli import main
 from tui.config import ConfigError, Settings, describe, load, write_template
 from tui.paths import config_location
@@ -324,7 +324,7 @@ async def test_keymap_from_the_config_is_applied_to_the_running_app(isolated, de
         await settled(pilot)
         assert isinstance(app.screen, ConversationsScreen)
         await pilot.press("f2")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         await pilot.press("f3")
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         warnings = [n.message for n in app._notifications if n.severity == "warning"]

@@ -7,6 +7,7 @@ from tests.app_helpers import (
     RecordingTransport,
     conversations_shown,
     make_app,
+    screen_ready,
     settled,
     wait_for,
 )
@@ -18,7 +19,7 @@ from tui.server import Store, load_demo
 async def _sandboxes(app, pilot):
     await wait_for(lambda: conversations_shown(app), pilot=pilot)
     await pilot.press("2")
-    await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+    await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
     screen = app.screen
     table = screen.query_one("DataTable")
     await wait_for(lambda: table.row_count >= 3, pilot=pilot)

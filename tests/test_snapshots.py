@@ -10,6 +10,7 @@ from tests.app_helpers import (
     SIZE,
     conversations_shown,
     make_app,
+    screen_ready,
     settled,
     tree_ready,
     wait_for,
@@ -171,7 +172,7 @@ def test_sandboxes_screen(snap_compare, demo_server):
         app = pilot.app
         await _table_ready(pilot, 7)
         await pilot.press("2")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count >= 4, pilot=pilot)
         await settled(pilot)
