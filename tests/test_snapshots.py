@@ -149,19 +149,22 @@ class StalledEvents(httpx.AsyncHTTPTransport):
         return await super().handle_async_request(request)
 
 
+async def open_stalled(pilot) -> None:
+    """Open "hello" on an app whose event pages never come (``StalledEvents``) and wait for
+    all that does come: the record (the header); the load itself stays waiting."""
+    app = pilot.app
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
+    app.open_conversation(IDS["hello"])
+    await wait_for(
+        lambda: isinstance(app.screen, ConversationScreen) and app.screen.events.record is not None,
+        pilot=pilot,
+    )
+    await settled(pilot, keep={"load"})
+
+
 def test_loading_state(snap_compare, demo_server):
     async def run_before(pilot):
-        app = pilot.app
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        app.open_conversation(IDS["hello"])
-        # the record (the header) comes; the first page never does
-        await wait_for(
-            lambda: (
-                isinstance(app.screen, ConversationScreen) and app.screen.events.record is not None
-            ),
-            pilot=pilot,
-        )
-        await settled(pilot, keep={"load"})
+        await open_stalled(pilot)
 
     app = make_app(demo_server.base_url, transport=StalledEvents())
     assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
