@@ -6,6 +6,11 @@ itself. With our ~15 keys that measured 100–200 ms on this machine, paid on ev
 open and every focus change, and a key pressed meanwhile waits for it. This bar keeps the
 same look (key, description, the palette key on the right) and rebuilds one line of text
 in well under a millisecond. A click on a key presses it, as with the footer.
+
+While a text field has the focus (a dialog's input, a prompt, the filter box), a key that
+types a character goes into the field, not to the screen: the bar leaves those out and
+shows only what still works there (enter, escape, ctrl keys). A dialog (a modal screen)
+has a bar of its own, so the screen underneath never advertises keys it cannot get.
 """
 
 from __future__ import annotations
@@ -15,10 +20,28 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.keys import key_to_character
 from textual.screen import Screen
 from textual.widget import Widget
 
 DIVIDER = "▏"
+
+
+#: key names whose character ``key_to_character`` does not find
+_NAMED_CHARACTERS = {"slash": "/", "backslash": "\\", "at": "@", "minus": "-", "plus": "+"}
+
+
+def types_text(key: str) -> bool:
+    """A key that, in a text field, types a character (``j``, ``?``, ``space``, ``slash``)."""
+    character = key_to_character(key) or _NAMED_CHARACTERS.get(key)
+    return character is not None and len(character) == 1 and character.isprintable()
+
+
+def typing_in(screen: Screen) -> bool:
+    """A text field of ``screen`` has the focus: printable keys go into it."""
+    from textual.widgets import Input, TextArea
+
+    return isinstance(screen.focused, (Input, TextArea))
 
 
 @dataclass(frozen=True)
@@ -73,11 +96,14 @@ class KeyBar(Widget, can_focus=False):
     def _collect(self) -> None:
         app = self.app
         active = self.screen.active_bindings
+        typing = typing_in(self.screen)
         items: list[KeyItem] = []
         seen: set[str] = set()
-        for _node, binding, enabled, _tooltip in active.values():
+        for key, (_node, binding, enabled, _tooltip) in active.items():
             if not binding.show or binding.action in seen:
                 continue
+            if typing and not binding.priority and types_text(key):
+                continue  # it types into the field
             seen.add(binding.action)  # one entry per action, as the footer shows them
             items.append(
                 KeyItem(binding.key, app.get_key_display(binding), binding.description, enabled)
