@@ -22,6 +22,7 @@ from .commands import OhtuiCommands
 from .gc_freeze import freeze_long_lived
 from .messages import AgentStatusChanged
 from .notices import TOAST_CSS, Notifier, desktop_notify, user_is_typing
+from .opening import open_by_id
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen, keys_sent
 from .server_marks import server_mark
@@ -204,14 +205,19 @@ class OhtuiApp(App):
                 await self.client.search_conversations(limit=1)
         except Exception as exc:  # noqa: BLE001 - every failure gets the error screen
             sent = keys_sent(self._client)
-            self.push_screen(ConnectionErrorScreen(self.url, exc, sent_keys=sent), self._retry)
+            base = self._client.base_url if self._client is not None else ""
+            self.push_screen(
+                ConnectionErrorScreen(self.url, exc, sent_keys=sent, base_url=base), self._retry
+            )
             return
         self.server_known()
         listed = any(isinstance(screen, ConversationsScreen) for screen in self.screen_stack)
         if not self.shared and not listed:
             self.push_screen(ConversationsScreen())
-        if self.shared or self.start_conversation:
-            self.open_conversation(self.start_conversation, shared=self.shared)
+        if self.shared:
+            self.open_conversation(self.start_conversation, shared=True)
+        elif self.start_conversation:  # --conversation: a whole id or its start, looked up
+            open_by_id(self, self.start_conversation)
 
     def _retry(self, again: bool | None) -> None:
         if again:
@@ -361,9 +367,13 @@ class OhtuiApp(App):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in DIALOG_FREE and user_is_typing(self):
             return False  # a dialog or a text field has the keys: its own, only
-        if action in NAVIGATION and isinstance(self.screen, ConnectionErrorScreen):
+        if action in NAVIGATION and isinstance(self._top_screen(), ConnectionErrorScreen):
             return False  # no server to show anything of yet
         return self.offers(action)
+
+    def _top_screen(self) -> object:
+        stack = self.screen_stack
+        return stack[-1] if stack else None
 
     def offers(self, action: str) -> bool:
         """Whether ``action`` makes sense for this server (the palette asks too)."""

@@ -83,7 +83,10 @@ def user_is_typing(app: object) -> bool:
     from textual.screen import ModalScreen
     from textual.widgets import Input, TextArea
 
-    screen = getattr(app, "screen", None)
+    try:
+        screen = app.screen  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - no screen (starting, shutting down): nobody types
+        return False
     if isinstance(screen, ModalScreen):
         return True
     return isinstance(getattr(screen, "focused", None), (Input, TextArea))

@@ -37,21 +37,19 @@ def server_mark(info: ServerInfo | None, *, local: bool = False) -> str:
     return mark
 
 
-def duration(seconds: float | None) -> str:
-    """``3 d 4 h``, ``1 h 36 min``, ``4 min 12 s``, ``12 s``: two units at most."""
+def duration(seconds: float | None, units: int = 2) -> str:
+    """``3 d 4 h``, ``1 h 36 min``, ``4 min 12 s``, ``12 s``: ``units`` units at most
+    (``1 h 36 min 12 s`` with three), from the largest that is not zero."""
     if seconds is None or seconds < 0:
         return "—"
     whole = int(seconds)
     days, rest = divmod(whole, 86400)
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days} d {hours} h"
-    if hours:
-        return f"{hours} h {minutes} min"
-    if minutes:
-        return f"{minutes} min {secs} s"
-    return f"{secs} s"
+    parts = [(days, "d"), (hours, "h"), (minutes, "min"), (secs, "s")]
+    while len(parts) > 1 and parts[0][0] == 0:
+        parts.pop(0)
+    return " ".join(f"{value} {unit}" for value, unit in parts[:units])
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:

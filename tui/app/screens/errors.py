@@ -51,15 +51,15 @@ def keys_sent(client: object) -> bool:
     return describe() != "none" if callable(describe) else True
 
 
-def failure_of(exc: BaseException, *, sent: bool = True) -> Failure:
-    """The failure, its first letter capitalised for a title (detail and advice cleaned)."""
+def failure_of(exc: BaseException, *, sent: bool = True, base_url: str = "") -> Failure:
+    """The failure, its first letter capitalised for a title (detail and advice cleaned);
+    ``base_url`` is left out of the detail (the screen names the server above it)."""
     found = explain(exc, keys_sent=sent)
     title = clean(found.title)
-    return Failure(
-        title[:1].upper() + title[1:],
-        describe_error(exc) if found.detail else "",
-        clean(found.next_step),
-    )
+    detail = describe_error(exc) if found.detail else ""
+    if base_url and len(base_url) > 8:
+        detail = detail.replace(clean(mask_url(base_url)), "")
+    return Failure(title[:1].upper() + title[1:], detail, clean(found.next_step))
 
 
 def can_retry(exc: BaseException) -> bool:
@@ -76,11 +76,13 @@ class ConnectionErrorScreen(Screen[bool]):
     ]
     CSS_PATH = "errors.tcss"
 
-    def __init__(self, url: str, error: BaseException, *, sent_keys: bool = True) -> None:
+    def __init__(
+        self, url: str, error: BaseException, *, sent_keys: bool = True, base_url: str = ""
+    ) -> None:
         super().__init__()
         self.url = mask_url(url)
         self.error = error
-        self.failure = failure_of(error, sent=sent_keys)
+        self.failure = failure_of(error, sent=sent_keys, base_url=base_url)
         self.retry = can_retry(error)
 
     def compose(self) -> ComposeResult:

@@ -84,7 +84,7 @@ class StartProgress:
             text.append(duration(self.elapsed() if current else at), style="dim")
         if not self.steps and not self.done:
             text.append(f"● sending the request  {duration(self.elapsed())}", style="italic")
-        if self.detail:
+        if self.detail and not (self.error and self.detail in self.error):
             text.append(f"\n  {self.detail}", style="dim")
         return text
 

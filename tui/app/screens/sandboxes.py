@@ -68,7 +68,8 @@ class SpecPicker(ModalScreen[str | None]):
 
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel", id="specs.cancel"),
-        Binding("enter", "choose", "Start from this spec", id="specs.choose"),
+        # priority: the list's own enter (the same choice) would hide it from the key bar
+        Binding("enter", "choose", "Start from this spec", priority=True, id="specs.choose"),
     ]
     CSS_PATH = "sandboxes.tcss"
 
@@ -400,8 +401,10 @@ class SandboxesScreen(Screen):
             )
         else:
             took = duration(start.elapsed())
+            runs = start.sandbox_id not in self._pending  # else the server is still starting it
             self.notify(
-                f"Sandbox {one_line(start.sandbox_id or '', 60)} started ({took}).",
+                f"Sandbox {one_line(start.sandbox_id or '', 60)} "
+                + (f"runs ({took})." if runs else "is starting: its row says when it runs."),
                 title="Sandboxes",
                 markup=False,
             )

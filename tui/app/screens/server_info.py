@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -34,7 +36,6 @@ if TYPE_CHECKING:
     from tui.client import ServerInfo
 
 REFRESH_S = 10.0
-LABEL = 14  # the label column's width
 #: details shown in their own lines (in this order); the rest follow under "more"
 VERSIONS = (
     ("sdk_version", "SDK"),
@@ -140,65 +141,58 @@ class ServerScreen(Screen):
             return 0.0
         return max(0.0, (self.app.clock() - self.fetched_at).total_seconds())
 
-    def _line(self, text: Text, label: str, value: str, style: str = "") -> None:
-        text.append(f"\n{label:<{LABEL}}", style="bold")
-        text.append(value, style=style)
-
     def draw(self) -> None:
         info = self.info
-        text = Text()
+        head = Text()
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(ratio=1)
+
+        def row(label: str, value: str, style: str = "") -> None:
+            grid.add_row(one_line(label, 40), Text(value, style=style))
+
         if info is None:
-            text.append("The server did not say what it is.", style="italic")
+            head.append("The server did not say what it is.", style="italic")
         else:
             title = " ".join(p for p in (info.title, info.version) if p) or "agent server"
-            text.append(clean(one_line(title, 120)), style="bold")
-            text.append(f"\n{clean(self.app.client.base_url)}", style="dim")
+            head.append(clean(one_line(title, 120)), style="bold")
+            where = mask_url(self.app.url or self.app.client.base_url)
+            head.append(f"\n{clean(where)}\n", style="dim")
             details = info.details
             elapsed = self._elapsed()
-            text.append("\n")
-            uptime = details.get("uptime")
-            idle = details.get("idle_time")
-            self._line(
-                text,
-                "uptime",
-                seconds_text(uptime + elapsed if isinstance(uptime, (int, float)) else uptime),
-            )
-            self._line(
-                text,
-                "idle",
-                seconds_text(idle + elapsed if isinstance(idle, (int, float)) else idle),
-                "dim",
-            )
+            for key, label, style in (("uptime", "uptime", ""), ("idle_time", "idle", "dim")):
+                value = details.get(key)
+                if isinstance(value, (int, float)):
+                    row(label, duration(value + elapsed, units=3), style)
+                elif key in details:
+                    row(label, value_text(value), style)
             versions = [
                 f"{label} {value_text(details[key], 60)}"
                 for key, label in VERSIONS
                 if key in details
             ]
             if versions:
-                self._line(text, "versions", " · ".join(versions))
+                row("versions", " · ".join(versions))
             build = [
                 f"{label} {value_text(details[key], 60)}" for key, label in BUILD if key in details
             ]
             if build:
-                self._line(text, "build", " · ".join(build), "dim")
-            text.append("\n")
+                row("build", " · ".join(build), "dim")
             for key, label in RUNTIME:
                 if key in details:
                     shown = details[key]
                     value = seconds_text(shown) if key.endswith("_seconds") else value_text(shown)
-                    self._line(text, label, value)
+                    row(label, value)
             tools = details.get("usable_tools")
             if isinstance(tools, list):
-                self._line(text, f"tools ({len(tools)})", value_text(tools, 2000))
+                row(f"tools ({len(tools)})", value_text(tools, 2000))
             capabilities = details.get("capabilities")
             if isinstance(capabilities, list):
-                self._line(text, "capabilities", value_text(capabilities, 2000), "dim")
-            more = [(key, value) for key, value in details.items() if key not in SHOWN]
-            if more:
-                text.append("\n")
-                for key, value in more:
-                    self._line(text, one_line(str(key), LABEL - 1), value_text(value))
+                row("capabilities", value_text(capabilities, 2000), "dim")
+            for key, value in details.items():
+                if key not in SHOWN:
+                    row(one_line(str(key), 40), value_text(value))
+        parts: list[RenderableType] = [head, grid]
         if self.error is not None:
-            text.append("\n\n")
-            text.append(f"refresh failed: {self.error}", style=theme_style("$error bold"))
-        self.query_one("#server-body", Static).update(text)
+            parts.append(Text(f"\nrefresh failed: {self.error}", style=theme_style("$error bold")))
+        self.query_one("#server-body", Static).update(Group(*parts))
