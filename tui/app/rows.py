@@ -39,6 +39,7 @@ KIND_LABELS = {
     "StreamingDeltaEvent": "streaming",
     "InterruptEvent": "interrupt",
     "PauseEvent": "pause",
+    "SecurityAnalysisEvent": "security",
 }
 ERROR_KINDS = frozenset(
     {"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent", "UserRejectObservation"}
