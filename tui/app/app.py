@@ -56,7 +56,8 @@ SCREEN_SHEETS = sorted((Path(__file__).parent / "screens").rglob("*.tcss"))
 class OhtuiApp(App):
     TITLE = "ohtui"
     CSS_PATH = SCREEN_SHEETS
-    CSS = "Screen { layers: default help; }"  # the help panel lies over a screen (help_panel.py)
+    # the help panel lies over a screen (help_panel.py); toasts keep clear of the detail pane
+    CSS = "Screen { layers: default help; }\n" + TOAST_CSS
     COMMANDS = App.COMMANDS | {OhtuiCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -73,7 +74,6 @@ class OhtuiApp(App):
         Binding("2", "show_sandboxes", "Sandboxes", id="app.sandboxes"),
         Binding("2", "show_server", "Server", id="app.server"),  # a bare agent server's
     ]
-    CSS = TOAST_CSS
 
     def __init__(
         self,
