@@ -85,19 +85,26 @@ class TreeWalk:
         limit = self.limit
         return [k for k in self.tree.child_list(pos) if k < limit]
 
-    def is_attachment(self, pos: int) -> bool:
-        """A side-note (state update, hook run…) hung on an event: not a branch.
+    def attachment(self, pos: int) -> list[int] | None:
+        """``pos`` and everything under it, if that is a side-note (state update, hook
+        run…) hung on an event rather than a branch; else None.
 
         Real servers stamp these with the current leaf as parent, so every agent step
-        would look like a fork if they counted (see the captured demo conversation)."""
-        stack, seen, rows = [pos], 0, self.rows
+        would look like a fork if they counted (see the captured demo conversation). A
+        side-note can carry its own (a stats update under an LLM-log entry, a stored
+        ``full_state`` whose null parent means the state update before it): the whole
+        small subtree is the attachment, so every one of them has a place in the pane."""
+        stack, found, rows = [pos], [], self.rows
         while stack:  # a small subtree made only of side-note kinds
             node = stack.pop()
-            seen += 1
-            if seen > ATTACHMENT_MAX or rows[node].kind not in ATTACHMENT_KINDS:
-                return False
+            found.append(node)
+            if len(found) > ATTACHMENT_MAX or rows[node].kind not in ATTACHMENT_KINDS:
+                return None
             stack.extend(self.children(node))
-        return True
+        return found
+
+    def is_attachment(self, pos: int) -> bool:
+        return self.attachment(pos) is not None
 
     def real_children(self, pos: int) -> list[int]:
         return [k for k in self.children(pos) if not self.is_attachment(k)]
@@ -107,10 +114,13 @@ class TreeWalk:
         positions, node, walked = [], start, 0
         while True:
             positions.append(node)
-            kids = self.children(node)
-            real = [k for k in kids if not self.is_attachment(k)]
-            if len(real) != len(kids):
-                positions.extend(k for k in kids if k not in real)
+            real = []
+            for kid in self.children(node):
+                notes = self.attachment(kid)
+                if notes is None:
+                    real.append(kid)
+                else:  # folded in, with whatever hangs on it
+                    positions.extend(notes)
             if len(real) != 1:
                 positions.sort()
                 return positions, real
