@@ -23,7 +23,9 @@ from textual.cache import LRUCache
 
 from tui.client import PageLoopError, is_retryable
 from tui.models import EventTree
+from tui.models.events import SecurityAnalysisEvent
 
+from .action_index import ActionIndex, Risk
 from .row_windows import START, EventQuery, PagedWindow, PathWindow
 from .rows import EventRow, make_row
 
@@ -85,6 +87,9 @@ class ConversationEvents:
         self._cache: LRUCache[str, AnyEvent] = LRUCache(CACHE_EVENTS)
         self._closed = False
         self._by_tool_call: dict[str, list[int]] = {}
+        #: actions by id and what answers them (confirmation, pairing, security verdicts)
+        self.actions = ActionIndex()
+        self._result_at: dict[str, int] = {}  # action id → its result's position in base
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
         self._followed: dict[tuple[int, str], set[str]] = {}  # page ids walked, per window end
         self.tree: EventTree | None = None
@@ -258,13 +263,29 @@ class ConversationEvents:
     def _remember(self, event: AnyEvent) -> EventRow:
         if event.id is not None:
             self._cache.set(event.id, event)
-        return make_row(event)
+        row = make_row(event)
+        self.actions.remember(event, row)
+        return row
 
     def _index_pairs(self, start: int) -> None:
-        for pos in range(start, len(self.base.head)):
-            call = self.base.head[pos].tool_call_id
-            if call:
-                self._by_tool_call.setdefault(call, []).append(pos)
+        rows = self.base.head
+        for pos in range(start, len(rows)):
+            row = rows[pos]
+            if row.tool_call_id:
+                self._by_tool_call.setdefault(row.tool_call_id, []).append(pos)
+            if row.action_id is not None:
+                self._result_at.setdefault(row.action_id, pos)
+
+    def _answered(self, action: EventRow) -> bool:
+        """A result names the action by id; failing that (results without an ``action_id``:
+        agent errors, older logs), one shares its ``tool_call_id``."""
+        if action.id is not None and action.id in self.actions.answered:
+            return True
+        rows = self.base.head
+        return any(
+            rows[pos].kind != "ActionEvent" and rows[pos].action_id is None
+            for pos in self._by_tool_call.get(action.tool_call_id or "", ())
+        )
 
     def pending_actions(self, look_back: int = 200) -> list[EventRow]:
         """The newest actions that have no result yet (what a confirmation would run).
@@ -274,15 +295,15 @@ class ConversationEvents:
         pending = []
         for pos in range(len(rows) - 1, max(-1, len(rows) - 1 - look_back), -1):
             row = rows[pos]
-            if (
-                row.kind == "ActionEvent"
-                and row.tool_call_id
-                and len(self._by_tool_call.get(row.tool_call_id, ())) == 1
-            ):
+            if row.kind == "ActionEvent" and not self._answered(row):
                 pending.append(row)
             elif row.kind == "MessageEvent" and row.source == "user":
                 break  # actions before the user's last message belong to an earlier turn
         return pending[::-1]
+
+    def risk_of(self, action: EventRow) -> Risk | None:
+        """The waiting action's risk (the analyzer's verdict, else the agent's estimate)."""
+        return self.actions.risk_of(action, self.cached(action.id))
 
     def cached(self, event_id: str | None) -> AnyEvent | None:
         return self._cache.get(event_id) if event_id else None
@@ -317,7 +338,20 @@ class ConversationEvents:
         return out
 
     async def paired(self, row: EventRow) -> AnyEvent | None:
-        """The action's observation (or the observation's action), matched by tool_call_id."""
+        """The action's result (or the result's action), matched by ``action_id`` first and
+        ``tool_call_id`` only where no result names its action; for a security verdict,
+        the most serious action it rates."""
+        if row.kind == "ActionEvent" and row.id in self._result_at:
+            pos = self._result_at[row.id]
+            if pos < len(self.base.head):
+                return await self.event(self.base.head[pos])
+        if row.action_id is not None and row.action_id in self.actions.actions:
+            return await self.event(self.actions.actions[row.action_id])
+        if row.kind == "SecurityAnalysisEvent":
+            event = await self.event(row)
+            if isinstance(event, SecurityAnalysisEvent):
+                action = self.actions.most_serious(event)
+                return await self.event(action) if action is not None else None
         if not row.tool_call_id:
             return None
         for pos in self._by_tool_call.get(row.tool_call_id, ()):

@@ -106,7 +106,7 @@ class EventDetail(VerticalScroll, can_focus=True):
         if event is None:
             return
         widgets: list[Widget] = [self._header(event)]
-        if isinstance(event, RawEvent):
+        if isinstance(event, RawEvent) and not event.unknown_kind:  # a newer kind: its fields
             widgets.append(
                 literal(
                     "This event could not be parsed:\n" + event.error,

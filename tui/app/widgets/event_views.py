@@ -30,6 +30,8 @@ from tui.models.redact import redact
 from tui.text import abbreviate, clean, one_line
 
 from ..themes import theme_style
+from .fields_view import fields_widgets
+from .risk_views import security_widgets
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -146,8 +148,10 @@ def json_view(data: object) -> Static:
     return Static(text)
 
 
-def body(event: ev.EventBase, paired: AnyEvent | None) -> list[Widget]:
+def body(event: AnyEvent, paired: AnyEvent | None) -> list[Widget]:
     """The widgets under the header for ``event``; ``paired``: its action or observation."""
+    if isinstance(event, RawEvent):  # an unknown kind (a broken event never gets here)
+        return fields_widgets(event)
     build = BODIES.get(event.kind)
     if build is not None:
         return build(event, paired)
@@ -440,4 +444,5 @@ BODIES: dict[str, Callable[..., list[Widget]]] = {
     "HookExecutionEvent": _hook_execution,
     "CondensationSummaryEvent": _condensation_summary,
     "StreamingDeltaEvent": _streaming_delta,
+    "SecurityAnalysisEvent": security_widgets,
 }

@@ -51,7 +51,8 @@ class AgentMixin:
     def render_confirm(self) -> None:
         """Show what the agent waits to run while it waits for the user's approval."""
         waiting = self.live is not None and self.live.waiting_for_confirmation
-        if self.query_one(ConfirmBar).show(self.events.pending_actions() if waiting else None):
+        pending = self.events.pending_actions() if waiting else None
+        if self.query_one(ConfirmBar).show(pending, self.events.risk_of):
             self.refresh_bindings()  # A/R appear in the key bar only while they apply
 
     def action_toggle_run(self) -> None:
