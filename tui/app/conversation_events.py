@@ -26,7 +26,7 @@ from tui.models import EventTree
 from tui.models.events import SecurityAnalysisEvent
 
 from .action_index import ActionIndex, Risk
-from .row_windows import START, EventQuery, PagedWindow, PathWindow
+from .row_windows import FOLDED_COUNTED_KIND, START, EventQuery, PagedWindow, PathWindow
 from .rows import EventRow, make_row
 
 if TYPE_CHECKING:
@@ -142,6 +142,13 @@ class ConversationEvents:
             timestamp_lt=query.until,
         )
 
+    async def _counted_kind(self, query: EventQuery) -> int | None:
+        """How many of the query's events a folding window leaves out that the server can
+        count up front (streaming deltas): one more count, alongside the query's own."""
+        if not query.folds or query.kind not in (None, FOLDED_COUNTED_KIND):
+            return 0
+        return await self.count(EventQuery(FOLDED_COUNTED_KIND, query.since, query.until))
+
     async def _page(
         self, query: EventQuery, page_id: str | None, descending: bool
     ) -> tuple[list[AnyEvent], str | None]:
@@ -174,9 +181,9 @@ class ConversationEvents:
         window = self.base if query == self.base.query else PagedWindow(query)
 
         async def count() -> None:
-            total = await self.count(query)
+            total, counted = await asyncio.gather(self.count(query), self._counted_kind(query))
             if total is not None and window.head_page is not None:
-                window.total = max(total, len(window.head))
+                window.set_count(total, counted or 0)
 
         if window.head_page == START:  # nothing fetched yet (or the last try failed)
             if window.total is None and on_total is not None:
@@ -360,6 +367,26 @@ class ConversationEvents:
                 return await self.event(other)
         return None
 
+    # --- folded or raw ---------------------------------------------------------------------
+
+    @property
+    def raw(self) -> bool:
+        """The stored history is shown raw (every streaming delta and state snapshot)."""
+        return self.base.query.raw
+
+    def set_raw(self, raw: bool) -> PagedWindow:
+        """Show the history raw or folded: a new base index, walked anew (the rows differ,
+        and so do their positions, which the tree and pairing are keyed by)."""
+        if raw != self.raw:
+            old, self.base = id(self.base), PagedWindow(EventQuery(raw=raw))
+            for side in ("head", "tail"):  # keyed by the window's id, which may be reused
+                self._locks.pop((old, side), None)
+                self._followed.pop((old, side), None)
+            self._by_tool_call.clear()
+            self._result_at.clear()
+            self.tree, self._tree_size = None, -1
+        return self.base
+
     # --- tree ------------------------------------------------------------------------------
 
     @property
@@ -367,11 +394,18 @@ class ConversationEvents:
         """The base window's rows, oldest first: the index the tree is built from."""
         return self.base.head
 
-    def build_tree(self) -> EventTree | None:
-        """Rebuild the tree when the base index grew (log order = ascending timestamps)."""
+    @property
+    def size(self) -> int | None:
+        """How many events the conversation shows, once counted: the base window's length.
+        The list's title, its indexing note and the tree pane's footer all read this."""
+        return len(self.base) if self.base.total is not None else None
+
+    def build_tree(self) -> EventTree:
+        """The tree over the base index, extended to its newest rows (log order = ascending
+        timestamps): O(new rows) when rows were only appended, else built anew."""
         rows = self.base.head
-        if len(rows) == self._tree_size:
-            return None
+        if self.tree is not None and len(rows) == self._tree_size:
+            return self.tree
         if (
             self.tree is not None
             and 0 <= self._tree_size < len(rows)
@@ -397,7 +431,8 @@ class ConversationEvents:
         for event in events:
             row = self._remember(event)
             if row.id is not None and row.id in self.base.ids:
-                replaced |= self.base.replace(row)
+                old = self.base.replace(row)
+                replaced |= old is not None and old.parent_id != row.parent_id
             else:
                 fresh.append(row)
         before = len(self.base.head)

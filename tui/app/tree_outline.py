@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from tui.models import EventTree
@@ -41,9 +41,11 @@ Steps = Generator[None, None, T]
 
 @dataclass(frozen=True)
 class Run:
-    """A fork-free stretch of events (positions into the conversation's rows)."""
+    """A fork-free stretch of events (positions into the conversation's rows); ``end`` is
+    the last event of its chain (where events that continue the run hang)."""
 
     positions: tuple[int, ...]
+    end: int = field(default=-1, compare=False)
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,8 @@ class TreeWalk:
         return [k for k in self.children(pos) if not self.is_attachment(k)]
 
     def run_from(self, start: int) -> Steps[tuple[list[int], list[int]]]:
-        """The fork-free run from ``start`` (attachments folded in) and where it ends."""
+        """The fork-free run from ``start`` (attachments folded in) and where it ends: the
+        real children of its last chain event (its last position is that event)."""
         positions, node, walked = [], start, 0
         while True:
             positions.append(node)
@@ -123,6 +126,7 @@ class TreeWalk:
                     positions.extend(notes)
             if len(real) != 1:
                 positions.sort()
+                positions.append(node)  # the chain's end, for ``line`` (taken off there)
                 return positions, real
             node = real[0]
             walked += 1
@@ -145,7 +149,8 @@ class TreeWalk:
         node = start
         while True:
             run, real = yield from self.run_from(node)
-            items.append(Run(tuple(run)))
+            end = run.pop()
+            items.append(Run(tuple(run), end))
             if not real:
                 return items
             main = real[-1]  # newest child: the current head continues the line
@@ -169,6 +174,32 @@ class TreeWalk:
         for root in [r for r in self.tree.roots if r < self.limit]:
             lines.append(tuple((yield from self.line(root))))
         return Outline(tuple(lines), (yield from self.forks()), self.limit)
+
+    def grow(self, old: Outline, roots: int) -> Outline | None:
+        """``old`` (worked out over the first ``old.size`` events, ``roots`` roots then)
+        with the events since added, if they only continue its very last run — what a live
+        run does nearly every time — in time proportional to the new events; else None
+        (a fork, a new root, an earlier event that found its parent: walk it all again).
+
+        The run is walked on from its chain's end, so the answer is the full walk's."""
+        if not old.lines or old.size >= self.limit:
+            return None
+        *before, last = old.lines[-1]
+        if not isinstance(last, Run) or last.end < 0:
+            return None
+        new = range(old.size, self.limit)
+        tree = self.tree
+        if any(tree.parent[p] < 0 for p in new) or len(tree.roots) != roots:
+            return None  # a new root, or an orphan adopted by a new event
+        more, real = finish(self.run_from(last.end))
+        end = more.pop()
+        if real or len(set(more).intersection(new)) != len(new):
+            return None  # a fork, or new events elsewhere (under an earlier event)
+        positions = tuple(sorted(set(last.positions).union(more)))
+        if len(positions) != len(last.positions) + len(new):
+            return None
+        lines = (*old.lines[:-1], (*before, Run(positions, end)))
+        return Outline(lines, old.forks, self.limit)
 
 
 def finish(steps: Steps[T]) -> T:

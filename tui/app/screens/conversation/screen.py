@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -40,7 +41,8 @@ from ..errors import describe_error
 from .agent import AgentMixin
 from .exporting import ExportMixin
 from .find import FindMixin
-from .following import FollowMixin
+from .following import RECORD_POLL_S, FollowMixin
+from .history import HistoryMixin
 from .keys import CONVERSATION_KEYS
 
 if TYPE_CHECKING:
@@ -50,7 +52,7 @@ FOLLOW_DETAIL_S = 0.5  # while following live rows, the detail pane updates at m
 PANES = ("event-tree", "event-list", "event-detail")  # what z zooms
 
 
-class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, Screen):
+class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, HistoryMixin, Screen):
     """Tree | list over detail. The base index loads in the background for the tree."""
 
     AUTO_FOCUS = "#event-list"
@@ -114,6 +116,7 @@ class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, Screen
         event_list.focus()
         self.load()
         self.query_one(EventTreeView).follow(self.events)
+        self.set_interval(RECORD_POLL_S, self.poll_record)
 
     @property
     def closing(self) -> bool:
@@ -203,7 +206,9 @@ class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, Screen
             await self.events.load_record(patient=False)
         except Exception:  # noqa: BLE001 - best effort; the stream status already says enough
             return
-        self.render_header()
+        if not self.closing:
+            self.render_header()
+            self.sync_live()  # a sandbox paused or resumed elsewhere: the stream follows
 
     @work(exclusive=True, group="index")
     async def index(self) -> None:
@@ -298,6 +303,7 @@ class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, Screen
 
     @work(exclusive=True, group="load")
     async def apply_query(self, query: EventQuery) -> None:
+        query = replace(query, raw=self.events.raw)  # the filter bar knows nothing of it
         try:
             window = await self.events.open_window(query, self._total_known)
         except Exception as exc:  # noqa: BLE001
