@@ -163,3 +163,27 @@ def test_without_an_analyzer_the_agents_own_estimate_is_the_risk():
     assert Risk("LOW").describe() == "LOW risk (the agent's estimate)"
     data["security_risk"] = "UNKNOWN"
     assert index.risk_of(row, parse_event(data)) is None
+
+
+def test_pending_actions_by_action_id_with_tool_call_id_only_as_the_fallback():
+    from tui.app.conversation_events import ConversationEvents
+    from tui.app.rows import EventRow
+
+    def row(eid, kind, *, call=None, answers=None, source="agent"):
+        return EventRow(eid, "2026-01-01T00:00:00", source, kind, eid, None, call, "", "", answers)
+
+    events = ConversationEvents(None, "c")  # no requests: rows are handed in
+    log = [
+        row("u1", "MessageEvent", source="user"),
+        row("a1", "ActionEvent", call="call_1"),
+        row("o1", "ObservationEvent", call="call_1", answers="a1"),
+        row("u2", "MessageEvent", source="user"),
+        row("a2", "ActionEvent", call="call_1"),  # the id repeats (real servers do that)
+    ]
+    events.base.add_head(log, None)
+    events._index_pairs(0)
+    assert [r.id for r in events.pending_actions()] == ["a2"]
+    # an agent error names no action: its tool_call_id answers the action that shares it
+    events.base.append_live([row("x", "AgentErrorEvent", call="call_1")])
+    events._index_pairs(5)
+    assert events.pending_actions() == []

@@ -1,4 +1,4 @@
-"""Actions by id, and what answers them: confirmation, pairing, the analyzer's verdicts.
+"""Actions by id and the analyzer's verdicts on them: confirmation, pairing, security rows.
 
 A result (observation, rejection) names its action by ``action_id``; real servers do not
 guarantee unique ``tool_call_id`` values (facts §10), so ids decide and ``tool_call_id``
@@ -50,7 +50,6 @@ class ActionIndex:
 
     def __init__(self) -> None:
         self.actions: dict[str, EventRow] = {}  # action id → its row
-        self.answered: set[str] = set()  # action ids some result names
         self.risks: dict[str, Risk] = {}  # action id → the newest verdict on it
         self._waiting: dict[str, list[tuple[EventRow, ev.SecurityAnalysisEvent]]] = {}
         self._waiting_rows = 0
@@ -63,8 +62,6 @@ class ActionIndex:
                 for security_row, security in self._waiting.pop(row.id, ()):
                     self._waiting_rows -= 1
                     security_row.summary = self._security_summary(security)
-        elif row.action_id is not None:
-            self.answered.add(row.action_id)
         elif isinstance(event, ev.SecurityAnalysisEvent):
             self._security(event, row)
 

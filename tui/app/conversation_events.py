@@ -286,7 +286,7 @@ class ConversationEvents:
     def _answered(self, action: EventRow) -> bool:
         """A result names the action by id; failing that (results without an ``action_id``:
         agent errors, older logs), one shares its ``tool_call_id``."""
-        if action.id is not None and action.id in self.actions.answered:
+        if action.id is not None and action.id in self._result_at:
             return True
         rows = self.base.head
         return any(
