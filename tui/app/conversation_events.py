@@ -144,10 +144,16 @@ class ConversationEvents:
 
     async def _counted_kind(self, query: EventQuery) -> int | None:
         """How many of the query's events a folding window leaves out that the server can
-        count up front (streaming deltas): one more count, alongside the query's own."""
-        if not query.folds or query.kind not in (None, FOLDED_COUNTED_KIND):
+        count up front (streaming deltas): one more count, alongside the query's own.
+
+        A server that cannot count by this kind is not a failure of the query: its deltas
+        (none, on an agent server) are then taken off as pages bring them, as snapshots are."""
+        if not query.folds or query.kind is not None:
             return 0
-        return await self.count(EventQuery(FOLDED_COUNTED_KIND, query.since, query.until))
+        try:
+            return await self.count(EventQuery(FOLDED_COUNTED_KIND, query.since, query.until))
+        except Exception:  # noqa: BLE001 - see above; the query's own count still decides
+            return 0
 
     async def _page(
         self, query: EventQuery, page_id: str | None, descending: bool

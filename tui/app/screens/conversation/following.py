@@ -79,7 +79,8 @@ class FollowMixin:
         """Timer: read the record again while this screen is shown, so a sandbox paused,
         resumed or deleted elsewhere shows in the header (and the stream stops or starts)
         within :data:`RECORD_POLL_S` seconds, whatever the stream noticed."""
-        busy = any(w.group == "record" and not w.is_finished for w in self.workers)
+        # not while the record is on its way, nor while the screen loads (it reads it then)
+        busy = any(w.group in ("record", "load") and not w.is_finished for w in self.workers)
         shown = self.app.screen is self  # not under another screen (or a dialog)
         if not busy and shown and not self.closing and not self.events.shared:
             self.refresh_record()  # (a slow answer is waited for, not asked for again)
