@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .rows import EventRow
+from .rows import KIND_LABELS, EventRow
 
 START = ""  # page id meaning "not started yet"; None means "no more pages"
 
@@ -37,13 +37,13 @@ class EventQuery:
         return not self.raw and self.kind != FOLDED_COUNTED_KIND
 
     def describe(self) -> str:
-        parts = []
+        parts = []  # in the list's words: the kind as its rows name it, times as typed
         if self.kind:
-            parts.append(f"kind={self.kind}")
+            parts.append(KIND_LABELS.get(self.kind, self.kind))
         if self.since:
-            parts.append(f"from {self.since}")
+            parts.append(f"from {self.since.replace('T', ' ')}")
         if self.until:
-            parts.append(f"before {self.until}")
+            parts.append(f"before {self.until.replace('T', ' ')}")
         parts.append("newest first" if self.descending else "oldest first")
         if self.raw:
             parts.append("raw history")

@@ -81,6 +81,12 @@ def _short(text: str, limit: int = 200) -> str:
     return one_line(text, limit)
 
 
+def diff_label(side: str, path: str) -> str:
+    """A diff header's file name: ``a/src/x.py`` for a relative path, ``a/workspace/x.py``
+    for an absolute one (not ``a//workspace/x.py``)."""
+    return f"{side}/{path.lstrip('/')}" if path else side
+
+
 def diff_text(old: str, new: str, path: str = "") -> Text:
     """A unified diff as coloured, literal Text."""
     out = Text()
@@ -97,7 +103,12 @@ def diff_text(old: str, new: str, path: str = "") -> Text:
     header, hunk = Style(bold=True), theme_style("$diff-hunk")
     added, removed = theme_style("$diff-added"), theme_style("$diff-removed")
     lines = difflib.unified_diff(
-        old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", lineterm="", n=3
+        old.splitlines(),
+        new.splitlines(),
+        diff_label("a", path),
+        diff_label("b", path),
+        lineterm="",
+        n=3,
     )
     for count, line in enumerate(lines):
         if count > 2000:
