@@ -275,7 +275,10 @@ class ClientBase:
         page_id = first
         empty = 0
         while True:
-            page, next_page = await fetch(page_id)
+            # a walk outlasts a failing page (retried after a pause) instead of ending on it
+            page, next_page = await self._http.patiently(
+                lambda page_id=page_id: fetch(page_id), f"page {len(seen) + 1} of {path}"
+            )
             yield page
             if next_page is None:
                 return
