@@ -66,12 +66,16 @@ class EventDetail(VerticalScroll, can_focus=True):
         super().__init__(id=id)
         self._event: AnyEvent | None = None
         self._paired: AnyEvent | None = None
+        self._note: str | None = None
         self._finder: Finder | None = None
         self.border_title = "Detail"
 
-    def show(self, event: AnyEvent, paired: AnyEvent | None = None) -> None:
-        """Display ``event``; ``paired`` is its observation (for an action) or action."""
-        self._event, self._paired = event, paired
+    def show(
+        self, event: AnyEvent, paired: AnyEvent | None = None, *, note: str | None = None
+    ) -> None:
+        """Display ``event``; ``paired`` is its observation (for an action) or action;
+        ``note`` is said under the header (e.g. that another event has the same id)."""
+        self._event, self._paired, self._note = event, paired, note
         self._rebuild()
 
     def set_finder(self, finder: Finder | None) -> None:
@@ -106,6 +110,8 @@ class EventDetail(VerticalScroll, can_focus=True):
         if event is None:
             return
         widgets: list[Widget] = [self._header(event)]
+        if self._note:
+            widgets.append(Static(Text(self._note), classes="detail-error"))
         if isinstance(event, RawEvent):
             widgets.append(
                 literal(

@@ -20,6 +20,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..duplicate_rows import MARK as DUPLICATE_MARK
+from ..duplicate_rows import is_duplicate
 from ..rows import KIND_LABELS, EventRow
 from ..search import Finder
 
@@ -96,6 +98,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         "event-list--summary",
         "event-list--match",
         "event-list--match-mark",
+        "event-list--duplicate",
     }
     DEFAULT_CSS = """
     EventList {
@@ -125,6 +128,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
     EventList > .event-list--summary { color: $foreground; }
     EventList > .event-list--match { background: $warning 45%; color: $foreground; text-style: bold; }
     EventList > .event-list--match-mark { color: $warning; text-style: bold; }
+    EventList > .event-list--duplicate { color: $warning; text-style: italic; }
     """
 
     cursor: reactive[int] = reactive(0, always_update=True)
@@ -307,14 +311,17 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
             Segment(kind_label.ljust(KIND_W), self._style(kind_class)),
             Segment(" ", base),
         ]
+        summary = row.summary
+        if is_duplicate(row) and summary.startswith(DUPLICATE_MARK):
+            # a second event with an earlier row's id: said before its own summary
+            segments.append(Segment(DUPLICATE_MARK, self._style("duplicate")))
+            summary = summary[len(DUPLICATE_MARK) :]
         if hit:
             segments.extend(
-                _highlighted(
-                    row.summary, finder.spans(row.summary), summary_style, self._style("match")
-                )
+                _highlighted(summary, finder.spans(summary), summary_style, self._style("match"))
             )
         else:
-            segments.append(Segment(row.summary, summary_style))
+            segments.append(Segment(summary, summary_style))
         if is_cursor:  # the cursor's colours go over each part's own
             cursor = self._style("cursor")
             segments = [Segment(seg.text, seg.style + cursor) for seg in segments]

@@ -23,6 +23,8 @@ from textual.screen import Screen
 from tui.text import clean
 
 from ...conversation_events import ConversationEvents
+from ...duplicate_rows import NOTE as DUPLICATE_NOTE
+from ...duplicate_rows import is_duplicate
 from ...gc_freeze import freeze_long_lived
 from ...live_session import LiveSession, can_follow
 from ...row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
@@ -377,7 +379,7 @@ class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, Screen
         if event is None:
             detail.clear_event("This event is no longer available.")
         else:
-            detail.show(event, paired)
+            detail.show(event, paired, note=DUPLICATE_NOTE if is_duplicate(row) else None)
 
     @on(EventList.Selected)
     def _selected(self, message: EventList.Selected) -> None:
