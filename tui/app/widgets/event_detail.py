@@ -19,6 +19,7 @@ from tui.models import RawEvent
 from tui.models.parse import event_json
 from tui.text import one_line
 
+from ..guard import GuardedDispatch
 from .event_views import body, json_view, literal
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def _highlight_hits(widgets: list[Widget], pattern: re.Pattern[str]) -> None:
             content.highlight_regex(pattern, style="bold reverse")
 
 
-class EventDetail(VerticalScroll, can_focus=True):
+class EventDetail(GuardedDispatch, VerticalScroll, can_focus=True):
     """Shows the selected event. The screen calls :meth:`show`."""
 
     ALLOW_MAXIMIZE = True  # z zooms it (containers are not maximizable by default)

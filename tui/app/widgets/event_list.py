@@ -22,6 +22,7 @@ from textual.strip import Strip
 
 from ..duplicate_rows import MARK as DUPLICATE_MARK
 from ..duplicate_rows import is_duplicate
+from ..guard import GuardedDispatch
 from ..rows import KIND_LABELS, EventRow
 from ..search import Finder
 
@@ -65,7 +66,7 @@ class _Empty:
         return None
 
 
-class EventList(ScrollView, can_focus=True, inherit_bindings=False):
+class EventList(GuardedDispatch, ScrollView, can_focus=True, inherit_bindings=False):
     """A virtual list of events; the screen supplies rows and answers :class:`RowsWanted`."""
 
     BINDING_GROUP_TITLE = "Event list"

@@ -26,6 +26,7 @@ from ...conversation_events import ConversationEvents
 from ...duplicate_rows import NOTE as DUPLICATE_NOTE
 from ...duplicate_rows import is_duplicate
 from ...gc_freeze import freeze_long_lived
+from ...guard import GuardedDispatch
 from ...live_session import LiveSession, can_follow
 from ...row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
 from ...rows import EventRow
@@ -44,6 +45,7 @@ from .exporting import ExportMixin
 from .find import FindMixin
 from .following import FollowMixin
 from .keys import CONVERSATION_KEYS
+from .waiting import WaitingMixin
 
 if TYPE_CHECKING:
     from tui.models import AppConversation
@@ -52,7 +54,9 @@ FOLLOW_DETAIL_S = 0.5  # while following live rows, the detail pane updates at m
 PANES = ("event-tree", "event-list", "event-detail")  # what z zooms
 
 
-class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, Screen):
+class ConversationScreen(
+    GuardedDispatch, FindMixin, ExportMixin, FollowMixin, AgentMixin, WaitingMixin, Screen
+):
     """Tree | list over detail. The base index loads in the background for the tree."""
 
     AUTO_FOCUS = "#event-list"
@@ -116,6 +120,7 @@ class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, Screen
         event_list.focus()
         self.load()
         self.query_one(EventTreeView).follow(self.events)
+        self.start_waiting_clock()
 
     @property
     def closing(self) -> bool:
@@ -153,7 +158,10 @@ class ConversationScreen(FindMixin, ExportMixin, FollowMixin, AgentMixin, Screen
         else:
             total = f"{len(window):,}" if window.total is not None else f"{len(window):,}+"
             event_list.border_title = Text(f"Events · {window.query.describe()} · {total}")
-        if not self.events.base.complete:
+        status = self.list_status()
+        if status:
+            event_list.border_subtitle = Text(status)
+        elif not self.events.base.complete:
             event_list.border_subtitle = (
                 f"indexing {len(self.events.base.head):,}/{self.events.base.total or '?'}"
             )
