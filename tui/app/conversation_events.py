@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from tui.client import PageLoopError, is_retryable
+from tui.client.stream import is_oversize
 from tui.models import EventTree
 
 from .duplicate_rows import row_key
@@ -330,7 +331,7 @@ class ConversationEvents:
     # --- events --------------------------------------------------------------------------
 
     def _remember(self, event: AnyEvent) -> EventRow:
-        if event.id is not None:
+        if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id
             self._cache.set(event.id, event)
         return make_row(event)
 
@@ -444,6 +445,8 @@ class ConversationEvents:
         fresh: list[EventRow] = []
         replaced = False
         for event in events:
+            if is_oversize(event) and event.id in self.base.ids:
+                continue  # the stream's placeholder for an event the list has whole
             row = self._remember(event)
             if row.id is not None and row.id in self.base.ids:
                 replaced |= self.base.replace(row)
