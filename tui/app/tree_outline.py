@@ -100,6 +100,8 @@ class TreeWalk:
         self.tree = tree
         self.rows = rows
         self.limit = min(len(tree), len(rows)) if limit is None else limit
+        #: the real children of each fork the walk met (the pane asks again per label)
+        self._forks: dict[int, list[int]] = {}
 
     def children(self, pos: int) -> list[int]:
         limit = self.limit
@@ -120,7 +122,13 @@ class TreeWalk:
         return True
 
     def real_children(self, pos: int) -> list[int]:
-        return [k for k in self.children(pos) if not self.is_attachment(k)]
+        known = self._forks.get(pos)
+        if known is not None:
+            return known
+        real = [k for k in self.children(pos) if not self.is_attachment(k)]
+        if len(real) > 1:  # forks only: few, and asked about again by the pane's labels
+            self._forks[pos] = real
+        return real
 
     def run_from(self, start: int) -> Steps[tuple[list[int], list[int]]]:
         """The fork-free run from ``start`` (attachments folded in) and where it ends."""
@@ -128,7 +136,11 @@ class TreeWalk:
         while True:
             positions.append(node)
             kids = self.children(node)
-            real = [k for k in kids if not self.is_attachment(k)]
+            real = (
+                self.real_children(node)
+                if len(kids) > 1
+                else [k for k in kids if not self.is_attachment(k)]
+            )
             if len(real) != len(kids):
                 keep = set(real)  # a set: 100,000 mixed siblings were quadratic with a list
                 positions.extend(k for k in kids if k not in keep)
