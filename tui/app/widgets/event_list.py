@@ -7,6 +7,7 @@ coalescing message, so 100,000 events scroll exactly like 100.
 
 from __future__ import annotations
 
+import textwrap
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Protocol
@@ -169,6 +170,7 @@ class EventList(GuardedDispatch, ScrollView, can_focus=True, inherit_bindings=Fa
         self._cache: OrderedDict[tuple, Strip] = OrderedDict()
         self._styles: dict[str, Style] = {}
         self.empty_text = "No events."
+        self._empty_wrapped: tuple[tuple[str, int], list[str]] = (("", 0), [])
         self._finder: Finder | None = None
         self._following = False  # set while rows_appended moves the cursor
         # End was pressed while the list's length was still unknown (rows arrive before the
@@ -264,9 +266,11 @@ class EventList(GuardedDispatch, ScrollView, can_focus=True, inherit_bindings=Fa
         width = self.size.width
         total = len(self._source)
         if index >= total:
-            if total == 0 and y == 0:
-                strip = Strip([Segment(f" {self.empty_text}", self._style("loading"))])
-                return strip.adjust_cell_length(width, self.rich_style)
+            if total == 0:
+                lines = self._empty_lines(width)
+                if y < len(lines):
+                    strip = Strip([Segment(f" {lines[y]}", self._style("loading"))])
+                    return strip.adjust_cell_length(width, self.rich_style)
             return Strip.blank(width, self.rich_style)
         key = (index, width, index == self.cursor)
         strip = self._cache.get(key)
@@ -285,6 +289,15 @@ class EventList(GuardedDispatch, ScrollView, can_focus=True, inherit_bindings=Fa
         if len(self._cache) > 2000:
             self._cache.popitem(last=False)
         return strip
+
+    def _empty_lines(self, width: int) -> list[str]:
+        """What an empty list says (loading, waiting for the server, no events), wrapped to
+        the width: a countdown must not be cut off on a narrow terminal."""
+        key = (self.empty_text, width)
+        if self._empty_wrapped[0] != key:
+            text = self.empty_text
+            self._empty_wrapped = (key, textwrap.wrap(text, max(10, width - 2)) or [text])
+        return self._empty_wrapped[1]
 
     def _render_row(self, row: EventRow, width: int, is_cursor: bool) -> Strip:
         kind_class = (

@@ -45,7 +45,7 @@ from .exporting import ExportMixin
 from .find import FindMixin
 from .following import FollowMixin
 from .keys import CONVERSATION_KEYS
-from .waiting import WaitingMixin
+from .waiting import WaitingMixin, duration, short_reason
 
 if TYPE_CHECKING:
     from tui.models import AppConversation
@@ -287,10 +287,11 @@ class ConversationScreen(
             self._filling = False
 
     def _retry_notice(self, exc: BaseException, delay: float) -> None:
-        """The store tries a failed load again after ``delay`` seconds: say so."""
+        """The store tries a failed load again after ``delay`` seconds: say so (the list
+        counts it down where it waits: ``waiting.py``)."""
         if not self.closing:
             self.notify(
-                f"Loading failed ({describe_error(exc)}); retrying in {delay:.1f}s.",
+                f"Loading failed ({short_reason(exc)}); retrying in {duration(delay)}.",
                 severity="warning",
                 timeout=min(5.0, delay + 1),
                 markup=False,
