@@ -39,6 +39,13 @@ def _store_with_duplicate(size: int = 30, copy_of: int = 4) -> tuple[Store, str,
     return store, cid, first["id"]
 
 
+def _shown_in(app, widget) -> str:
+    """What the screen shows inside ``widget``'s region (its drawn lines, nothing else)."""
+    region = widget.region
+    rows = screen_text(app).splitlines()[region.y : region.bottom]
+    return "\n".join(row[region.x : region.right] for row in rows)
+
+
 async def _open(app, pilot, cid: str) -> ConversationScreen:
     await wait_for(lambda: conversations_shown(app), pilot=pilot)
     app.open_conversation(cid)
@@ -72,13 +79,20 @@ async def test_both_events_with_one_id_are_rows_and_each_shows_its_own_detail(ma
         detail = screen.query_one(EventDetail)
         for index, wanted in ((copies[1], True), (copies[0], False)):
             event_list.cursor = index
+            # both rows carry the same id: wait for the detail of this row's own event
             await wait_for(
-                lambda: detail._event is not None and detail._event.id == dup_id, pilot=pilot
+                lambda wanted=wanted: (
+                    detail._event is not None
+                    and detail._event.id == dup_id
+                    and (detail._note is not None) == wanted
+                ),
+                pilot=pilot,
             )
-            await pilot.pause(0.05)
-            shown = screen_text(app)
-            assert (SECOND in shown) == wanted
-            assert ("an earlier event has the same id" in shown) == wanted
+            await wait_for(
+                lambda wanted=wanted: (SECOND in _shown_in(app, detail)) == wanted, pilot=pilot
+            )
+            await wait_for(lambda: "parent" in _shown_in(app, detail), pilot=pilot)  # drawn
+            assert ("an earlier event has the same id" in _shown_in(app, detail)) == wanted
 
 
 async def test_export_from_the_app_holds_both_copies(make_server, tmp_path, monkeypatch):

@@ -40,9 +40,14 @@ async def _opened(pilot, cid: str) -> ConversationScreen:
 
 
 async def _freeze_wait(screen: ConversationScreen, pilot, *, elapsed: float, left: float | None):
-    """The store's clock stopped: the wait has lasted ``elapsed`` s (``left`` s to go)."""
-    await wait_for(lambda: screen.events.waiting is not None, pilot=pilot)
+    """The store's clock stopped: the wait for the first page has lasted ``elapsed`` s
+    (``left`` s to go). The record is loaded first, so the page's is the only wait."""
+    await wait_for(
+        lambda: screen.events.record is not None and screen.events.waiting is not None,
+        pilot=pilot,
+    )
     wait = screen.events.waiting
+    assert wait.what == "events page 1"
     screen.events.clock = lambda: FROZEN
     wait.since = FROZEN - elapsed
     if left is not None:
@@ -94,7 +99,10 @@ def _waiting_app(make_server, fault: dict):
         )
     )
     server = make_server(store)
-    server.app.state.faults.add(path=f"/api/v1/conversation/{cid}/events/search", **fault)
+    events = f"/api/v1/conversation/{cid}/events"
+    server.app.state.faults.add(path=f"{events}/search", **fault)
+    # the count is slow too: the list's length stays unknown while the picture is taken
+    server.app.state.faults.add("slow", f"{events}/count", times=-1, delay=30.0)
     return make_app(server.base_url), cid
 
 

@@ -35,7 +35,7 @@ from tui.models.jsontext import json_text
 from tui.models.parse import event_json
 from tui.models.redact import redact, redact_text
 from tui.models.textdiff import unified_diff
-from tui.text import abbreviate, clean, one_line
+from tui.text import MASK_MARGIN, abbreviate, clean, one_line
 
 from ..themes import theme_style
 
@@ -54,9 +54,7 @@ MAX_JSON_LINE = 2_000
 MAX_DIFF_CHARS = 2_000_000
 #: Diff lines drawn before a "… N more diff lines" note.
 MAX_DIFF_LINES = 2_000
-#: Characters past what is shown that are still searched for secrets (one that starts in
-#: view and runs past its end is masked too).
-MASK_MARGIN = 4_096
+
 #: Items listed from a list field (tasks, tools) before a "… N more" line.
 MAX_ITEMS = 500
 
@@ -71,7 +69,7 @@ def literal(
 ) -> Static:
     """A Static showing ``text`` literally (never markup), abbreviated if huge, secrets
     masked."""
-    shown, hidden = abbreviate(masked(text, max_chars), max_chars, max_lines)
+    shown, hidden = abbreviate(text, max_chars, max_lines, mask=redact_text)
     body = Text(shown, style=style)
     if hidden:
         body.append(f"\n… {hidden:,} more lines (r: raw JSON shows everything)", style="dim italic")
@@ -90,12 +88,12 @@ def _texts(blocks: Iterable[object] | None) -> str:
 
 
 def masked(text: str, shown: int | None = None) -> str:
-    """``text`` with its secrets masked: all of it, or (``shown``: how many characters can
-    be drawn) only the part that can be seen, so a 50 MB output costs what its screen does."""
-    if shown is None or len(text) <= shown + MASK_MARGIN:
+    """``text`` with its secrets masked: all of it, or (``shown``: how many characters can be
+    drawn) only its first ``shown`` characters and a margin, so a 50 MB output costs what its
+    screen does (the rest is not returned: callers draw the head only)."""
+    if shown is None:
         return redact_text(text)
-    cut = shown + MASK_MARGIN
-    return redact_text(text[:cut]) + text[cut:]
+    return redact_text(text[: shown + MASK_MARGIN])
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -113,7 +111,7 @@ def diff_text(old: str, new: str, path: str = "") -> Text:
             f"(edit of {len(old):,} → {len(new):,} characters: too large to diff; new text)\n",
             style=note,
         )
-        shown, hidden = abbreviate(masked(new, 20_000), max_line_chars=MAX_JSON_LINE)
+        shown, hidden = abbreviate(new, max_line_chars=MAX_JSON_LINE, mask=redact_text)
         out.append(shown + (f"\n… {hidden:,} more lines" if hidden else ""))
         return out
     diff = unified_diff(masked(old), masked(new), f"a/{path}", f"b/{path}")
@@ -121,7 +119,7 @@ def diff_text(old: str, new: str, path: str = "") -> Text:
         out.append("(the text is the same before and after)\n", style=note)
         return out
     if diff.note:
-        out.append(f"({diff.note})\n", style=note)
+        out.append(f"{diff.note[:1].upper()}{diff.note[1:]}.\n", style=note)
     header, hunk = Style(bold=True), theme_style("$diff-hunk")
     added, removed = theme_style("$diff-added"), theme_style("$diff-removed")
     lines = diff.lines
