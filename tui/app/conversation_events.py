@@ -28,7 +28,7 @@ from tui.client.stream import is_oversize
 from tui.models import EventTree
 
 from .duplicate_rows import row_key
-from .event_cache import EventCache
+from .event_cache import EventCache, weigh
 from .row_windows import START, EventQuery, PagedWindow, PathWindow
 from .rows import EventRow, make_row
 
@@ -37,6 +37,10 @@ if TYPE_CHECKING:
     from tui.models import AnyEvent, AppConversation
 
 PAGE = 100
+#: What one page's events should weigh at most: after a page of heavy events (outputs of
+#: megabytes) the next pages ask for fewer, so a page in flight stays about this size.
+PAGE_BYTES = 16 * 1024 * 1024
+MIN_PAGE = 10
 #: Tries of one load through a server or network outage (each try is a whole client call,
 #: with its own quick retries) before the failure is shown and the load given up.
 OUTAGE_TRIES = 8
@@ -111,6 +115,8 @@ class ConversationEvents:
         self.record: AppConversation | None = None
         self.base = PagedWindow(EventQuery())
         self._cache = EventCache()
+        #: events asked for per page: fewer after heavy pages (see PAGE_BYTES)
+        self.page_size = PAGE
         self._closed = False
         self._by_tool_call: dict[str, list[int]] = {}
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
@@ -211,7 +217,7 @@ class ConversationEvents:
             timestamp_lt=query.until,
             sort_order="TIMESTAMP_DESC" if descending else "TIMESTAMP",
             page_id=page_id or None,
-            limit=PAGE,
+            limit=self.page_size,
         )
         return page.items, page.next_page_id
 
@@ -288,6 +294,7 @@ class ConversationEvents:
                 key = row_key(row)
                 if key is not None:
                     self._cache.set(key, events[index])
+            self._fit_page(events)
             if window is self.base:
                 self._index_pairs(head_before)
             return len(window.head) + len(window.tail) - before
@@ -309,10 +316,9 @@ class ConversationEvents:
 
     async def index_page(self) -> int:
         """The base window's next page (oldest first, through outages); rows added."""
-        page = len(self.base.head) // PAGE + 1
-        return await self._patiently(
-            lambda: self.fill(self.base, "head"), what=f"events page {page:,} (the index)"
-        )
+        start = len(self.base.head)
+        what = f"events {start + 1:,}–{start + self.page_size:,} (the index)"
+        return await self._patiently(lambda: self.fill(self.base, "head"), what=what)
 
     async def load_all(
         self, window: PagedWindow, progress: Callable[[PagedWindow], None] | None = None
@@ -322,10 +328,9 @@ class ConversationEvents:
         while not window.complete:
             if progress is not None:
                 progress(window)
-            page = len(window.head) // PAGE + 1
-            if not await self._patiently(
-                lambda: self.fill(window, "head"), quiet=True, what=f"events page {page:,}"
-            ):
+            start = len(window.head)
+            what = f"events {start + 1:,}–{start + self.page_size:,}"
+            if not await self._patiently(lambda: self.fill(window, "head"), quiet=True, what=what):
                 break
 
     # --- events --------------------------------------------------------------------------
@@ -334,6 +339,13 @@ class ConversationEvents:
         if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id
             self._cache.set(event.id, event)
         return make_row(event)
+
+    def _fit_page(self, events: list[AnyEvent]) -> None:
+        """Size the next pages to what this one weighed (about PAGE_BYTES a page)."""
+        if not events:
+            return
+        each = sum(weigh(e) for e in events) / len(events)
+        self.page_size = max(MIN_PAGE, min(PAGE, int(PAGE_BYTES / max(each, 1.0))))
 
     def _index_pairs(self, start: int) -> None:
         for pos in range(start, len(self.base.head)):
