@@ -109,6 +109,8 @@ async def test_an_export_outlasts_a_page_failing_longer_than_the_client_retries(
     faults.add("malformed", search, times=3)
     faults.add("status_then_close", search, times=2)
     faults.add("status", search, times=2, status=429, headers={"retry-after": "1"})
+    # and the record's lookup (the title) fails longer than one call retries too
+    faults.add("status", "/api/v1/app-conversations", times=5, status=503)
     out: list[str] = []
     async with OpenHandsClient(server.base_url, max_retries=3) as client:
         count = await export_conversation(client, cid, out.append, fmt="jsonl")

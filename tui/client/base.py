@@ -100,6 +100,12 @@ class ClientBase:
     async def aclose(self) -> None:
         await self._http.aclose()
 
+    async def patiently(self, call: Call[T], what: str = "a request") -> T:
+        """``await call()``, made again after a pause while the server or network fails
+        (a few times; ``Retry-After`` honoured): for a command that must outlast a flaky
+        server, such as ``ohtui export`` (see ``HttpCore.patiently``)."""
+        return await self._http.patiently(call, what)
+
     async def __aenter__(self) -> Self:
         return self
 
