@@ -24,6 +24,7 @@ from tui.server import Store, load_demo
 from tui.server.embedded import start_demo_server
 
 SIZE = (140, 42)
+NARROW = (80, 24)  # a new terminal's size: every screen is designed for it first
 NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
 OUT = ROOT / "screenshots"
 IDS = load_demo(Store())  # the same seeded ids the embedded demo server uses
@@ -58,9 +59,11 @@ async def open_conversation(pilot, name: str, select: str | None = None) -> Conv
     return screen
 
 
-async def shoot(url: str, name: str, script, theme: str | None = None) -> None:
+async def shoot(
+    url: str, name: str, script, theme: str | None = None, size: tuple[int, int] = SIZE
+) -> None:
     app = OhtuiApp(OpenHandsClient(url), url=url, clock=lambda: NOW, theme=theme)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await script(pilot)
         await pilot.pause(0.2)
         app.save_screenshot(f"{name}.svg", str(OUT))
@@ -102,8 +105,18 @@ async def live(pilot) -> None:
 async def find(pilot) -> None:
     screen = await open_conversation(pilot, "hello")
     await pilot.press("slash", *"hello", "enter")
-    await until(pilot, lambda: "row" in str(screen.query_one("#find-status").content))
+    await until(pilot, lambda: "hit 1 of" in str(screen.query_one("#find-status").content))
     await pilot.pause(0.3)
+
+
+async def filter_dialog(pilot) -> None:
+    await open_conversation(pilot, "hello")
+    await pilot.press("f")
+    app = pilot.app
+    await until(pilot, lambda: type(app.screen).__name__ == "FilterDialog")
+    dialog = app.screen
+    await until(pilot, lambda: len(dialog.counts) == len(dialog.query_one("OptionList").options))
+    await pilot.press("down", "down")
 
 
 async def confirmation(pilot) -> None:
@@ -134,6 +147,8 @@ async def main() -> None:
         await shoot(url, "find", find)
         await shoot(url, "confirmation", confirmation)
         await shoot(url, "conversation-light", conversation, theme="ohtui-light")
+        await shoot(url, "conversation-80x24", conversation, size=NARROW)
+        await shoot(url, "filter-80x24", filter_dialog, size=NARROW)
     finally:
         stop()
 

@@ -58,7 +58,7 @@ async def test_find_moves_to_hits_and_n_N_walk_them(demo_server):
         assert len(hits) >= 3
         await _find(pilot, screen, "HELLO")  # case-insensitive by default
         await wait_for(lambda: event_list.cursor == hits[0], pilot=pilot)
-        assert "row" in _status(screen)
+        await wait_for(lambda: _status(screen) == f"hit 1 of {len(hits)}", pilot=pilot)
         screen.query_one(EventList).focus()
         await pilot.press("n")
         await wait_for(lambda: event_list.cursor == hits[1], pilot=pilot)
@@ -214,7 +214,7 @@ def test_find_snapshot(snap_compare, demo_server):
         await _find(pilot, screen, "hello")
         detail = screen.query_one(EventDetail)
         event_list = screen.query_one(EventList)
-        await wait_for(lambda: "row" in _status(screen), pilot=pilot)
+        await wait_for(lambda: "hit 1 of" in _status(screen), pilot=pilot)
         await wait_for(
             lambda: detail._event is not None and detail._event.id == event_list.current.id,
             pilot=pilot,

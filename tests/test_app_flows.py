@@ -16,6 +16,7 @@ from tests.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
+from tui.app.screens.conversation.filter_dialog import FilterDialog
 from tui.app.screens.errors import ConnectionErrorScreen
 from tui.app.screens.sandboxes import SandboxesScreen, SpecPicker
 from tui.app.widgets.event_detail import EventDetail
@@ -161,11 +162,14 @@ async def test_filters_reach_the_server_and_sort_toggles(demo_server):
         assert kinds == {"ActionEvent"}
         assert transport.queries("/events/count")[-1]["kind__eq"] == "ActionEvent"
 
-        since = screen.query_one("#filter-since")
+        await pilot.press("f")  # the filter dialog: the kind chosen stays, a time is added
+        await wait_for(lambda: isinstance(app.screen, FilterDialog), pilot=pilot)
+        since = app.screen.query_one("#filter-since")
         since.focus()
         first_ts = screen.window.row(1).timestamp
         since.value = first_ts[:19].replace("T", " ")
         await pilot.press("enter")
+        await wait_for(lambda: app.screen is screen, pilot=pilot)
         await wait_for(
             lambda: screen.window.query.since is not None and screen.window.row(0) is not None,
             pilot=pilot,
@@ -194,12 +198,16 @@ async def test_bad_time_is_refused_in_place(demo_server):
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, ids["hello"])
-        box = screen.query_one("#filter-until")
+        await pilot.press("f")
+        await wait_for(lambda: isinstance(app.screen, FilterDialog), pilot=pilot)
+        dialog = app.screen
+        box = dialog.query_one("#filter-until")
         box.focus()
         box.value = "yesterday-ish"
         await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert box.has_class("-invalid") and screen.window.query.until is None
+        await wait_for(lambda: box.has_class("-invalid"), pilot=pilot)
+        assert app.screen is dialog and screen.window.query.until is None  # it stays open
+        assert "Not a date/time" in str(dialog.query_one("#filter-status").content)
 
 
 async def test_branch_selection_shows_exactly_that_path(demo_server):

@@ -360,6 +360,7 @@ async def test_every_hostile_event_is_literal_in_list_tree_and_detail(make_serve
         assert [r.flag == "raw" for r in rows] == [False] * 12 + [True]  # typed, except the one
         tree = screen.query_one(EventTreeView)
         tree.root.expand_all()
+        await pilot.press(*["greater_than_sign"] * 6)  # a wider tree: its labels in full
         await pilot.pause(0.05)
         # the header: the title literal, its escape sequences as stand-ins
         text = assert_screen_is_inert(app)

@@ -61,5 +61,5 @@ def test_path_window():
 
 def test_query_describe():
     q = EventQuery(kind="ActionEvent", since="2026-01-01T00:00:00", descending=True)
-    assert q.describe() == "kind=ActionEvent · from 2026-01-01T00:00:00 · newest first"
+    assert q.describe() == "action · from 2026-01-01 00:00:00 · newest first"
     assert EventQuery().is_plain and not q.is_plain

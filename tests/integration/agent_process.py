@@ -5,7 +5,8 @@ work dir of its own: its working directory (conversations land in ``server/works
 TMPDIR and TMUX_TMPDIR all live there, so the terminal tool's tmux servers can be found and
 ended afterwards (tmux daemonises out of the server's process group). The agent's commands only
 touch ``files/``. Nothing is left running: the process group is ended, then every tmux server
-whose socket is in the work dir, then the work dir is removed.
+whose socket is in the work dir, then the work dir is removed; and should the test process die
+without stopping it, the server's supervisor (``supervise.py``) does the same.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -26,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.integration.agent_venv import SERVER_IMPORT_ENV, AgentVenv
+from tests.integration.supervise import stop_tmux
 
+SUPERVISOR = Path(__file__).with_name("supervise.py")
 START_TIMEOUT = 120.0  # seconds for /health to answer (about 9 s here)
 
 
@@ -83,11 +87,10 @@ class AgentServerProcess:
 
     def start(self) -> None:
         self.port = free_port()
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME") and not k.startswith("OH_")
-        }
+        # PYTHONDONTWRITEBYTECODE would make every start compile its imports again (9 s of
+        # CPU instead of 5): the first start writes the venv's bytecode, later ones reuse it
+        dropped = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE")
+        env = {k: v for k, v in os.environ.items() if k not in dropped and not k.startswith("OH_")}
         env.update(SERVER_IMPORT_ENV)
         env.update(
             HOME=str(self.work / "home"),
@@ -101,7 +104,9 @@ class AgentServerProcess:
             OPENHANDS_SUPPRESS_BANNER="1",
             PYTHONUNBUFFERED="1",
         )
-        cmd = [str(self.venv.python), "-m", "openhands.agent_server"]
+        # under a supervisor that ends it if this process dies without stopping it
+        cmd = [sys.executable, str(SUPERVISOR), str(os.getpid()), str(self.work), "--"]
+        cmd += [str(self.venv.python), "-m", "openhands.agent_server"]
         cmd += ["--host", "127.0.0.1", "--port", str(self.port)]
         with self._lock:
             if self._stopped:
@@ -178,19 +183,6 @@ class AgentServerProcess:
             # children that outlived the server in its group (a command the agent started)
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
-        self._stop_tmux()
+        stop_tmux(self.work)
         if not keep_work:
             shutil.rmtree(self.work, ignore_errors=True)
-
-    def _stop_tmux(self) -> None:
-        tmux = shutil.which("tmux")
-        for sock in (self.work / "tmux").glob("tmux-*/*"):
-            if tmux and sock.is_socket():
-                subprocess.run(
-                    [tmux, "-S", str(sock), "kill-server"],
-                    capture_output=True,
-                    timeout=10,
-                    check=False,
-                )
-            with contextlib.suppress(OSError):
-                sock.unlink()

@@ -183,10 +183,9 @@ def _install(python: str, version: str, target: Path, log: Path, cancel) -> None
             raise BuildFailed(f"uv venv failed; see {log}")
         overrides = target / "overrides.txt"
         overrides.write_text("certifi\n")  # any certifi: 1.58.x pins one newer than the index
-        # bytecode now, once: the server imports ~14,000 modules at every start, and with
-        # PYTHONDONTWRITEBYTECODE set (as it can be) it would compile them every time
-        cmd = [uv, "pip", "install", "-q", "--compile-bytecode"]
-        cmd += ["--python", str(target / "bin" / "python")]
+        # no --compile-bytecode (12 s here): the server's first start writes the bytecode of
+        # what it imports (agent_process lets it), a fraction of the 14,000 modules
+        cmd = [uv, "pip", "install", "-q", "--python", str(target / "bin" / "python")]
         cmd += ["--override", str(overrides), *pins]
     else:  # slow, but works without uv
         if _run([python, "-m", "venv", str(target)], log, cancel, env):

@@ -35,11 +35,7 @@ class RunningAgentServer:
     session_api_key: str
     version: str
     files: str
-    conversations: str
-
-    @property
-    def ws_url(self) -> str:
-        return self.base_url.replace("http://", "ws://", 1)
+    conversations: str  # the server's conversation folders (what ``ohtui PATH`` reads)
 
 
 @pytest.fixture(scope="session")
@@ -184,7 +180,8 @@ def long_run(agent_server, fake_llm) -> Iterator[FollowedRun]:
     cid = uuid.uuid4().hex
     body = conversation_request(agent_server, fake_llm, cid)
     headers = {"X-Session-API-Key": agent_server.session_api_key}
-    r = httpx.post(f"{agent_server.base_url}/api/conversations", json=body, headers=headers)
+    url = f"{agent_server.base_url}/api/conversations"
+    r = httpx.post(url, json=body, headers=headers, timeout=60)
     assert r.status_code in (200, 201), r.text
     message = f"{script.tag} Run many small steps."
     run = FollowedRun(agent_server.base_url, agent_server.session_api_key, cid, message).start()

@@ -10,11 +10,11 @@ from collections import Counter
 
 import pytest
 
-import tui.models
 from tests.integration.fake_llm import slow_steps, two_commands
 from tests.integration.followed_run import endpoint
 from tests.integration.waiting import status_in, until, until_set
 from tui.client import AgentServerClient, Conflict, StreamEvent, StreamStatus
+from tui.models import SecurityAnalysisEvent
 from tui.models import events as events_models
 from tui.models.parse import RawEvent, parse_event
 
@@ -188,10 +188,8 @@ async def test_security_analyzer_risks_arrive_as_typed_events(agent, fake_llm, c
     assert analyses[0]["analyzer"] == "LLMSecurityAnalyzer"
     assert analyses[0]["policy"] == "ConfirmRisky"
 
-    # through ohtui: the kind filter finds them (the client checks kinds against its models)
-    if not hasattr(tui.models, "SecurityAnalysisEvent"):
-        pytest.xfail("tui.models has no SecurityAnalysisEvent yet (branch models adds it)")
+    # through ohtui: the kind filter finds them, typed, with their risks
     page = await client.search_events(cid, kind="SecurityAnalysisEvent")
     assert [e.id for e in page.items] == [a["id"] for a in analyses]
-    assert all(isinstance(e, tui.models.SecurityAnalysisEvent) for e in page.items), page.items
+    assert all(isinstance(e, SecurityAnalysisEvent) for e in page.items), page.items
     assert [e.risks for e in page.items[:2]] == [a["risks"] for a in analyses[:2]]

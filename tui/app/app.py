@@ -43,6 +43,7 @@ SCREEN_SHEETS = sorted((Path(__file__).parent / "screens").rglob("*.tcss"))
 class OhtuiApp(AppGuard, GuardedDispatch, App):
     TITLE = "ohtui"
     CSS_PATH = SCREEN_SHEETS
+    CSS = "Screen { layers: default help; }"  # the help panel lies over a screen (help_panel.py)
     COMMANDS = App.COMMANDS | {OhtuiCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -314,6 +315,13 @@ class OhtuiApp(AppGuard, GuardedDispatch, App):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
+
+    def action_show_help_panel(self) -> None:
+        """The keys panel over the screen's edge: opening it never squeezes the panes."""
+        from .widgets.help_panel import HelpOverlay
+
+        if not self.screen.query("HelpPanel"):
+            self.screen.mount(HelpOverlay())
 
     def set_theme(self, name: str) -> None:
         self.theme = name

@@ -65,11 +65,15 @@ class OhtuiCommands(Provider):
                             "Write the events the list shows to a file in the working directory",
                         )
                     )
-            from tui.models import EVENT_KINDS
+            from .widgets.filter_bar import kind_choices
 
-            for kind in EVENT_KINDS:
+            for label, kind in kind_choices():  # as the list names them, sorted
                 out.append(
-                    (f"Filter: {kind}", partial(screen.filter_kind, kind), "Show only this kind")
+                    (
+                        f"Filter: {label} ({kind})",
+                        partial(screen.filter_kind, kind),
+                        "Show only this kind",
+                    )
                 )
         return out
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .duplicate_rows import DuplicateRow
-from .rows import EventRow
+from .rows import KIND_LABELS, EventRow
 
 START = ""  # page id meaning "not started yet"; None means "no more pages"
 
@@ -30,13 +30,13 @@ class EventQuery:
         return self.kind is None and self.since is None and self.until is None
 
     def describe(self) -> str:
-        parts = []
+        parts = []  # in the list's words: the kind as its rows name it, times as typed
         if self.kind:
-            parts.append(f"kind={self.kind}")
+            parts.append(KIND_LABELS.get(self.kind, self.kind))
         if self.since:
-            parts.append(f"from {self.since}")
+            parts.append(f"from {self.since.replace('T', ' ')}")
         if self.until:
-            parts.append(f"before {self.until}")
+            parts.append(f"before {self.until.replace('T', ' ')}")
         parts.append("newest first" if self.descending else "oldest first")
         return " · ".join(parts)
 

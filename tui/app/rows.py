@@ -40,6 +40,7 @@ KIND_LABELS = {
     "StreamingDeltaEvent": "streaming",
     "InterruptEvent": "interrupt",
     "PauseEvent": "pause",
+    "SecurityAnalysisEvent": "security",
 }
 ERROR_KINDS = frozenset(
     {"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent", "UserRejectObservation"}

@@ -3,13 +3,15 @@
 A query is plain text or a regular expression, case-insensitive unless asked. It is matched
 against each row's summary and the capped words the row keeps (``EventRow.text``), so
 finding needs no extra requests once the rows are loaded. Spans are for highlighting and
-are computed only for the few lines on screen.
+are computed only for the few lines on screen. :class:`Hits` counts a query's hits in one
+view and words where the cursor is among them ("hit 3 of 31").
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from bisect import bisect_left
+from dataclasses import dataclass, field
 
 from .rows import EventRow
 
@@ -60,3 +62,46 @@ class Finder:
                 if len(out) >= MAX_SPANS:
                     break
         return out
+
+
+def _hits(n: int) -> str:
+    return f"{n:,} hit" + ("" if n == 1 else "s")
+
+
+@dataclass
+class Hits:
+    """Where one query's hits are in one view (rows in list order), as far as counted.
+
+    Rows are checked from the first on; ``scanned`` says how far, ``complete`` that the
+    whole view was checked. Until then the count is a floor ("at least 12")."""
+
+    indices: list[int] = field(default_factory=list)  # rows that match, ascending
+    scanned: int = 0  # rows [0, scanned) were checked
+    complete: bool = False
+
+    def add(self, index: int) -> None:
+        self.indices.append(index)
+
+    def rank(self, cursor: int) -> int | None:
+        """The cursor's hit number (1-based), if its row was checked and matches."""
+        if cursor >= self.scanned:
+            return None
+        at = bisect_left(self.indices, cursor)
+        return at + 1 if at < len(self.indices) and self.indices[at] == cursor else None
+
+    def describe(self, cursor: int | None, *, wrapped: bool = False) -> str:
+        """What the find bar says: "hit 3 of 31", "hit 3 of at least 12 (counting…)",
+        "31 hits" (the cursor is between hits), "no hits"."""
+        n = len(self.indices)
+        if self.complete and not n:
+            return "no hits"
+        rank = self.rank(cursor) if cursor is not None else None
+        counting = "" if self.complete else " (counting…)"
+        if rank is not None:
+            total = f"{n:,}" if self.complete else f"at least {n:,}"
+            text = f"hit {rank:,} of {total}{counting}"
+        elif self.complete:
+            text = f"{_hits(n)} · n next, N previous"
+        else:
+            text = f"{_hits(n)} so far (counting…)"
+        return text + (" · wrapped" if wrapped else "")

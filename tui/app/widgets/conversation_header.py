@@ -73,13 +73,12 @@ class ConversationHeader(Static):
         self._shown = (conversation, live)  # drawn again if the theme changes
         conv = conversation
         text = Text()
-        title = (
-            title_of(conv)
-            if conv is not None
-            else clean(self.fallback_title or self.conversation_id)
-        )
-        text.append(title, style="bold")
-        text.append(f"  {self.conversation_id}", style="dim")
+        if conv is not None or self.fallback_title:
+            title = title_of(conv) if conv is not None else clean(self.fallback_title or "")
+            text.append(title, style="bold")
+            text.append(f"  {self.conversation_id}", style="dim")
+        else:  # no title yet: the id once (it is not the title), until the record says more
+            text.append(self.conversation_id, style="dim")
         if self.shared:
             text.append("  shared link (read-only)", style="italic")
         if conv is not None:

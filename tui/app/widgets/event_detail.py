@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Collapsible, Static
 
 from tui.models import RawEvent
 from tui.models.parse import event_json
@@ -44,6 +44,7 @@ class EventDetail(GuardedDispatch, VerticalScroll, can_focus=True):
     BINDING_GROUP_TITLE = "Detail"
     BINDINGS = [
         Binding("r", "toggle_raw", "Raw JSON", id="detail.raw"),
+        Binding("enter", "toggle_sections", "Open/close sections", id="detail.sections"),
         Binding("j,down", "scroll_down", "Down", show=False, id="detail.down"),
         Binding("k,up", "scroll_up", "Up", show=False, id="detail.up"),
     ]
@@ -104,6 +105,22 @@ class EventDetail(GuardedDispatch, VerticalScroll, can_focus=True):
     def action_toggle_raw(self) -> None:
         self.raw_mode = not self.raw_mode
 
+    def allow_focus_children(self) -> bool:
+        """Tab stops at the pane, not at each folded section inside it (enter opens them)."""
+        return False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle_sections":
+            return bool(self.query(Collapsible))  # offered only where there are sections
+        return True
+
+    def action_toggle_sections(self) -> None:
+        """Open every folded section (reasoning, system prompt…), or close them if all are open."""
+        sections = list(self.query(Collapsible))
+        close = bool(sections) and all(not section.collapsed for section in sections)
+        for section in sections:
+            section.collapsed = close
+
     def _rebuild(self) -> None:
         self.remove_children()
         self.scroll_home(animate=False)
@@ -130,6 +147,7 @@ class EventDetail(GuardedDispatch, VerticalScroll, can_focus=True):
         if self._finder is not None:
             _highlight_hits(widgets, self._finder.pattern)
         self.mount_all(widgets)
+        self.refresh_bindings()  # enter (sections) applies only to events that have some
 
     def _header(self, event: AnyEvent) -> Static:
         text = Text()

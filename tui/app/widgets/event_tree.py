@@ -83,6 +83,8 @@ class EventTreeView(Tree, inherit_bindings=True):
         Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
         Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
         Binding("b", "select_branch", "Show branch", id="tree.branch"),
+        Binding("right", "expand_or_down", "Expand", show=False, id="tree.expand"),
+        Binding("left", "collapse_or_up", "Collapse", show=False, id="tree.collapse"),
     ]
     DEFAULT_CSS = """
     EventTreeView { background: $surface; }
@@ -116,6 +118,11 @@ class EventTreeView(Tree, inherit_bindings=True):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._relabel())
+
+    def on_focus(self) -> None:
+        """Focused with no cursor yet: put it on the first line, so keys act on something."""
+        if self.cursor_line < 0 and self.root.children:
+            self.cursor_line = 0
 
     def _relabel(self) -> None:
         """Labels have the theme's colours drawn in (error rows): a new theme draws them anew."""
@@ -160,9 +167,9 @@ class EventTreeView(Tree, inherit_bindings=True):
             if not self.is_attached:
                 return
             self.show(walk, outline, keep_state=True)
-            forks = len(outline.forks)
-            self.border_subtitle = (
-                f"{outline.size:,} events · {forks} fork{'s' if forks != 1 else ''}"
+            forks = len(outline.forks)  # said only when there are some: a narrow pane cuts it
+            self.border_subtitle = f"{outline.size:,} events" + (
+                f" · {forks} fork{'s' if forks != 1 else ''}" if forks else ""
             )
         finally:
             self._outlining = False
@@ -299,7 +306,7 @@ class EventTreeView(Tree, inherit_bindings=True):
 
     @staticmethod
     def _more_label(more: MoreBranches) -> Text:
-        return Text(f"↳ … {more.count:,} more branches here (enter: list them)", style="dim italic")
+        return Text(f"↳ … {more.count:,} more branches (⏎)", style="dim italic")
 
     def _open_branches(self, node: TreeNode, more: MoreBranches) -> None:
         """List the next chunk of a fork's folded side branches where ``node`` stands."""
@@ -399,6 +406,28 @@ class EventTreeView(Tree, inherit_bindings=True):
             self.post_message(self.EventChosen(data.positions[0]))
         elif isinstance(data, Branch):
             self.post_message(self.BranchChosen(data.start, self._first_words(data.start).plain))
+
+    # --- keys -------------------------------------------------------------------------------
+
+    def action_expand_or_down(self) -> None:
+        """→: open the node under the cursor; on an open one, step to its first line."""
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and not node.is_expanded:
+            node.expand()
+        elif node.is_expanded and node.children:
+            self.move_cursor(node.children[0])
+
+    def action_collapse_or_up(self) -> None:
+        """←: close the node under the cursor; on a closed one or a leaf, step to its parent."""
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.is_expanded and node.allow_expand:
+            node.collapse()
+        elif node.parent is not None and not node.parent.is_root:
+            self.move_cursor(node.parent)
 
     def action_select_branch(self) -> None:
         node = self.cursor_node

@@ -101,6 +101,12 @@ def _short(text: str, limit: int = 200) -> str:
     return one_line(masked(text, limit), limit)
 
 
+def diff_label(side: str, path: str) -> str:
+    """A diff header's file name: ``a/src/x.py`` for a relative path, ``a/workspace/x.py``
+    for an absolute one (not ``a//workspace/x.py``)."""
+    return f"{side}/{path.lstrip('/')}" if path else side
+
+
 def diff_text(old: str, new: str, path: str = "") -> Text:
     """A unified diff as coloured, literal Text (linear; capped, saying what was cut)."""
     out = Text()
@@ -114,7 +120,7 @@ def diff_text(old: str, new: str, path: str = "") -> Text:
         shown, hidden = abbreviate(new, max_line_chars=MAX_JSON_LINE, mask=redact_text)
         out.append(shown + (f"\n… {hidden:,} more lines" if hidden else ""))
         return out
-    diff = unified_diff(masked(old), masked(new), f"a/{path}", f"b/{path}")
+    diff = unified_diff(masked(old), masked(new), diff_label("a", path), diff_label("b", path))
     if diff is None:
         out.append("(the text is the same before and after)\n", style=note)
         return out

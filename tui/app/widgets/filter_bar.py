@@ -1,18 +1,26 @@
-"""The filter bar over the event list: kind, time range and sort order, always visible."""
+"""The filter bar over the event list: one line saying what the list is filtered by.
+
+It used to hold the controls themselves (a kind menu, two time fields, a sort button):
+at 80 columns they ran off the edge, the sort button was off-screen yet still took Tab,
+and Tab stopped four times inside the bar. Now the bar only says what applies (kind, time
+range, order: what is narrowed stands out) and ``f`` or a click opens the filter dialog
+(``screens/conversation/filter_dialog.py``); nothing in it takes focus.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from textual.app import ComposeResult
-from textual.containers import Horizontal
+from rich.text import Text
+from textual import events
 from textual.message import Message
-from textual.widgets import Button, Input, Label, Select
+from textual.widget import Widget
 
 from tui.models import EVENT_KINDS
 
 from ..row_windows import EventQuery
+from ..rows import KIND_LABELS
 
 
 def parse_when(text: str) -> str | None:
@@ -23,82 +31,89 @@ def parse_when(text: str) -> str | None:
     return datetime.fromisoformat(text.replace(" ", "T", 1)).isoformat()
 
 
-class FilterBar(Horizontal):
+def kind_label(kind: str) -> str:
+    """A kind as the list names it (``state``), its class name where the list has no word."""
+    return KIND_LABELS.get(kind, kind)
+
+
+def kind_choices() -> list[tuple[str, str]]:
+    """Every kind as ``(label, class name)``, sorted by label (what the filter lists)."""
+    return sorted(((kind_label(kind), kind) for kind in EVENT_KINDS), key=lambda c: c[0])
+
+
+def show_time(value: str | None) -> str:
+    """An ISO bound as typed (``2026-11-21 14:05``), seconds and zero times left out."""
+    if not value:
+        return ""
+    text = value.replace("T", " ")
+    if text.endswith(" 00:00:00"):
+        return text[:-9]
+    return text[:-3] if text.endswith(":00") and text.count(":") == 2 else text
+
+
+class FilterBar(Widget, can_focus=False):
+    """What the list is filtered by, on one line; ``f`` or a click changes it."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {"filter-bar--narrowed", "filter-bar--muted"}
     DEFAULT_CSS = """
-    FilterBar { height: 1; background: $panel; padding: 0 1; }
-    FilterBar Label { padding: 0 1 0 1; color: $text-muted; }
-    FilterBar Select { width: 30; }
-    FilterBar Input { width: 20; }
-    FilterBar Input.-invalid { background: $error 30%; }
-    FilterBar Button { min-width: 14; margin-left: 2; }
+    FilterBar {
+        height: 1;
+        background: $panel;
+        padding: 0 1;
+    }
+    FilterBar > .filter-bar--narrowed { color: $accent; text-style: bold; }
+    FilterBar > .filter-bar--muted { color: $text-muted; }
     """
 
     @dataclass
     class Changed(Message):
         query: EventQuery
 
+    class EditWanted(Message):
+        """The bar was clicked: open the filter dialog."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.query = EventQuery()
-
-    def compose(self) -> ComposeResult:
-        yield Label("kind")
-        yield Select(
-            [(k, k) for k in EVENT_KINDS],
-            prompt="all kinds",
-            id="filter-kind",
-            allow_blank=True,
-            compact=True,
-        )
-        yield Label("from")
-        yield Input(placeholder="YYYY-MM-DD HH:MM", id="filter-since", compact=True)
-        yield Label("before")
-        yield Input(placeholder="YYYY-MM-DD HH:MM", id="filter-until", compact=True)
-        yield Button("oldest first", id="filter-sort", compact=True)
+        self.applied = EventQuery()
 
     def set_query(self, query: EventQuery) -> None:
-        self.query = query
-        kind = self.query_one("#filter-kind", Select)
-        if query.kind:
-            kind.value = query.kind
-        else:
-            kind.clear()
-        self.query_one("#filter-since", Input).value = query.since or ""
-        self.query_one("#filter-until", Input).value = query.until or ""
-        self._sort_label()
+        """Show ``query`` (already applied: nothing is posted)."""
+        self.applied = query
+        self.refresh()
 
-    def _sort_label(self) -> None:
-        self.query_one("#filter-sort", Button).label = (
-            "newest first" if self.query.descending else "oldest first"
-        )
+    def change(self, query: EventQuery) -> None:
+        """Apply ``query``: shown, and posted as :class:`Changed` if it is new."""
+        if query != self.applied:
+            self.set_query(query)
+            self.post_message(self.Changed(query))
 
     def toggle_sort(self) -> None:
-        self._emit(descending=not self.query.descending)
+        self.change(
+            EventQuery(**{**self.applied.__dict__, "descending": not self.applied.descending})
+        )
 
-    def _emit(self, **changes) -> None:
-        new = EventQuery(**{**self.query.__dict__, **changes})
-        if new != self.query:
-            self.query = new
-            self._sort_label()
-            self.post_message(self.Changed(new))
+    def render(self) -> Text:
+        query = self.applied
+        strong = self.get_component_rich_style("filter-bar--narrowed")
+        muted = self.get_component_rich_style("filter-bar--muted")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("filter ", muted)
+        if query.kind:
+            text.append(kind_label(query.kind), strong)
+        else:
+            text.append("all kinds")
+        text.append(" · ", muted)
+        if query.since or query.until:
+            span = f"{show_time(query.since) or '…'} → {show_time(query.until) or '…'}"
+            text.append(span, strong)
+        else:
+            text.append("any time")
+        text.append(" · ", muted)
+        text.append("newest first" if query.descending else "oldest first")
+        text.append("   f change · o order · a all", muted)
+        return text
 
-    def on_select_changed(self, event: Select.Changed) -> None:
+    def on_click(self, event: events.Click) -> None:
         event.stop()
-        value = event.value
-        self._emit(kind=str(value) if isinstance(value, str) else None)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        field = "since" if event.input.id == "filter-since" else "until"
-        try:
-            value = parse_when(event.value)
-        except ValueError:
-            event.input.add_class("-invalid")
-            self.app.notify(f"Not a date/time: {event.value!r}", severity="error", markup=False)
-            return
-        event.input.remove_class("-invalid")
-        self._emit(**{field: value})
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.toggle_sort()
+        self.post_message(self.EditWanted())

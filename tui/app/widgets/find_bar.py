@@ -32,11 +32,25 @@ class FindBar(Horizontal):
     FindBar { height: 1; background: $panel; padding: 0 1; display: none; }
     FindBar.-visible { display: block; }
     FindBar Label { padding: 0 1 0 0; color: $text-muted; }
-    FindBar Input { width: 32; }
+    FindBar Input { width: 1fr; max-width: 32; min-width: 14; }
     FindBar Input.-invalid { background: $error 30%; }
     FindBar Checkbox { margin-left: 1; }
-    FindBar #find-status { width: 1fr; padding-left: 2; color: $text-muted; }
+    FindBar #find-status {
+        width: 1fr;
+        min-width: 20;
+        padding-left: 2;
+        color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
     """
+    #: the toggles' labels: in full where there is room, short on a narrow terminal
+    LABELS = {
+        "regex": ("regex", ".*"),
+        "case": ("case", "Aa"),
+        "only": ("only matches", "only"),
+    }
+    NARROW = 110  # below this many columns the short labels leave the status room
 
     @dataclass
     class Submitted(Message):
@@ -58,10 +72,26 @@ class FindBar(Horizontal):
     def query_text(self) -> str:
         return self.query_one("#find-input", Input).value
 
+    def on_mount(self) -> None:
+        for box in self.query(Checkbox):
+            box.can_focus = False  # toggled by ^r ^t ^o or a click: Tab goes to the panes
+        for name, key in (("regex", "^r"), ("case", "^t"), ("only", "^o")):
+            self.query_one(
+                f"#{TOGGLES[name]}", Checkbox
+            ).tooltip = f"{self.LABELS[name][0]} ({key})"
+
+    def on_resize(self) -> None:
+        short = self.size.width < self.NARROW
+        for name, (long, brief) in self.LABELS.items():
+            box = self.query_one(f"#{TOGGLES[name]}", Checkbox)
+            wanted = brief if short else long
+            if str(box.label) != wanted:
+                box.label = wanted
+
     def open(self) -> None:
         self.add_class("-visible")
-        box = self.query_one("#find-input", Input)
-        box.focus()
+        # focus now, not after a refresh: "/" then a query typed at once must all land here
+        self.screen.set_focus(self.query_one("#find-input", Input))
 
     def set_status(self, text: str, *, error: bool = False) -> None:
         self.query_one("#find-input", Input).set_class(error, "-invalid")
@@ -87,8 +117,7 @@ class FindBar(Horizontal):
     @on(Input.Submitted, "#find-input")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        if self.query_text:
-            self.post_message(self.Submitted(*self.current()))
+        self.post_message(self.Submitted(*self.current()))  # empty: find nothing, say nothing
 
     @on(Checkbox.Changed)
     def _toggled(self, event: Checkbox.Changed) -> None:

@@ -6,6 +6,9 @@ itself. With our ~15 keys that measured 100–200 ms on this machine, paid on ev
 open and every focus change, and a key pressed meanwhile waits for it. This bar keeps the
 same look (key, description, the palette key on the right) and rebuilds one line of text
 in well under a millisecond. A click on a key presses it, as with the footer.
+
+When the keys do not fit (80 columns), the last ones give way first, but help and quit are
+kept at every width: a "…" before them says keys were left out, and ``?`` lists them all.
 """
 
 from __future__ import annotations
@@ -19,6 +22,11 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 DIVIDER = "▏"
+#: keys kept on the bar at every width (after a "…" when others had to go): help and quit,
+#: by binding id or by action (a screen's own quit key, as the error screen has)
+ESSENTIAL = frozenset({"app.help", "app.quit"})
+ESSENTIAL_ACTIONS = frozenset({"quit", "app.quit", "toggle_help", "app.toggle_help"})
+MORE = "…"  # stands for the keys left out; a click on it opens the help (which lists them)
 
 
 @dataclass(frozen=True)
@@ -27,6 +35,11 @@ class KeyItem:
     display: str  # how the key is written ("^p", "enter")
     description: str
     enabled: bool
+    essential: bool = False  # kept at every width (ESSENTIAL)
+
+
+#: the "…" on the bar: a click opens the help, where every key is listed
+MORE_ITEM = KeyItem("question_mark", MORE, "", True)
 
 
 class KeyBar(Widget, can_focus=False):
@@ -80,7 +93,13 @@ class KeyBar(Widget, can_focus=False):
                 continue
             seen.add(binding.action)  # one entry per action, as the footer shows them
             items.append(
-                KeyItem(binding.key, app.get_key_display(binding), binding.description, enabled)
+                KeyItem(
+                    binding.key,
+                    app.get_key_display(binding),
+                    binding.description,
+                    enabled,
+                    binding.id in ESSENTIAL or binding.action in ESSENTIAL_ACTIONS,
+                )
             )
         palette = None
         if (
@@ -107,6 +126,30 @@ class KeyBar(Widget, can_focus=False):
             piece.append(f"{item.description} ", description_style + dim)
         return piece
 
+    def fitted(self, room: int) -> list[KeyItem | None]:
+        """The items shown in ``room`` cells, in order; None marks where keys were left out.
+
+        Everything, if it fits. Otherwise the essential keys (help, quit) stay, after a "…",
+        and the others are kept from the left while they fit."""
+        key_style = description_style = Style()
+        width = {
+            id(item): self._piece(item, key_style, description_style).cell_len
+            for item in self.items
+        }
+        if sum(width.values()) <= room:
+            return list(self.items)
+        essential = [item for item in self.items if item.essential]
+        left = room - sum(width[id(item)] for item in essential) - len(f" {MORE} ")
+        shown: list[KeyItem | None] = []
+        for item in self.items:
+            if item.essential:
+                continue
+            if width[id(item)] > left:
+                break
+            shown.append(item)
+            left -= width[id(item)]
+        return [*shown, None, *essential]
+
     def render(self) -> Text:
         key_style = self.get_component_rich_style("key-bar--key")
         description_style = self.get_component_rich_style("key-bar--description")
@@ -117,14 +160,23 @@ class KeyBar(Widget, can_focus=False):
             if shown_palette
             else None
         )
+        essentials = sum(
+            self._piece(item, key_style, description_style).cell_len
+            for item in self.items
+            if item.essential
+        )
+        if palette is not None and width - palette.cell_len - 2 < essentials + len(MORE) + 2:
+            palette = shown_palette = None  # too narrow for both: help and quit win
         room = width - (palette.cell_len + 2 if palette is not None else 0)
         line, spans, at = Text(no_wrap=True, overflow="crop"), [], 0
-        for item in self.items:
-            piece = self._piece(item, key_style, description_style)
-            if at + piece.cell_len > room:
-                break
+        for item in self.fitted(room):
+            if item is None:
+                piece = Text(f" {MORE} ", style=description_style)
+                spans.append((at, at + piece.cell_len, MORE_ITEM))
+            else:
+                piece = self._piece(item, key_style, description_style)
+                spans.append((at, at + piece.cell_len, item))
             line.append_text(piece)
-            spans.append((at, at + piece.cell_len, item))
             at += piece.cell_len
         if palette is not None and shown_palette is not None:  # one implies the other
             start = max(at, width - palette.cell_len - 2)
@@ -147,5 +199,14 @@ class KeyBar(Widget, can_focus=False):
 
     @property
     def text(self) -> str:
-        """The keys as plain text (what a reader of the screen sees), for tests and tools."""
+        """Every key that applies now as plain text (shown or left out), for tests and tools."""
         return "  ".join(f"{item.display} {item.description}".strip() for item in self.items)
+
+    @property
+    def shown_text(self) -> str:
+        """The keys as the bar shows them at its width (with "…" where some were left out)."""
+        return "  ".join(
+            f"{item.display} {item.description}".strip()
+            for _start, _end, item in self._spans
+            if item is not self.palette
+        )

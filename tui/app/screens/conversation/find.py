@@ -5,6 +5,11 @@ jump keys move the cursor to the next row that qualifies, loading pages as they 
 "only matches" loads the whole view and shows just the hits. The searching runs in
 workers of the ``find`` group (one at a time; esc or a new search cancels it) and yields
 every few thousand rows, so a 100,000-event search never freezes the screen.
+
+Beside it, a ``find-count`` worker counts the hits in the whole view (loading its pages
+as it goes), so the bar says "hit 3 of 31" ("of at least 12" while counting). The bar's
+words always belong to the current query and view: a new query, a switch of view or
+closing find starts them afresh.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from ...row_windows import PagedWindow, PathWindow
-from ...search import Finder, FindError
+from ...search import Finder, FindError, Hits
 from ...widgets.event_detail import EventDetail
 from ...widgets.event_list import EventList
 from ...widgets.event_tree import EventTreeView
@@ -35,12 +40,20 @@ class FindMixin:
     window: RowWindow  # what the list shows; assigning it switches the list (screen.py)
     query_window: PagedWindow  # the filter bar's view: what find searches and returns to
     finder: Finder | None  # the find bar's compiled query while find is open
+    hits: Hits | None = None  # the finder's hits in the view the list shows, as counted
+    _hits_window: RowWindow | None = None  # the view they were counted in
+    _seeking = False  # a seek is walking rows: the bar shows its progress meanwhile
+    _wrapped_at: int | None = None  # where the last seek landed after wrapping around
+    _only_of = 0  # the events "only matches" chose from
 
     def action_find(self) -> None:
         self.query_one(FindBar).open()
 
     def on_find_bar_submitted(self, message: FindBar.Submitted) -> None:
         bar = self.query_one(FindBar)
+        self._drop_finder()  # the old query's marks, count and words go, whatever comes next
+        if not message.query.pattern:
+            return  # an emptied query: nothing marked, nothing said
         try:
             finder = Finder(message.query)
         except FindError as exc:
@@ -49,12 +62,14 @@ class FindMixin:
         self.finder = finder
         self.query_one(EventList).set_finder(finder)
         self.query_one(EventDetail).set_finder(finder)
-        self.query_one(EventList).focus()  # so n / N walk the hits; / returns to the query
+        self.set_focus(self.query_one(EventList))  # so n / N walk the hits; / returns to the query
         if message.only:
             self.find_only(finder)
             return
         if isinstance(self.window, PathWindow) and self.window.what == "find":
-            self.window = self.query_window
+            self.window = self.query_window  # counting starts over there (find_view_changed)
+        else:
+            self.count_hits_in(self.window)
         self.seek(
             finder.matches, 1, f"no event matches {finder.query.describe()}", include_current=True
         )
@@ -62,18 +77,87 @@ class FindMixin:
     def on_find_bar_closed(self) -> None:
         self.close_find()
 
-    def close_find(self) -> None:
-        """Stop searching, drop the marks and the only-matches view."""
+    def _drop_finder(self) -> None:
+        """No query: searching and counting stop, marks and the bar's words go."""
         self.workers.cancel_group(self, "find")
-        bar = self.query_one(FindBar)
-        bar.remove_class("-visible")
-        bar.set_status("")
-        self.finder = None
+        self.workers.cancel_group(self, "find-count")
+        self.finder, self.hits, self._hits_window = None, None, None
+        self._seeking, self._wrapped_at = False, None
+        self.query_one(FindBar).set_status("")
         self.query_one(EventList).set_finder(None)
         self.query_one(EventDetail).set_finder(None)
+
+    def close_find(self) -> None:
+        """Stop searching, drop the marks and the only-matches view."""
+        self._drop_finder()
+        self.query_one(FindBar).remove_class("-visible")
         if isinstance(self.window, PathWindow) and self.window.what == "find":
             self.window = self.query_window
-        self.query_one(EventList).focus()
+        self.set_focus(self.query_one(EventList))
+
+    # --- "hit 3 of 31" ------------------------------------------------------------------------
+
+    def find_view_changed(self) -> None:
+        """The list shows another view: the count so far was for the old one."""
+        if self.finder is not None:
+            self._wrapped_at = None
+            self.count_hits_in(self.window)
+
+    def count_hits_in(self, window: RowWindow) -> None:
+        self.hits, self._hits_window = Hits(), window
+        self.refresh_find_status()
+        self.count_hits(window, self.hits)
+
+    @work(exclusive=True, group="find-count")
+    async def count_hits(self, window: RowWindow, hits: Hits) -> None:
+        """Check every row of ``window`` from the first, loading pages as needed; the bar
+        says how far it got. Yields every few thousand rows (a 100,000-event view never
+        freezes the screen); a new query, view or esc cancels it."""
+        finder = self.finder
+        if finder is None:
+            return
+        while True:
+            index = hits.scanned
+            while index < len(window) and (row := window.row(index)) is not None:
+                if finder.matches(row):
+                    hits.add(index)
+                index += 1
+                if index % 2_000 == 0:
+                    hits.scanned = index
+                    self.refresh_find_status()
+                    await asyncio.sleep(0)
+            hits.scanned = index
+            if index >= len(window) and window.complete:
+                break
+            if isinstance(window, PagedWindow):
+                try:
+                    loaded = await self.events.fill_range(window, index, index + 1)
+                except Exception:  # noqa: BLE001 - the count stays a floor ("at least")
+                    loaded = False
+                if window is self.window and not self.closing:
+                    self.query_one(EventList).rows_changed()
+                if not loaded and window.row(index) is None:
+                    break  # nothing more to load (a failed page): the count stays a floor
+            self.refresh_find_status()
+        hits.complete = hits.scanned >= len(window)
+        self.refresh_find_status()
+
+    def refresh_find_status(self) -> None:
+        """Say where the cursor is among the hits (not while a seek shows its progress)."""
+        hits, window = self.hits, self._hits_window
+        if self.finder is None or hits is None or self._seeking or self.closing:
+            return
+        if window is not self.window:
+            return  # a view switch is on its way; find_view_changed starts the new count
+        if hits.complete and hits.scanned < len(window):
+            hits.complete = False  # live rows arrived: count them too
+            self.count_hits(window, hits)
+        cursor = self.query_one(EventList).cursor if len(window) else None
+        wrapped = cursor is not None and cursor == self._wrapped_at
+        text = hits.describe(cursor, wrapped=wrapped)
+        if isinstance(window, PathWindow) and window.what == "find":
+            text += f" · {len(window):,} of {self._only_of:,} events match"
+        self.query_one(FindBar).set_status(text)
 
     def action_find_toggle(self, name: str) -> None:
         self.query_one(FindBar).action_toggle(name)
@@ -129,27 +213,38 @@ class FindMixin:
             return
         start = event_list.cursor
         index = start if include_current else start + direction
-        for checked in range(total):
-            index %= len(window)
-            row = window.row(index)
-            if row is None and isinstance(window, PagedWindow):
-                bar.set_status(f"searching… {checked:,} of {total:,} checked (esc stops)")
-                await self.events.fill_range(window, index, index + 1)
+        finding = self.finder is not None and wanted == self.finder.matches
+        try:
+            for checked in range(total):
+                index %= len(window)
                 row = window.row(index)
-                if window is self.window:
-                    event_list.rows_changed()
-            if row is not None and wanted(row):
-                if window is self.window:
-                    event_list.cursor = index
-                    wrapped = (index < start) if direction > 0 else (index > start)
-                    bar.set_status(
-                        f"row {index + 1:,} of {len(window):,}" + (" (wrapped)" if wrapped else "")
-                    )
-                return
-            index += direction
-            if checked % 2_000 == 1_999:
-                bar.set_status(f"searching… {checked + 1:,} of {total:,} checked (esc stops)")
-                await asyncio.sleep(0)
+                if row is None and isinstance(window, PagedWindow):
+                    self._seeking = True
+                    bar.set_status(f"searching… {checked:,} of {total:,} checked (esc stops)")
+                    await self.events.fill_range(window, index, index + 1)
+                    row = window.row(index)
+                    if window is self.window:
+                        event_list.rows_changed()
+                if row is not None and wanted(row):
+                    if window is self.window:
+                        wrapped = (index < start) if direction > 0 else (index > start)
+                        self._seeking = False
+                        self._wrapped_at = index if wrapped else None
+                        event_list.cursor = index
+                        if not finding:
+                            bar.set_status(
+                                f"row {index + 1:,} of {len(window):,}"
+                                + (" (wrapped)" if wrapped else "")
+                            )
+                        self.refresh_find_status()
+                    return
+                index += direction
+                if checked % 2_000 == 1_999:
+                    self._seeking = True
+                    bar.set_status(f"searching… {checked + 1:,} of {total:,} checked (esc stops)")
+                    await asyncio.sleep(0)
+        finally:
+            self._seeking = False
         bar.set_status(none_text)
         self.notify(none_text.capitalize() + ".", markup=False)
 
@@ -170,5 +265,5 @@ class FindMixin:
                 rows.append(row)
             if index % 5_000 == 4_999:
                 await asyncio.sleep(0)
+        self._only_of = count
         self.window = PathWindow(rows, finder.query.describe(), what="find")
-        bar.set_status(f"{len(rows):,} of {count:,} events match")

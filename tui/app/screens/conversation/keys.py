@@ -1,8 +1,19 @@
 """Every key of the conversation screen, in the order the key bar and the help show them.
 
+The order is the key bar's priority too: on a narrow terminal the last ones give way
+first (help and quit always stay): approve and reject (while they apply), find and filter,
+then steering a live agent.
+
 Each binding's ``id`` is what a user's ``[keymap]`` targets (``conversation.find`` …); the
 actions live in ``screen.py`` and the mixins beside it (``find.py``, ``exporting.py``,
 ``agent.py``). Keys that only apply sometimes are switched by ``ConversationScreen.check_action``.
+
+Keys that move focus (tab, ``t`` ``l`` ``d`` ``/`` ``f`` ``esc``, enter on the list) are *priority*
+bindings. Textual hands each key to the focused widget's queue as it arrives, and an
+ordinary binding runs when that widget reaches it: ``t`` then ``j`` typed together were
+both queued at the list, so the ``j`` moved the list after focus had gone to the tree.
+A priority binding runs as the key arrives, so the next key already goes to the new pane.
+While a text field has focus they stand aside (``check_action``) and the field gets them.
 """
 
 from __future__ import annotations
@@ -10,10 +21,26 @@ from __future__ import annotations
 from textual.binding import Binding
 
 CONVERSATION_KEYS = [
-    Binding("escape", "back", "Back", id="conversation.back"),
-    Binding("o", "toggle_sort", "Sort", id="conversation.sort"),
-    Binding("slash,ctrl+f", "find", "Find", id="conversation.find"),
-    Binding("f", "focus_filter", "Filter", id="conversation.filter"),
+    Binding("escape", "back", "Back", id="conversation.back", priority=True),
+    Binding(
+        "A",
+        "approve",
+        "Approve",
+        id="conversation.approve",
+        tooltip="Run the action the agent waits to run",
+    ),
+    Binding(
+        "R",
+        "reject",
+        "Reject",
+        id="conversation.reject",
+        tooltip="Refuse the waiting action, with a reason for the agent",
+    ),
+    Binding("slash,ctrl+f", "find", "Find", id="conversation.find", priority=True),
+    Binding("f", "edit_filter", "Filter", id="conversation.filter", priority=True),
+    Binding("space", "toggle_run", "Pause/run", id="conversation.run"),
+    Binding("m", "message", "Message", id="conversation.message"),
+    Binding("X", "interrupt", "Interrupt", id="conversation.interrupt"),
     Binding("n", "find_next", "Next hit", show=False, id="conversation.find-next"),
     Binding(
         "ctrl+o", "find_toggle('only')", "Only matches", show=False, id="conversation.find-only"
@@ -51,25 +78,74 @@ CONVERSATION_KEYS = [
     Binding("C", "copy('json')", "Copy JSON", show=False, id="conversation.copy-json"),
     Binding("ctrl+s", "export('md', 'view')", "Export", show=False, id="conversation.export"),
     Binding("a", "show_all", "All events", id="conversation.all"),
-    Binding("space", "toggle_run", "Pause/run", id="conversation.run"),
-    Binding("m", "message", "Message", id="conversation.message"),
-    Binding("X", "interrupt", "Interrupt", id="conversation.interrupt"),
-    Binding(
-        "A",
-        "approve",
-        "Approve",
-        id="conversation.approve",
-        tooltip="Run the action the agent waits to run",
-    ),
-    Binding(
-        "R",
-        "reject",
-        "Reject",
-        id="conversation.reject",
-        tooltip="Refuse the waiting action, with a reason for the agent",
-    ),
+    Binding("o", "toggle_sort", "Sort", id="conversation.sort"),
     Binding("z", "zoom", "Zoom pane", show=False, id="conversation.zoom"),
-    Binding("t", "focus('event-tree')", "Tree", show=False, id="conversation.focus-tree"),
-    Binding("l", "focus('event-list')", "List", show=False, id="conversation.focus-list"),
-    Binding("d", "focus('event-detail')", "Detail", show=False, id="conversation.focus-detail"),
+    Binding(
+        "less_than_sign,ctrl+left",
+        "tree_narrower",
+        "Narrower tree (then hidden)",
+        show=False,
+        id="conversation.tree-narrower",
+    ),
+    Binding(
+        "greater_than_sign,ctrl+right",
+        "tree_wider",
+        "Wider tree",
+        show=False,
+        id="conversation.tree-wider",
+    ),
+    Binding(
+        "equals_sign",
+        "tree_auto",
+        "Tree width as needed",
+        show=False,
+        id="conversation.tree-auto",
+    ),
+    Binding(
+        "t",
+        "focus('event-tree')",
+        "Tree",
+        show=False,
+        id="conversation.focus-tree",
+        priority=True,
+    ),
+    Binding(
+        "l",
+        "focus('event-list')",
+        "List",
+        show=False,
+        id="conversation.focus-list",
+        priority=True,
+    ),
+    Binding(
+        "d",
+        "focus('event-detail')",
+        "Detail",
+        show=False,
+        id="conversation.focus-detail",
+        priority=True,
+    ),
+    Binding(
+        "tab",
+        "app.focus_next",
+        "Next pane",
+        show=False,
+        id="conversation.next-pane",
+        priority=True,
+    ),
+    Binding(
+        "shift+tab",
+        "app.focus_previous",
+        "Previous pane",
+        show=False,
+        id="conversation.previous-pane",
+        priority=True,
+    ),
+    Binding(
+        "enter",
+        "open_detail",
+        "Details",
+        id="conversation.open-detail",
+        priority=True,
+    ),
 ]

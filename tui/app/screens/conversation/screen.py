@@ -19,6 +19,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widgets import Input
 
 from tui.text import clean
 
@@ -42,20 +43,31 @@ from ...widgets.key_bar import KeyBar
 from ..errors import describe_error
 from .agent import AgentMixin
 from .exporting import ExportMixin
+from .filter_dialog import FilterDialog
 from .find import FindMixin
 from .following import FollowMixin
 from .keys import CONVERSATION_KEYS
+from .panes import PanesMixin
 from .waiting import WaitingMixin, duration, short_reason
 
 if TYPE_CHECKING:
     from tui.models import AppConversation
 
+#: priority keys (keys.py) that go to a focused text field as typing instead
+TYPING_YIELDS = frozenset({"find", "edit_filter", "focus", "open_detail"})
 FOLLOW_DETAIL_S = 0.5  # while following live rows, the detail pane updates at most this often
 PANES = ("event-tree", "event-list", "event-detail")  # what z zooms
 
 
 class ConversationScreen(
-    GuardedDispatch, FindMixin, ExportMixin, FollowMixin, AgentMixin, WaitingMixin, Screen
+    GuardedDispatch,
+    FindMixin,
+    ExportMixin,
+    FollowMixin,
+    AgentMixin,
+    PanesMixin,
+    WaitingMixin,
+    Screen,
 ):
     """Tree | list over detail. The base index loads in the background for the tree."""
 
@@ -120,6 +132,7 @@ class ConversationScreen(
         event_list.focus()
         self.load()
         self.query_one(EventTreeView).follow(self.events)
+        self.watch_tree_content()
         self.start_waiting_clock()
 
     @property
@@ -142,6 +155,7 @@ class ConversationScreen(
     def watch_window(self, window: RowWindow) -> None:
         self.query_one(EventList).set_source(window)
         self.update_list_title()
+        self.find_view_changed()  # find's count and words were for the old view
 
     def render_header(self) -> None:
         for header in self.query(ConversationHeader):  # none once the screen is closing
@@ -322,14 +336,25 @@ class ConversationScreen(
     def filter_kind(self, kind: str | None) -> None:
         """Palette entry point: show only one kind."""
         bar = self.query_one(FilterBar)
-        bar.set_query(EventQuery(**{**bar.query.__dict__, "kind": kind}))
-        self.apply_query(bar.query)
+        bar.set_query(EventQuery(**{**bar.applied.__dict__, "kind": kind}))
+        self.apply_query(bar.applied)
 
     def action_toggle_sort(self) -> None:
         self.query_one(FilterBar).toggle_sort()
 
-    def action_focus_filter(self) -> None:
-        self.query_one("#filter-kind").focus()
+    def action_edit_filter(self) -> None:
+        """``f``: the filter dialog (kinds with their counts, time range, order)."""
+        bar = self.query_one(FilterBar)
+
+        def chosen(query: EventQuery | None) -> None:
+            if query is not None and not self.closing:
+                bar.change(query)
+
+        self.app.push_screen(FilterDialog(bar.applied, self.events.count), chosen)
+
+    @on(FilterBar.EditWanted)
+    def _filter_clicked(self) -> None:
+        self.action_edit_filter()
 
     def action_show_all(self) -> None:
         if isinstance(self.window, PathWindow):
@@ -337,7 +362,7 @@ class ConversationScreen(
         elif not self.query_window.query.is_plain:
             bar = self.query_one(FilterBar)
             bar.set_query(EventQuery(descending=self.query_window.query.descending))
-            self.apply_query(bar.query)
+            self.apply_query(bar.applied)
 
     # --- detail ------------------------------------------------------------------------------
 
@@ -349,6 +374,8 @@ class ConversationScreen(
             else:
                 self._detail_pending = None
                 self.show_detail(message.row)
+        if self.finder is not None:
+            self.refresh_find_status()  # "hit 3 of 31" follows the cursor
         if self.new_below and message.event_list.at_end:
             self.new_below = 0
             self.update_list_title()
@@ -392,7 +419,12 @@ class ConversationScreen(
 
     @on(EventList.Selected)
     def _selected(self, message: EventList.Selected) -> None:
-        self.query_one(EventDetail).focus()
+        self.set_focus(self.query_one(EventDetail))
+
+    def action_open_detail(self) -> None:
+        """Enter on the list: the detail takes the keys (as the list's own enter asks, but
+        at once: a key typed right after it already goes to the detail)."""
+        self.set_focus(self.query_one(EventDetail))
 
     # --- tree ----------------------------------------------------------------------------
 
@@ -430,6 +462,10 @@ class ConversationScreen(
             return False  # read-only (or local folders): nothing to steer, so no keys for it
         if action in ("approve", "reject"):
             return self.live is not None and self.live.waiting_for_confirmation
+        if action in TYPING_YIELDS and isinstance(self.focused, Input):
+            return False  # a priority key (keys.py) that a text field types instead
+        if action == "open_detail":
+            return isinstance(self.focused, EventList)
         if action == "find_toggle":  # the find bar's toggles, from the list, while it is open
             return self.query_one(FindBar).has_class("-visible")
         if action in ("toggle_run", "message", "interrupt"):
@@ -443,10 +479,6 @@ class ConversationScreen(
         if self.query_one(FindBar).has_class("-visible"):
             self.close_find()  # esc closes find (its marks, its only-matches view) first
             return
-        focused = self.focused
-        if focused is not None and self.query_one(FilterBar) in focused.ancestors_with_self:
-            self.query_one(EventList).focus()  # esc leaves the filter bar first, not the screen
-            return
         if isinstance(self.window, PathWindow):
             self.action_show_all()
         else:
@@ -456,6 +488,7 @@ class ConversationScreen(
         """The focused pane fills the screen (a narrow terminal's long lines); z again restores."""
         if self.maximized is not None:
             self.minimize()
+            self.fit_tree()
             return
         focused = self.focused
         pane = next(
@@ -464,8 +497,17 @@ class ConversationScreen(
         )
         if pane is not None:
             self.maximize(pane, container=False)
+            self.fit_tree()
 
     def action_focus(self, widget_id: str) -> None:
+        """``t`` / ``l`` / ``d``: that pane, at once.
+
+        Focus moves now, not after the next refresh (``Widget.focus`` defers it to a
+        callback queued behind keys already typed): ``t`` then ``j`` typed together
+        moved the list's cursor instead of the tree's."""
         if self.maximized is not None and self.maximized.id != widget_id:
             self.minimize()  # the pane asked for is hidden behind the zoomed one
-        self.query_one(f"#{widget_id}").focus()
+            self.fit_tree()
+        if widget_id == "event-tree":
+            self.show_tree()
+        self.set_focus(self.query_one(f"#{widget_id}"))

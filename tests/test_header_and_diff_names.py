@@ -1,0 +1,52 @@
+"""Two small things people read: a diff's file names, and the header before the title loads."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+
+from tests.app_helpers import SIZE, make_app, wait_for
+from tui.app.screens.conversation import ConversationScreen
+from tui.app.widgets.conversation_header import ConversationHeader
+from tui.app.widgets.event_views import diff_label, diff_text
+from tui.server import Store, load_demo
+
+IDS = load_demo(Store())
+
+
+def test_diff_names_have_one_slash_for_absolute_paths():
+    assert diff_label("a", "/workspace/project/x.py") == "a/workspace/project/x.py"
+    assert diff_label("b", "src/x.py") == "b/src/x.py"
+    assert diff_label("a", "") == "a"
+    text = diff_text("one\n", "two\n", "/workspace/x.py").plain
+    assert "--- a/workspace/x.py" in text and "+++ b/workspace/x.py" in text
+    assert "//" not in text
+
+
+class HeldRecord(httpx.AsyncHTTPTransport):
+    """The real server, except that conversation records wait until ``release`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/app-conversations") and "ids" in request.url.params:
+            await self.release.wait()
+        return await super().handle_async_request(request)
+
+
+async def test_the_header_shows_the_id_once_until_the_title_loads(demo_server):
+    cid = IDS["hello"]
+    transport = HeldRecord()
+    app = make_app(demo_server.base_url, transport=transport, conversation_id=cid)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        header = app.screen.query_one(ConversationHeader)
+        await pilot.pause(0.05)
+        text = str(header.render())
+        assert text.count(cid) == 1 and text.strip() == cid
+        transport.release.set()
+        await wait_for(lambda: "Write hello.py" in str(header.render()), pilot=pilot)
+        assert str(header.render()).count(cid) == 1  # the title, then the id, once
