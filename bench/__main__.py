@@ -227,6 +227,31 @@ def table(r: dict[str, dict]) -> list[str]:
                 "≤ 2× the chain",
                 ratio <= 2,
             )
+        lines = h.get("edit_lines")
+        if lines and f"detail_edit_{lines}_ms" in h:
+            add(
+                f"detail of a crafted {h[f'detail_edit_{lines}_chars']:,}-char edit",
+                f"{h[f'detail_edit_{lines}_ms']:.0f} ms",
+                f"a tenth of it: {h[f'detail_edit_{max(100, lines // 10)}_ms']:.0f} ms",
+                f"{h[f'detail_edit_{lines}_ratio']:.2f}× (size 10×)",
+                "≤ 10× (was 51 s with difflib)",
+                h[f"detail_edit_{lines}_ratio"] <= 10,
+            )
+        for shape, label in (("fan", "siblings"), ("mixed", "siblings, 1 in 10 a state update")):
+            if f"pane_{shape}_end_ms" not in h:
+                continue
+            worst = max(h[f"pane_{shape}_{part}_ratio"] for part in ("outline", "show", "end"))
+            add(
+                f"tree pane: {n:,} {label}: outline / fill / End",
+                " / ".join(f"{h[f'pane_{shape}_{p}_ms']:.0f}" for p in ("outline", "show", "end"))
+                + " ms",
+                "chain: "
+                + " / ".join(f"{h[f'pane_chain_{p}_ms']:.0f}" for p in ("outline", "show", "end"))
+                + " ms",
+                f"≤ {worst:.2f}×",
+                "≤ 2× the chain",
+                worst <= 2,
+            )
     if ins:
         add(
             f"insights of {ins['events']:,} events (every page, the figures)",

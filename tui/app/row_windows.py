@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .duplicate_rows import DuplicateRow
 from .rows import KIND_LABELS, EventRow
 
 START = ""  # page id meaning "not started yet"; None means "no more pages"
@@ -51,6 +52,7 @@ class PagedWindow:
     head_page: str | None = START
     tail_page: str | None = START
     ids: set[str] = field(default_factory=set)
+    copies: dict[str, int] = field(default_factory=dict)  # copies of an id seen more than once
 
     def __len__(self) -> int:
         if self.total is None:
@@ -94,25 +96,50 @@ class PagedWindow:
         gap_tail = (self.total - len(self.tail)) - end
         return "head" if gap_head <= gap_tail else "tail"
 
-    def add_head(self, rows: list[EventRow], next_page: str | None) -> None:
-        self._add(self.head, rows)
-        self.head_page = next_page
-        if next_page is None and self.total is None:
+    def add_head(self, rows: list[EventRow], next_page: str | None) -> list[tuple[int, EventRow]]:
+        """Add a page at the head; returns ``(index in the page, row)`` of each row taken
+        (see :meth:`_add`)."""
+        taken, met = self._add(self.head, rows, self.tail[-1] if self.tail else None)
+        self.head_page = None if met else next_page
+        if self.head_page is None and self.total is None:
             self.total = len(self.head)
         self._meet()
+        return taken
 
-    def add_tail(self, rows: list[EventRow], next_page: str | None) -> None:
-        self._add(self.tail, rows)
+    def add_tail(self, rows: list[EventRow], next_page: str | None) -> list[tuple[int, EventRow]]:
+        taken, met = self._add(self.tail, rows, self.head[-1] if self.head else None)
         self.tail_page = next_page
+        if met:
+            self.head_page = None
         self._meet()
+        return taken
 
-    def _add(self, target: list[EventRow], rows: list[EventRow]) -> None:
-        for row in rows:
-            if row.id is not None:
-                if row.id in self.ids:
-                    continue
-                self.ids.add(row.id)
+    def _add(
+        self, target: list[EventRow], rows: list[EventRow], other_end: EventRow | None
+    ) -> tuple[list[tuple[int, EventRow]], bool]:
+        """Append ``rows`` to one side; True when this walk reached the other side's end.
+
+        The two walks meet where this page reaches the other side's last row (same id and
+        time): the rest of the page is already there. Any other id seen before is a
+        second event carrying it: kept, as a :class:`DuplicateRow` (never dropped, or the
+        list would stay one row short of the server's count)."""
+        taken: list[tuple[int, EventRow]] = []
+        for index, row in enumerate(rows):
+            row_id = row.id
+            if row_id is not None:
+                if row_id in self.ids:
+                    if (
+                        other_end is not None
+                        and row_id == other_end.id
+                        and row.timestamp == other_end.timestamp
+                    ):
+                        return taken, True
+                    copy = self.copies[row_id] = self.copies.get(row_id, 1) + 1
+                    row = DuplicateRow(row, copy)
+                self.ids.add(row_id)
             target.append(row)
+            taken.append((index, row))
+        return taken, False
 
     def _meet(self) -> None:
         """When the two walks meet, join them into one complete head."""
