@@ -20,6 +20,7 @@ from textual.binding import Binding
 
 from .commands import OhtuiCommands
 from .gc_freeze import freeze_long_lived
+from .guard import AppGuard, GuardedDispatch
 from .messages import AgentStatusChanged
 from .notices import Notifier, desktop_notify
 from .screens.conversations import ConversationsScreen
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 SCREEN_SHEETS = sorted((Path(__file__).parent / "screens").rglob("*.tcss"))
 
 
-class OhtuiApp(App):
+class OhtuiApp(AppGuard, GuardedDispatch, App):
     TITLE = "ohtui"
     CSS_PATH = SCREEN_SHEETS
     CSS = "Screen { layers: default help; }"  # the help panel lies over a screen (help_panel.py)

@@ -55,6 +55,13 @@ class OhtuiCommands(Provider):
                     "Streaming deltas and state snapshots the server stored (v)",
                 )
             )
+            out.append(
+                (
+                    "Insights",
+                    screen.action_insights,
+                    "Where the time and the money went: cost, tools, slowest, failures",
+                )
+            )
             view = screen.view_name()
             for fmt, label in (("md", "Markdown"), ("jsonl", "JSONL")):
                 out.append(

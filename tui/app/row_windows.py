@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .duplicate_rows import DuplicateRow
 from .rows import KIND_LABELS, EventRow
 
 START = ""  # page id meaning "not started yet"; None means "no more pages"
@@ -78,6 +79,10 @@ class PagedWindow:
     counted: int = 0  # folded rows of the kind the server counted up front
     counted_seen: int = 0  # of those, how many pages have brought
     folded: int = 0  # rows left out so far
+    copies: dict[str, int] = field(default_factory=dict)  # copies of an id seen more than once
+    #: the last row each walk met, folded or not (where the other walk stops)
+    head_end: EventRow | None = None
+    tail_end: EventRow | None = None
 
     def __post_init__(self) -> None:
         if self.raw_total is None:
@@ -140,31 +145,69 @@ class PagedWindow:
         gap_tail = (self.total - len(self.tail)) - end
         return "head" if gap_head <= gap_tail else "tail"
 
-    def add_head(self, rows: list[EventRow], next_page: str | None) -> None:
-        self.raw_head += self._add(self.head, rows)
-        self.head_page = next_page
+    def add_head(self, rows: list[EventRow], next_page: str | None) -> list[tuple[int, EventRow]]:
+        """Add a page at the head; returns ``(index in the page, row)`` of each row taken
+        (see :meth:`_add`)."""
+        taken, met = self._add(self.head, rows, self.tail_end, "head")
+        self.head_page = None if met else next_page
         self._meet()
+        return taken
 
-    def add_tail(self, rows: list[EventRow], next_page: str | None) -> None:
-        self.raw_tail += self._add(self.tail, rows)
+    def add_tail(self, rows: list[EventRow], next_page: str | None) -> list[tuple[int, EventRow]]:
+        taken, met = self._add(self.tail, rows, self.head_end, "tail")
         self.tail_page = next_page
+        if met:
+            self.head_page = None
         self._meet()
+        return taken
 
-    def _add(self, target: list[EventRow], rows: list[EventRow]) -> int:
-        """Keep the rows not seen yet (folded ones left out); returns how many were new."""
+    def _add(
+        self,
+        target: list[EventRow],
+        rows: list[EventRow],
+        other_end: EventRow | None,
+        side: str | None = None,
+    ) -> tuple[list[tuple[int, EventRow]], bool]:
+        """Append ``rows`` to one side (folded ones left out, counted); True when this
+        walk reached the other side's end.
+
+        The two walks meet where this page reaches the last row the other walk met (same
+        id and time): the rest of the page is already there. Any other id seen before is
+        a second event carrying it: kept, as a :class:`DuplicateRow` (never dropped, or the
+        list would stay one row short of the server's count)."""
+        taken: list[tuple[int, EventRow]] = []
         fold, new = self.query.folds, 0
-        for row in rows:
-            if row.id is not None:
-                if row.id in self.ids:
-                    continue
-                self.ids.add(row.id)
-            new += 1
-            if fold and row.transient:
-                self.folded += 1
-                self.counted_seen += row.kind == FOLDED_COUNTED_KIND
-            else:
-                target.append(row)
-        return new
+        try:
+            for index, row in enumerate(rows):
+                row_id = row.id
+                if row_id is not None:
+                    if row_id in self.ids:
+                        if (
+                            other_end is not None
+                            and row_id == other_end.id
+                            and row.timestamp == other_end.timestamp
+                        ):
+                            return taken, True
+                        copy = self.copies[row_id] = self.copies.get(row_id, 1) + 1
+                        row = DuplicateRow(row, copy)
+                    self.ids.add(row_id)
+                new += 1
+                if side == "head":
+                    self.head_end = row
+                elif side == "tail":
+                    self.tail_end = row
+                if fold and row.transient:
+                    self.folded += 1
+                    self.counted_seen += row.kind == FOLDED_COUNTED_KIND
+                else:
+                    target.append(row)
+                    taken.append((index, row))
+            return taken, False
+        finally:
+            if side == "head":
+                self.raw_head += new
+            elif side == "tail":
+                self.raw_tail += new
 
     def _meet(self) -> None:
         """When the two walks meet, join them into one complete head."""
@@ -201,10 +244,13 @@ class PagedWindow:
         """Rows that arrived live (newest); returns how many were new (and shown)."""
         if not self.complete and self.total is None and not self.query.descending:
             return 0  # nowhere to put them yet: the head walk brings them in their place
-        fresh: list[EventRow] = []
-        taken = self._add(fresh, rows)
-        if not taken:
+        # a live event already here is replaced (the store does that), never a second copy
+        new = [r for r in rows if r.id is None or r.id not in self.ids]
+        if not new:
             return 0
+        fresh: list[EventRow] = []
+        self._add(fresh, new, None)
+        taken = len(new)
         if self.query.descending:
             # newest first: live rows go on top, shifting everything down
             self.head[0:0] = list(reversed(fresh))

@@ -14,6 +14,7 @@ from tui.client.stream_state import stats_totals
 from tui.models import AnyEvent, RawEvent, event_fields, event_text
 from tui.models import events as ev
 from tui.models.content import TextContent
+from tui.models.redact import redact_text
 from tui.text import one_line
 
 from .format import money, tokens
@@ -349,7 +350,7 @@ def make_row(event: AnyEvent) -> EventRow:
         timestamp=one_line(event.timestamp or "", 80),
         source=_label(event.source or "", 40, "?"),
         kind=kind,
-        summary=summarize(event),
+        summary=redact_text(summarize(event)),  # shown: secrets masked (tui.models.redact)
         parent_id=event.parent_id,
         tool_call_id=call if isinstance(call, str) else None,
         flag=_flag(event),

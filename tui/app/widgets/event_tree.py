@@ -32,6 +32,7 @@ from ..themes import theme_style
 from ..tree_outline import (
     LineItem,
     MainBranch,
+    MoreBranches,
     Outline,
     Run,
     SideBranch,
@@ -328,12 +329,9 @@ class EventTreeView(Tree, inherit_bindings=True):
             if isinstance(item, Run):
                 self._add_run(parent, item)
             elif isinstance(item, SideBranch):
-                label = Text.assemble(
-                    ("↳ ", "bold"),
-                    (f"branch · {item.size:,} events · ", "dim"),
-                    self._first_words(item.start),
-                )
-                parent.add(label, data=Branch(item.start), allow_expand=True)
+                parent.add(self._side_label(item), data=Branch(item.start), allow_expand=True)
+            elif isinstance(item, MoreBranches):
+                parent.add_leaf(self._more_label(item), data=item)
             elif isinstance(item, MainBranch):
                 label = Text.assemble(
                     ("↳ ", "bold"),
@@ -341,6 +339,31 @@ class EventTreeView(Tree, inherit_bindings=True):
                     self._first_words(item.start),
                 )
                 parent.add_leaf(label, data=Branch(item.start))
+
+    def _side_label(self, item: SideBranch) -> Text:
+        return Text.assemble(
+            ("↳ ", "bold"),
+            (f"branch · {item.size:,} events · ", "dim"),
+            self._first_words(item.start),
+        )
+
+    @staticmethod
+    def _more_label(more: MoreBranches) -> Text:
+        return Text(f"↳ … {more.count:,} more branches (⏎)", style="dim italic")
+
+    def _open_branches(self, node: TreeNode, more: MoreBranches) -> None:
+        """List the next chunk of a fork's folded side branches where ``node`` stands."""
+        parent = node.parent
+        if parent is None:
+            return
+        for item in finish(self._walk.side_branches(more, EXPAND_CHUNK)):
+            parent.add(self._side_label(item), data=Branch(item.start), before=node)
+        rest = MoreBranches(more.sides, min(len(more.sides), more.offset + EXPAND_CHUNK))
+        if rest.count:
+            node.data = rest
+            node.set_label(self._more_label(rest))
+        else:
+            node.remove()
 
     def _add_run(self, parent: TreeNode, run: Run) -> None:
         if len(run.positions) == 1:
@@ -418,6 +441,8 @@ class EventTreeView(Tree, inherit_bindings=True):
             event.node.remove()
             if parent is not None:
                 self._fill_run(parent, data.run, data.offset)
+        elif isinstance(data, MoreBranches):
+            self._open_branches(event.node, data)
         elif isinstance(data, EventNode):
             self.post_message(self.EventChosen(data.position))
         elif isinstance(data, Run):

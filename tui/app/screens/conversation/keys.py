@@ -74,6 +74,7 @@ CONVERSATION_KEYS = [
         show=False,
         id="conversation.previous-fork",
     ),
+    Binding("i", "insights", "Insights", show=False, id="conversation.insights"),
     Binding("c", "copy('text')", "Copy", show=False, id="conversation.copy"),
     Binding("C", "copy('json')", "Copy JSON", show=False, id="conversation.copy-json"),
     Binding("ctrl+s", "export('md', 'view')", "Export", show=False, id="conversation.export"),
