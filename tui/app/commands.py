@@ -50,6 +50,13 @@ class OhtuiCommands(Provider):
             )
             out.append(
                 (
+                    "Fold history" if screen.events.raw else "Show raw history",
+                    screen.action_toggle_history,
+                    "Streaming deltas and state snapshots the server stored (v)",
+                )
+            )
+            out.append(
+                (
                     "Insights",
                     screen.action_insights,
                     "Where the time and the money went: cost, tools, slowest, failures",

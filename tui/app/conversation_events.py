@@ -26,10 +26,12 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from tui.client import PageLoopError, is_retryable
 from tui.client.stream import is_oversize
 from tui.models import EventTree
+from tui.models.events import SecurityAnalysisEvent
 
+from .action_index import ActionIndex, Risk
 from .duplicate_rows import row_key
 from .event_cache import EventCache, weigh
-from .row_windows import START, EventQuery, PagedWindow, PathWindow
+from .row_windows import FOLDED_COUNTED_KIND, START, EventQuery, PagedWindow, PathWindow
 from .rows import EventRow, make_row
 
 if TYPE_CHECKING:
@@ -119,6 +121,9 @@ class ConversationEvents:
         self.page_size = PAGE
         self._closed = False
         self._by_tool_call: dict[str, list[int]] = {}
+        #: actions by id and what answers them (confirmation, pairing, security verdicts)
+        self.actions = ActionIndex()
+        self._result_at: dict[str, int] = {}  # action id → its result's position in base
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
         self._followed: dict[tuple[int, str], set[str]] = {}  # page ids walked, per window end
         self.tree: EventTree | None = None
@@ -206,6 +211,19 @@ class ConversationEvents:
             timestamp_lt=query.until,
         )
 
+    async def _counted_kind(self, query: EventQuery) -> int | None:
+        """How many of the query's events a folding window leaves out that the server can
+        count up front (streaming deltas): one more count, alongside the query's own.
+
+        A server that cannot count by this kind is not a failure of the query: its deltas
+        (none, on an agent server) are then taken off as pages bring them, as snapshots are."""
+        if not query.folds or query.kind is not None:
+            return 0
+        try:
+            return await self.count(EventQuery(FOLDED_COUNTED_KIND, query.since, query.until))
+        except Exception:  # noqa: BLE001 - see above; the query's own count still decides
+            return 0
+
     async def _page(
         self, query: EventQuery, page_id: str | None, descending: bool
     ) -> tuple[list[AnyEvent], str | None]:
@@ -239,9 +257,9 @@ class ConversationEvents:
         window = self.base if query == self.base.query else PagedWindow(query)
 
         async def count() -> None:
-            total = await self.count(query)
+            total, counted = await asyncio.gather(self.count(query), self._counted_kind(query))
             if total is not None and window.head_page is not None:
-                window.total = max(total, len(window.head))
+                window.set_count(total, counted or 0)
 
         if window.head_page == START:  # nothing fetched yet (or the last try failed)
             if window.total is None and on_total is not None:
@@ -283,7 +301,7 @@ class ConversationEvents:
                 )
             if page_id != START:
                 followed.add(page_id)
-            rows = [make_row(e) for e in events]
+            rows = [self._row(e) for e in events]
             before = len(window.head) + len(window.tail)
             head_before = len(window.head)
             if side == "head":
@@ -335,10 +353,15 @@ class ConversationEvents:
 
     # --- events --------------------------------------------------------------------------
 
+    def _row(self, event: AnyEvent) -> EventRow:
+        row = make_row(event)
+        self.actions.remember(event, row)
+        return row
+
     def _remember(self, event: AnyEvent) -> EventRow:
         if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id
             self._cache.set(event.id, event)
-        return make_row(event)
+        return self._row(event)
 
     def _fit_page(self, events: list[AnyEvent]) -> None:
         """Size the next pages to what this one weighed (about PAGE_BYTES a page)."""
@@ -348,10 +371,24 @@ class ConversationEvents:
         self.page_size = max(MIN_PAGE, min(PAGE, int(PAGE_BYTES / max(each, 1.0))))
 
     def _index_pairs(self, start: int) -> None:
-        for pos in range(start, len(self.base.head)):
-            call = self.base.head[pos].tool_call_id
-            if call:
-                self._by_tool_call.setdefault(call, []).append(pos)
+        rows = self.base.head
+        for pos in range(start, len(rows)):
+            row = rows[pos]
+            if row.tool_call_id:
+                self._by_tool_call.setdefault(row.tool_call_id, []).append(pos)
+            if row.action_id is not None:
+                self._result_at.setdefault(row.action_id, pos)
+
+    def _answered(self, action: EventRow) -> bool:
+        """A result names the action by id; failing that (results without an ``action_id``:
+        agent errors, older logs), one shares its ``tool_call_id``."""
+        if action.id is not None and action.id in self._result_at:
+            return True
+        rows = self.base.head
+        return any(
+            rows[pos].kind != "ActionEvent" and rows[pos].action_id is None
+            for pos in self._by_tool_call.get(action.tool_call_id or "", ())
+        )
 
     def pending_actions(self, look_back: int = 200) -> list[EventRow]:
         """The newest actions that have no result yet (what a confirmation would run).
@@ -361,15 +398,15 @@ class ConversationEvents:
         pending = []
         for pos in range(len(rows) - 1, max(-1, len(rows) - 1 - look_back), -1):
             row = rows[pos]
-            if (
-                row.kind == "ActionEvent"
-                and row.tool_call_id
-                and len(self._by_tool_call.get(row.tool_call_id, ())) == 1
-            ):
+            if row.kind == "ActionEvent" and not self._answered(row):
                 pending.append(row)
             elif row.kind == "MessageEvent" and row.source == "user":
                 break  # actions before the user's last message belong to an earlier turn
         return pending[::-1]
+
+    def risk_of(self, action: EventRow) -> Risk | None:
+        """The waiting action's risk (the analyzer's verdict, else the agent's estimate)."""
+        return self.actions.risk_of(action, self.cached(action.id))
 
     def cached(self, key: str | None) -> AnyEvent | None:
         """A full event by id (or a duplicate row's key: ``duplicate_rows.row_key``)."""
@@ -413,7 +450,20 @@ class ConversationEvents:
         return out
 
     async def paired(self, row: EventRow) -> AnyEvent | None:
-        """The action's observation (or the observation's action), matched by tool_call_id."""
+        """The action's result (or the result's action), matched by ``action_id`` first and
+        ``tool_call_id`` only where no result names its action; for a security verdict,
+        the most serious action it rates."""
+        if row.kind == "ActionEvent" and row.id in self._result_at:
+            pos = self._result_at[row.id]
+            if pos < len(self.base.head):
+                return await self.event(self.base.head[pos])
+        if row.action_id is not None and row.action_id in self.actions.actions:
+            return await self.event(self.actions.actions[row.action_id])
+        if row.kind == "SecurityAnalysisEvent":
+            event = await self.event(row)
+            if isinstance(event, SecurityAnalysisEvent):
+                action = self.actions.most_serious(event)
+                return await self.event(action) if action is not None else None
         if not row.tool_call_id:
             return None
         for pos in self._by_tool_call.get(row.tool_call_id, ()):
@@ -422,6 +472,26 @@ class ConversationEvents:
                 return await self.event(other)
         return None
 
+    # --- folded or raw ---------------------------------------------------------------------
+
+    @property
+    def raw(self) -> bool:
+        """The stored history is shown raw (every streaming delta and state snapshot)."""
+        return self.base.query.raw
+
+    def set_raw(self, raw: bool) -> PagedWindow:
+        """Show the history raw or folded: a new base index, walked anew (the rows differ,
+        and so do their positions, which the tree and pairing are keyed by)."""
+        if raw != self.raw:
+            old, self.base = id(self.base), PagedWindow(EventQuery(raw=raw))
+            for side in ("head", "tail"):  # keyed by the window's id, which may be reused
+                self._locks.pop((old, side), None)
+                self._followed.pop((old, side), None)
+            self._by_tool_call.clear()
+            self._result_at.clear()
+            self.tree, self._tree_size = None, -1
+        return self.base
+
     # --- tree ------------------------------------------------------------------------------
 
     @property
@@ -429,11 +499,18 @@ class ConversationEvents:
         """The base window's rows, oldest first: the index the tree is built from."""
         return self.base.head
 
-    def build_tree(self) -> EventTree | None:
-        """Rebuild the tree when the base index grew (log order = ascending timestamps)."""
+    @property
+    def size(self) -> int | None:
+        """How many events the conversation shows, once counted: the base window's length.
+        The list's title, its indexing note and the tree pane's footer all read this."""
+        return len(self.base) if self.base.total is not None else None
+
+    def build_tree(self) -> EventTree:
+        """The tree over the base index, extended to its newest rows (log order = ascending
+        timestamps): O(new rows) when rows were only appended, else built anew."""
         rows = self.base.head
-        if len(rows) == self._tree_size:
-            return None
+        if self.tree is not None and len(rows) == self._tree_size:
+            return self.tree
         if (
             self.tree is not None
             and 0 <= self._tree_size < len(rows)
@@ -461,7 +538,8 @@ class ConversationEvents:
                 continue  # the stream's placeholder for an event the list has whole
             row = self._remember(event)
             if row.id is not None and row.id in self.base.ids:
-                replaced |= self.base.replace(row)
+                old = self.base.replace(row)
+                replaced |= old is not None and old.parent_id != row.parent_id
             else:
                 fresh.append(row)
         before = len(self.base.head)

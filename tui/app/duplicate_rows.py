@@ -34,6 +34,8 @@ class DuplicateRow(EventRow):
             row.tool_call_id,
             row.flag,
             row.text,
+            row.action_id,
+            row.transient,
         )
         self.copy = copy
         #: the cache key of this copy's full event (its id is shared with the first copy)

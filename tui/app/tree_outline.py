@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from tui.models import EventTree
@@ -48,9 +48,11 @@ Steps = Generator[None, None, T]
 
 @dataclass(frozen=True)
 class Run:
-    """A fork-free stretch of events (positions into the conversation's rows)."""
+    """A fork-free stretch of events (positions into the conversation's rows); ``end`` is
+    the last event of its chain (where events that continue the run hang)."""
 
     positions: tuple[int, ...]
+    end: int = field(default=-1, compare=False)
 
 
 @dataclass(frozen=True)
@@ -107,19 +109,26 @@ class TreeWalk:
         limit = self.limit
         return [k for k in self.tree.child_list(pos) if k < limit]
 
-    def is_attachment(self, pos: int) -> bool:
-        """A side-note (state update, hook run…) hung on an event: not a branch.
+    def attachment(self, pos: int) -> list[int] | None:
+        """``pos`` and everything under it, if that is a side-note (state update, hook
+        run…) hung on an event rather than a branch; else None.
 
         Real servers stamp these with the current leaf as parent, so every agent step
-        would look like a fork if they counted (see the captured demo conversation)."""
-        stack, seen, rows = [pos], 0, self.rows
+        would look like a fork if they counted (see the captured demo conversation). A
+        side-note can carry its own (a stats update under an LLM-log entry, a stored
+        ``full_state`` whose null parent means the state update before it): the whole
+        small subtree is the attachment, so every one of them has a place in the pane."""
+        stack, found, rows = [pos], [], self.rows
         while stack:  # a small subtree made only of side-note kinds
             node = stack.pop()
-            seen += 1
-            if seen > ATTACHMENT_MAX or rows[node].kind not in ATTACHMENT_KINDS:
-                return False
+            found.append(node)
+            if len(found) > ATTACHMENT_MAX or rows[node].kind not in ATTACHMENT_KINDS:
+                return None
             stack.extend(self.children(node))
-        return True
+        return found
+
+    def is_attachment(self, pos: int) -> bool:
+        return self.attachment(pos) is not None
 
     def real_children(self, pos: int) -> list[int]:
         known = self._forks.get(pos)
@@ -131,7 +140,8 @@ class TreeWalk:
         return real
 
     def run_from(self, start: int) -> Steps[tuple[list[int], list[int]]]:
-        """The fork-free run from ``start`` (attachments folded in) and where it ends."""
+        """The fork-free run from ``start`` (attachments folded in) and where it ends: the
+        real children of its last chain event (its last position is that event)."""
         positions, node, walked = [], start, 0
         while True:
             positions.append(node)
@@ -143,9 +153,12 @@ class TreeWalk:
             )
             if len(real) != len(kids):
                 keep = set(real)  # a set: 100,000 mixed siblings were quadratic with a list
-                positions.extend(k for k in kids if k not in keep)
+                for kid in kids:
+                    if kid not in keep:  # folded in, with whatever hangs on it
+                        positions.extend(self.attachment(kid) or (kid,))
             if len(real) != 1:
                 positions.sort()
+                positions.append(node)  # the chain's end, for ``line`` (taken off there)
                 return positions, real
             node = real[0]
             walked += 1
@@ -168,7 +181,8 @@ class TreeWalk:
         node = start
         while True:
             run, real = yield from self.run_from(node)
-            items.append(Run(tuple(run)))
+            end = run.pop()
+            items.append(Run(tuple(run), end))
             if not real:
                 return items
             main = real[-1]  # newest child: the current head continues the line
@@ -202,6 +216,32 @@ class TreeWalk:
         for root in [r for r in self.tree.roots if r < self.limit]:
             lines.append(tuple((yield from self.line(root))))
         return Outline(tuple(lines), (yield from self.forks()), self.limit)
+
+    def grow(self, old: Outline, roots: int) -> Outline | None:
+        """``old`` (worked out over the first ``old.size`` events, ``roots`` roots then)
+        with the events since added, if they only continue its very last run — what a live
+        run does nearly every time — in time proportional to the new events; else None
+        (a fork, a new root, an earlier event that found its parent: walk it all again).
+
+        The run is walked on from its chain's end, so the answer is the full walk's."""
+        if not old.lines or old.size >= self.limit:
+            return None
+        *before, last = old.lines[-1]
+        if not isinstance(last, Run) or last.end < 0:
+            return None
+        new = range(old.size, self.limit)
+        tree = self.tree
+        if any(tree.parent[p] < 0 for p in new) or len(tree.roots) != roots:
+            return None  # a new root, or an orphan adopted by a new event
+        more, real = finish(self.run_from(last.end))
+        end = more.pop()
+        if real or len(set(more).intersection(new)) != len(new):
+            return None  # a fork, or new events elsewhere (under an earlier event)
+        positions = tuple(sorted(set(last.positions).union(more)))
+        if len(positions) != len(last.positions) + len(new):
+            return None
+        lines = (*old.lines[:-1], (*before, Run(positions, end)))
+        return Outline(lines, old.forks, self.limit)
 
 
 def finish(steps: Steps[T]) -> T:

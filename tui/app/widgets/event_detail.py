@@ -130,7 +130,7 @@ class EventDetail(GuardedDispatch, VerticalScroll, can_focus=True):
         widgets: list[Widget] = [self._header(event)]
         if self._note:
             widgets.append(Static(Text(self._note), classes="detail-error"))
-        if isinstance(event, RawEvent):
+        if isinstance(event, RawEvent) and not event.unknown_kind:  # a newer kind: its fields
             widgets.append(
                 literal(
                     "This event could not be parsed:\n" + event.error,

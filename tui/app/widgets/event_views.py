@@ -38,6 +38,8 @@ from tui.models.textdiff import unified_diff
 from tui.text import MASK_MARGIN, abbreviate, clean, one_line
 
 from ..themes import theme_style
+from .fields_view import fields_widgets
+from .risk_views import security_widgets
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -179,8 +181,10 @@ def json_view(data: object) -> Static:
     return Static(text)
 
 
-def body(event: ev.EventBase, paired: AnyEvent | None) -> list[Widget]:
+def body(event: AnyEvent, paired: AnyEvent | None) -> list[Widget]:
     """The widgets under the header for ``event``; ``paired``: its action or observation."""
+    if isinstance(event, RawEvent):  # an unknown kind (a broken event never gets here)
+        return fields_widgets(event)
     build = BODIES.get(event.kind)
     if build is not None:
         return build(event, paired)
@@ -473,4 +477,5 @@ BODIES: dict[str, Callable[..., list[Widget]]] = {
     "HookExecutionEvent": _hook_execution,
     "CondensationSummaryEvent": _condensation_summary,
     "StreamingDeltaEvent": _streaming_delta,
+    "SecurityAnalysisEvent": security_widgets,
 }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -45,7 +46,8 @@ from .agent import AgentMixin
 from .exporting import ExportMixin
 from .filter_dialog import FilterDialog
 from .find import FindMixin
-from .following import FollowMixin
+from .following import RECORD_POLL_S, FollowMixin
+from .history import HistoryMixin
 from .insights import InsightsMixin
 from .keys import CONVERSATION_KEYS
 from .panes import PanesMixin
@@ -69,6 +71,7 @@ class ConversationScreen(
     PanesMixin,
     WaitingMixin,
     InsightsMixin,
+    HistoryMixin,
     Screen,
 ):
     """Tree | list over detail. The base index loads in the background for the tree."""
@@ -135,6 +138,7 @@ class ConversationScreen(
         self.load()
         self.query_one(EventTreeView).follow(self.events)
         self.watch_tree_content()
+        self.set_interval(RECORD_POLL_S, self.poll_record)
         self.start_waiting_clock()
 
     @property
@@ -229,7 +233,9 @@ class ConversationScreen(
             await self.events.load_record(patient=False)
         except Exception:  # noqa: BLE001 - best effort; the stream status already says enough
             return
-        self.render_header()
+        if not self.closing:
+            self.render_header()
+            self.sync_live()  # a sandbox paused or resumed elsewhere: the stream follows
 
     @work(exclusive=True, group="index")
     async def index(self) -> None:
@@ -325,6 +331,7 @@ class ConversationScreen(
 
     @work(exclusive=True, group="load")
     async def apply_query(self, query: EventQuery) -> None:
+        query = replace(query, raw=self.events.raw)  # the filter bar knows nothing of it
         try:
             window = await self.events.open_window(query, self._total_known)
         except Exception as exc:  # noqa: BLE001
