@@ -269,8 +269,8 @@ async def test_raw_event_is_listed_and_explained(make_server):
     store.append_events(
         cid,
         [
-            {
-                "kind": "FutureEvent",
+            {  # a known kind that does not validate (a newer kind is not an error)
+                "kind": "MessageEvent",
                 "id": "raw-1",
                 "timestamp": "2099-01-01T00:00:00",
                 "source": "agent",

@@ -20,6 +20,7 @@ from textual.binding import Binding
 
 from .commands import OhtuiCommands
 from .gc_freeze import freeze_long_lived
+from .guard import AppGuard, GuardedDispatch
 from .messages import AgentStatusChanged
 from .notices import TOAST_CSS, Notifier, desktop_notify, user_is_typing
 from .opening import open_by_id
@@ -53,7 +54,7 @@ NAVIGATION = frozenset({"show_conversations", "show_sandboxes", "show_server"})
 SCREEN_SHEETS = sorted((Path(__file__).parent / "screens").rglob("*.tcss"))
 
 
-class OhtuiApp(App):
+class OhtuiApp(AppGuard, GuardedDispatch, App):
     TITLE = "ohtui"
     CSS_PATH = SCREEN_SHEETS
     # the help panel lies over a screen (help_panel.py); toasts keep clear of the detail pane

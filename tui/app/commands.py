@@ -74,6 +74,20 @@ class OhtuiCommands(Provider):
             out.append(
                 ("Show all events", screen.action_show_all, "Clear branch selection and filters")
             )
+            out.append(
+                (
+                    "Fold history" if screen.events.raw else "Show raw history",
+                    screen.action_toggle_history,
+                    "Streaming deltas and state snapshots the server stored (v)",
+                )
+            )
+            out.append(
+                (
+                    "Insights",
+                    screen.action_insights,
+                    "Where the time and the money went: cost, tools, slowest, failures",
+                )
+            )
             view = screen.view_name()
             for fmt, label in (("md", "Markdown"), ("jsonl", "JSONL")):
                 out.append(

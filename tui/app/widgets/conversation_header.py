@@ -42,6 +42,9 @@ def live_mark(state: StreamState | None, *, local: bool = False) -> Text:
     mark = Text(label, style=theme_style(style) if style else "")
     if state.connection.state in ("reconnecting", "offline") and state.connection.attempt:
         mark.append(f" (try {state.connection.attempt})", style="dim")
+    why = getattr(state.connection, "why", None)
+    if why and state.connection.state != "live":  # why it is not live, in words
+        mark.append(f": {clean(why)}", style="dim" if state.connection.state != "failed" else "")
     return mark
 
 
