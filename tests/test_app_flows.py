@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from tests.app_helpers import (
+    DEMO_ROWS,
     SIZE,
     RecordingTransport,
     conversations_shown,
@@ -43,7 +44,7 @@ async def test_conversations_table_lists_demo(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
         text = screen_text(app)
         # markup in titles is shown literally, never interpreted
         assert "[bold]payments[/bold]" in text
@@ -57,12 +58,12 @@ async def test_title_filter_is_server_side(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
         await pilot.press("slash", *"hello")
         await wait_for(lambda: table.row_count == 1, pilot=pilot)
         assert transport.queries("/app-conversations/search")[-1]["title__contains"] == "hello"
         await pilot.press("escape", "escape")
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
 
 
 async def test_open_scroll_pages_without_duplicates(make_server):
@@ -376,7 +377,8 @@ async def test_unreachable_server_shows_error_screen_with_retry(make_server):
         )
         await pilot.pause(0.1)
         text = screen_text(app)
-        assert "Cannot reach the service" in text and "Nothing answered" in text
+        assert "Cannot reach the server" in text and "is it running" in text
+        assert "2 Sandboxes" not in text  # nothing to go to before the server answers
         await pilot.press("r")
         await wait_for(
             lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot

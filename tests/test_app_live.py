@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from tests.app_helpers import (
+    DEMO_ROWS,
     SIZE,
     conversations_shown,
     list_ready,
@@ -256,7 +257,7 @@ async def test_conversations_table_polls_statuses_and_keeps_cursor(make_server, 
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         screen = app.screen
         table = screen.query_one("DataTable")
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
         table.move_cursor(row=3)
         target = names["hello"]
         sandbox = store.get_conversation(target)["sandbox_id"]

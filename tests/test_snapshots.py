@@ -6,7 +6,7 @@ import asyncio
 
 import httpx
 
-from tests.app_helpers import SIZE, conversations_shown, make_app, tree_ready, wait_for
+from tests.app_helpers import DEMO_ROWS, SIZE, conversations_shown, make_app, tree_ready, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.errors import ConnectionErrorScreen
 from tui.app.screens.sandboxes import SandboxesScreen
@@ -52,7 +52,7 @@ async def _open(pilot, name_or_id: str, *, select: str | None = None) -> Convers
 
 def test_conversations_screen(snap_compare, demo_server):
     async def run_before(pilot):
-        await _table_ready(pilot, 7)
+        await _table_ready(pilot, DEMO_ROWS)
 
     assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=SIZE)
 
@@ -155,7 +155,7 @@ def test_loading_state(snap_compare, demo_server):
 def test_sandboxes_screen(snap_compare, demo_server):
     async def run_before(pilot):
         app = pilot.app
-        await _table_ready(pilot, 7)
+        await _table_ready(pilot, DEMO_ROWS)
         await pilot.press("2")
         await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
         table = app.screen.query_one("DataTable")

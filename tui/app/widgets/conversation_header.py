@@ -81,6 +81,9 @@ class ConversationHeader(Static):
             text.append(self.conversation_id, style="dim")
         if self.shared:
             text.append("  shared link (read-only)", style="italic")
+        mark = getattr(self.app, "server_mark", "")  # what the app is connected to
+        if mark and not self.shared:
+            text.append(f"  · {mark}", style="dim")
         if conv is not None:
             text.append("\nagent ")
             status = (
