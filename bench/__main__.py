@@ -23,6 +23,7 @@ RUNS = {
     "startup": ["--repeat", "5"],
     "hostile": ["--repeat", "3"],
     "big_output": [],
+    "insights": ["--repeat", "3", "--presses", "40"],
 }
 QUICK = {
     "open": ["--repeat", "2"],
@@ -32,6 +33,7 @@ QUICK = {
     "startup": ["--repeat", "2"],
     "hostile": ["--sizes", "0.1,1", "--tree", "20000", "--repeat", "1"],
     "big_output": ["--mb", "5", "--line", "100000"],
+    "insights": ["--repeat", "1", "--presses", "10"],
 }
 
 
@@ -62,6 +64,7 @@ def table(r: dict[str, dict]) -> list[str]:
     o, k, ld, lv, s = (r.get(n, {}) for n in ("open", "keys", "load", "live", "startup"))
     h = r.get("hostile", {})
     b = r.get("big_output", {})
+    ins = r.get("insights", {})
     rows = []
 
     def add(
@@ -244,6 +247,56 @@ def table(r: dict[str, dict]) -> list[str]:
                 "≤ 2× the chain",
                 ratio <= 2,
             )
+        lines = h.get("edit_lines")
+        if lines and f"detail_edit_{lines}_ms" in h:
+            add(
+                f"detail of a crafted {h[f'detail_edit_{lines}_chars']:,}-char edit",
+                f"{h[f'detail_edit_{lines}_ms']:.0f} ms",
+                f"a tenth of it: {h[f'detail_edit_{max(100, lines // 10)}_ms']:.0f} ms",
+                f"{h[f'detail_edit_{lines}_ratio']:.2f}× (size 10×)",
+                "≤ 10× (was 51 s with difflib)",
+                h[f"detail_edit_{lines}_ratio"] <= 10,
+            )
+        for shape, label in (("fan", "siblings"), ("mixed", "siblings, 1 in 10 a state update")):
+            if f"pane_{shape}_end_ms" not in h:
+                continue
+            worst = max(h[f"pane_{shape}_{part}_ratio"] for part in ("outline", "show", "end"))
+            add(
+                f"tree pane: {n:,} {label}: outline / fill / End",
+                " / ".join(f"{h[f'pane_{shape}_{p}_ms']:.0f}" for p in ("outline", "show", "end"))
+                + " ms",
+                "chain: "
+                + " / ".join(f"{h[f'pane_chain_{p}_ms']:.0f}" for p in ("outline", "show", "end"))
+                + " ms",
+                f"≤ {worst:.2f}×",
+                "≤ 2× the chain",
+                worst <= 2,
+            )
+    if ins:
+        add(
+            f"insights of {ins['events']:,} events (every page, the figures)",
+            f"{ins['insights_s']:.1f} s",
+            f"walking the log through the client: {ins['walk_s']:.1f} s",
+            f"{ins['ratio']:.2f}×",
+            "≤ 1.5× the walk",
+            ins["ratio"] <= 1.5,
+        )
+        add(
+            "insights: the computation alone, memory kept",
+            f"{ins['compute_us_per_event']:.1f} µs per event, {ins['held_mb']:.1f} MB kept",
+            "",
+            "",
+            "",
+            None,
+        )
+        add(
+            "insights view: tab switch → paint while it computes",
+            f"median {ins['key_during_median_ms']:.0f} ms, p95 {ins['key_during_p95_ms']:.0f} ms",
+            f"once done: median {ins['key_after_median_ms']:.0f} ms",
+            "",
+            "responsive",
+            None,
+        )
     return rows
 
 

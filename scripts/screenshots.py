@@ -126,6 +126,21 @@ async def confirmation(pilot) -> None:
     await pilot.pause(0.5)
 
 
+async def insights(pilot, tab: str = "summary") -> None:
+    from tui.app.screens.insights import InsightsScreen
+
+    await open_conversation(pilot, "long")
+    await pilot.press("i")
+    app = pilot.app
+    await until(pilot, lambda: isinstance(app.screen, InsightsScreen) and app.screen.insights)
+    app.screen.query_one("#insights-tabs").active = tab
+    await pilot.pause(0.3)
+
+
+async def insights_timeline(pilot) -> None:
+    await insights(pilot, "timeline")
+
+
 async def sandboxes(pilot) -> None:
     await conversations(pilot)
     await pilot.press("2")
@@ -149,6 +164,8 @@ async def main() -> None:
         await shoot(url, "conversation-light", conversation, theme="ohtui-light")
         await shoot(url, "conversation-80x24", conversation, size=NARROW)
         await shoot(url, "filter-80x24", filter_dialog, size=NARROW)
+        await shoot(url, "insights", insights, size=(160, 48))
+        await shoot(url, "insights-timeline-80x24", insights_timeline, size=NARROW)
     finally:
         stop()
 

@@ -14,6 +14,9 @@ from tui.client import OpenHandsClient
 
 FIXED_NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
 SIZE = (140, 42)
+#: rows of the demo's conversations list: 7 conversations and the sub-conversation one of
+#: them started, listed under its parent
+DEMO_ROWS = 8
 
 
 class RecordingTransport(httpx.AsyncHTTPTransport):

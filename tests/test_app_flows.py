@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from tests.app_helpers import (
+    DEMO_ROWS,
     SIZE,
     RecordingTransport,
     conversations_shown,
@@ -45,7 +46,7 @@ async def test_conversations_table_lists_demo(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
         text = screen_text(app)
         # markup in titles is shown literally, never interpreted
         assert "[bold]payments[/bold]" in text
@@ -59,12 +60,12 @@ async def test_title_filter_is_server_side(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
         await pilot.press("slash", *"hello")
         await wait_for(lambda: table.row_count == 1, pilot=pilot)
         assert transport.queries("/app-conversations/search")[-1]["title__contains"] == "hello"
         await pilot.press("escape", "escape")
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
 
 
 async def test_open_scroll_pages_without_duplicates(make_server):
@@ -270,8 +271,8 @@ async def test_raw_event_is_listed_and_explained(make_server):
     store.append_events(
         cid,
         [
-            {
-                "kind": "FutureEvent",
+            {  # a known kind that does not validate (a newer kind is not an error)
+                "kind": "MessageEvent",
                 "id": "raw-1",
                 "timestamp": "2099-01-01T00:00:00",
                 "source": "agent",
@@ -378,7 +379,8 @@ async def test_unreachable_server_shows_error_screen_with_retry(make_server):
         )
         await settled(pilot)
         text = screen_text(app)
-        assert "Cannot reach the service" in text and "Nothing answered" in text
+        assert "Cannot reach the server" in text and "is it running" in text
+        assert "2 Sandboxes" not in text  # nothing to go to before the server answers
         await pilot.press("r")
         await wait_for(
             lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot

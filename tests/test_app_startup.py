@@ -6,7 +6,7 @@ import threading
 
 from textual.widgets import DataTable
 
-from tests.app_helpers import SIZE, conversations_shown, make_app, screen_text, wait_for
+from tests.app_helpers import DEMO_ROWS, SIZE, conversations_shown, make_app, screen_text, wait_for
 from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.errors import ConnectionErrorScreen
 from tui.loopback import DeferredServer
@@ -35,7 +35,7 @@ async def test_the_list_shows_before_the_bundled_server_serves():
             loaded.set()
         table = app.screen.query_one(DataTable)
         await wait_for(
-            lambda: table.row_count == 7, pilot=pilot
+            lambda: table.row_count == DEMO_ROWS, pilot=pilot
         )  # its requests waited, none failed
         assert served.is_set()
         assert [type(s) for s in app.screen_stack[1:]] == [ConversationsScreen]  # not pushed twice
@@ -77,7 +77,7 @@ async def test_the_client_is_built_after_the_first_frame_in_a_thread(demo_server
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one(DataTable)
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
         assert len(built) == 1  # once, though the list and the connection check both waited
         thread, listed_first = built[0]
         assert thread != threading.main_thread().name and listed_first

@@ -236,7 +236,7 @@ def hostile_store(events: list[dict] | None = None) -> Store:
         )
     )
     store.append_events(CID, hostile_events() if events is None else events)
-    # and one that does not validate, with a hostile kind: listed as raw, still literal
+    # and one of a kind this client does not know, hostile: shown as its fields, still literal
     store.append_events(
         CID,
         [
@@ -365,7 +365,9 @@ async def test_every_hostile_event_is_literal_in_list_tree_and_detail(make_serve
         screen = await _open(app, pilot)
         assert len(screen.window) == 13
         rows = [screen.window.row(i) for i in range(13)]
-        assert [r.flag == "raw" for r in rows] == [False] * 12 + [True]  # typed, except the one
+        # typed, and the unknown kind is no error: it is shown as its fields
+        assert [r.flag for r in rows] == [r.flag for r in rows[:12]] + [""]
+        assert rows[12].summary.startswith("unknown kind · x: [bold red]x[/]")
         tree = screen.query_one(EventTreeView)
         tree.root.expand_all()
         await pilot.press(*["greater_than_sign"] * 6)  # a wider tree: its labels in full
@@ -388,7 +390,7 @@ async def test_every_hostile_event_is_literal_in_list_tree_and_detail(make_serve
             "think: thought [bold red]x[/]",
             "key [bold red]x[/]",
             "Future[bold",
-            "unparsed: unknown event kind 'Future[bold red]x[/]",
+            "unknown kind · x: [bold red]x[/]",
         ):
             assert text.count(summary) >= 1, summary
         in_tree = _region_text(text, tree.region)

@@ -3,7 +3,8 @@
     cli · commands                       the command line: wires everything together
     app                                  the Textual UI
     client · export · config · server    beside each other: client, export and config
-                                         above models; the server on models only
+    · insights                           above models; the server on models only; insights
+                                         (pure figures over events) on models and client
     models                               pydantic data, no I/O
     text · lazy · paths · loopback · tui the bottom: neutral helpers, the package's version
 
@@ -36,9 +37,12 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "export": BOTTOM | {"models", "client"},
     "config": BOTTOM | {"models"},
     "server": BOTTOM | {"models"},
-    "app": BOTTOM | {"models", "client", "export", "config"},
-    "cli": BOTTOM | {"models", "client", "export", "config", "server", "app", "commands"},
-    "commands": BOTTOM | {"models", "client", "export", "config", "server", "app", "cli"},
+    "insights": BOTTOM | {"models", "client"},
+    "app": BOTTOM | {"models", "client", "export", "config", "insights"},
+    "cli": BOTTOM
+    | {"models", "client", "export", "config", "server", "app", "commands", "insights"},
+    "commands": BOTTOM
+    | {"models", "client", "export", "config", "server", "app", "cli", "insights"},
     "__main__": frozenset({"cli"}),
 }
 #: Cycles that exist today and are their owners' to remove (``tui/client``: the agent client

@@ -7,6 +7,7 @@ import asyncio
 import httpx
 
 from tests.app_helpers import (
+    DEMO_ROWS,
     SIZE,
     conversations_shown,
     make_app,
@@ -60,7 +61,7 @@ async def _open(pilot, name_or_id: str, *, select: str | None = None) -> Convers
 
 def test_conversations_screen(snap_compare, demo_server):
     async def run_before(pilot):
-        await _table_ready(pilot, 7)
+        await _table_ready(pilot, DEMO_ROWS)
 
     assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=SIZE)
 
@@ -104,8 +105,8 @@ def test_unparsed_event_detail(snap_compare, make_server):
     store.append_events(
         cid,
         [
-            {
-                "kind": "FutureEvent",
+            {  # a known kind that does not validate (a newer kind is shown as its fields)
+                "kind": "MessageEvent",
                 "id": "raw-1",
                 "timestamp": "2099-01-01T00:00:00",
                 "source": "agent",
@@ -173,7 +174,7 @@ def test_loading_state(snap_compare, demo_server):
 def test_sandboxes_screen(snap_compare, demo_server):
     async def run_before(pilot):
         app = pilot.app
-        await _table_ready(pilot, 7)
+        await _table_ready(pilot, DEMO_ROWS)
         await pilot.press("2")
         await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         table = app.screen.query_one("DataTable")

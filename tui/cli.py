@@ -109,7 +109,7 @@ def _app_client(resolved: Any, url: str, folder_key: str | None) -> Any:
 
 
 def _folder_client(path: str) -> tuple[Any, Any] | None:
-    """For ``ohtui export FOLDER``: a client of the folder server over ``path`` and the
+    """For ``ohtui export FOLDER`` (and ``insights``): a client of the folder server over ``path`` and the
     server's stop, or None after saying why not (as for ``ohtui PATH``)."""
     from tui.client import OpenHandsClient
 
@@ -232,7 +232,7 @@ def run_app(args: argparse.Namespace) -> int:
 
 
 def run_command(argv: list[str]) -> int:
-    """``ohtui [settings] info|config|export …``: settings options on either side."""
+    """``ohtui [settings] info|config|export|insights …``: settings options on either side."""
     args = build_command_parser().parse_args(argv)
     if args.command == "info":
         from tui.commands.info import run_info
@@ -247,6 +247,10 @@ def run_command(argv: list[str]) -> int:
         from tui.commands.config_file import run_config
 
         return run_config(args)
+    if args.command == "insights":
+        from tui.commands.insights import run_insights
+
+        return run_insights(args, _folder_client)
     from tui.commands.export import run_export
 
     return run_export(args, _folder_client)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from tui import __version__
 
 #: Commands a first positional word names (``serve`` keeps a parser of its own).
-COMMANDS = ("info", "config", "export", "serve")
+COMMANDS = ("info", "config", "export", "insights", "serve")
 #: Settings a flag can set; ``None`` means "not given" (the environment and file decide).
 SETTING_FLAGS = ("url", "api_key", "session_key", "theme", "readonly", "profile", "server_kind")
 SERVER_KINDS = ("auto", "app", "agent", "shared")
@@ -38,6 +38,10 @@ commands:
   ohtui export ID|FOLDER [--format md|jsonl] [-o FILE] [--shared] [--local DIR]
                                   a conversation as a Markdown transcript or JSONL, no UI:
                                   by id from the server, or a local conversation folder
+  ohtui insights ID|FOLDER [--format md|json] [-o FILE] [--shared] [--local DIR]
+                                  where a conversation's time and money went: cost and
+                                  tokens over time, tools, slowest actions, dearest steps,
+                                  model calls, repeated failures (JSON for scripts)
   ohtui serve [--host H] [--port N] [--db PATH] [--demo] [--session-key-file F]
                                   run the reference server in the foreground
 """
@@ -191,6 +195,39 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     add_settings_options(parser, after_command=True)
 
 
+def _add_insights(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "insights",
+        help="where a conversation's time and money went, without the UI",
+        description="Print a conversation's insights: cost and tokens over time, per tool calls, "
+        "failures and times, the slowest actions, the most expensive steps, model calls and "
+        "repeated failures; a figure the log cannot give is said to be unknown. By id from the "
+        "server, or a local conversation folder (ohtui insights FOLDER, or --local DIR ID).",
+    )
+    parser.add_argument(
+        "conversation",
+        nargs="?",
+        metavar="ID|FOLDER",
+        help="conversation id, or the path of a local conversation folder",
+    )
+    parser.add_argument(
+        "--local",
+        metavar="DIR",
+        help="read local conversation folders in DIR (then ID picks one; not needed when DIR "
+        "holds just one)",
+    )
+    parser.add_argument(
+        "--format", "-f", choices=("md", "json"), default="md", help="md (default) or json"
+    )
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="write to FILE (default: standard output)"
+    )
+    parser.add_argument(
+        "--shared", action="store_true", help="read it as a public shared conversation"
+    )
+    add_settings_options(parser, after_command=True)
+
+
 def _add_config(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "config", help="manage the config file", description="Manage the config file."
@@ -229,6 +266,7 @@ def build_command_parser() -> argparse.ArgumentParser:
     )
     add_settings_options(info, after_command=True)
     _add_export(sub)
+    _add_insights(sub)
     _add_config(sub)
     return parser
 

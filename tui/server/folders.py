@@ -171,7 +171,7 @@ class FolderStore(FolderEvents):
             or _HEX.search((_text(state.get("id")) or "").replace("-", ""))
             or _HEX.search(folder.name)
         )
-        cid = match.group(0).lower() if match else clean_text(folder.name)
+        cid = self._unique_id(match.group(0).lower() if match else clean_text(folder.name), folder)
         log = FolderLog(folder)
         self.logs[cid] = log
         agent = state.get("agent") if isinstance(state.get("agent"), dict) else {}
@@ -203,6 +203,21 @@ class FolderStore(FolderEvents):
         except OSError:
             self._state_stamps[cid] = None
         return cid
+
+    def _unique_id(self, cid: str, folder: Path) -> str:
+        """``cid``, unless another folder already holds that id (a copied conversation folder
+        keeps its meta.json): then the folder's own name, else ``cid~2``, ``cid~3``… — two
+        folders never share one id (they overwrote each other's log: a 500 on every page)."""
+        taken = set(self.logs)
+        if cid not in taken:
+            return cid
+        name = clean_text(folder.name)
+        if name and name not in taken:
+            return name
+        n = 2
+        while f"{cid}~{n}" in taken:
+            n += 1
+        return f"{cid}~{n}"
 
     def _retitle(self, cid: str) -> None:
         """A conversation found before its first user message: its title once there is one."""

@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 
 from ...row_windows import EventQuery
 from ...widgets.filter_bar import kind_choices, parse_when, show_time
+from ...widgets.key_bar import KeyBar
 
 #: How many count queries run at once (20 kinds: a slow server is not asked all at once).
 PARALLEL_COUNTS = 4
@@ -50,6 +51,7 @@ class FilterDialog(ModalScreen[EventQuery | None]):
         self._width = max(len(label) + len(kind) + 3 for label, kind in self._choices)
 
     def compose(self) -> ComposeResult:
+        yield KeyBar()  # the dialog's own keys: the screen's underneath do not reach it
         with Vertical(id="filter-box") as box:
             box.border_title = "Filter events"
             yield Label(self._kind_title(), id="filter-kind-title")

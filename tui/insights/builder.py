@@ -1,0 +1,275 @@
+"""One pass over a conversation's events: :class:`InsightsBuilder` folds them as they come.
+
+``feed(event)`` costs a few microseconds and keeps nothing of the event but numbers, a
+few ids and short labels, so a 100,000-event conversation is read page by page in bounded
+memory; ``finish()`` makes the :class:`~.figures.Insights`. :func:`compute_insights` is
+the same over any iterable of events (typed events, or unreadable ones kept raw).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tui.models import RawEvent, redact_text
+from tui.text import one_line
+
+from .actions import ActionTracker
+from .figures import Insights, Mark
+from .reading import fields, result_failed, seconds, text
+from .seen import SeenIds
+from .steps import StepTracker
+from .timeline import QUIET_S, TimelineTracker
+from .usage import UsageTracker
+
+#: Kinds that are not activity (the timeline's counts leave them out).
+QUIET_KINDS = frozenset(
+    {"ConversationStateUpdateEvent", "StreamingDeltaEvent", "TokenEvent", "LLMCompletionLogEvent"}
+)
+ERROR_KINDS = frozenset({"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent"})
+#: Marks kept for the listing (a log with 100,000 condensations is not listed whole).
+MAX_MARKS = 500
+
+
+class InsightsBuilder:
+    """Feed events in log order (oldest first); ``finish()`` once at the end."""
+
+    def __init__(
+        self,
+        conversation_id: str | None = None,
+        *,
+        title: str | None = None,
+        record_cost: float | None = None,
+    ) -> None:
+        self.conversation_id = conversation_id
+        self.title = title
+        self.record_cost = record_cost
+        self.count = 0
+        self.duplicates = 0
+        self.unreadable = 0
+        self.user_messages = 0
+        self.errors = 0
+        self._seen = SeenIds()
+        self.usage = UsageTracker()
+        self.actions = ActionTracker()
+        self.steps = StepTracker()
+        self.timeline = TimelineTracker()
+        self._condensations: list[tuple[float | None, str | None, str | None, str]] = []
+        self._conversation_errors: list[tuple[float | None, str | None, str | None, str]] = []
+
+    def feed(self, event: Any) -> None:
+        data = fields(event)
+        if isinstance(event, RawEvent):
+            self.unreadable += 1
+        event_id = text(data.get("id"))
+        if event_id is not None and not self._seen.add(event_id):
+            self.duplicates += 1
+            return
+        self.count += 1
+        kind = text(data.get("kind")) or ""
+        timestamp = text(data.get("timestamp"))
+        moment = seconds(timestamp)
+        self.timeline.seen(moment, timestamp)
+        if kind == "ConversationStateUpdateEvent":
+            self._state(data, event_id, moment, timestamp)
+            return
+        if kind in QUIET_KINDS:
+            if kind == "LLMCompletionLogEvent":
+                self.usage.completion_log(data)
+            return
+        error = kind in ERROR_KINDS
+        if kind == "ActionEvent":
+            self._produced(data, self.actions.action(data, moment))
+        elif kind == "ObservationEvent":
+            error = result_failed(data)
+            self.actions.result(data, moment, failed=error)
+            self.steps.result(text(data.get("action_id")), moment)
+        elif kind == "AgentErrorEvent":
+            self.actions.result(data, moment, failed=True)
+        elif kind == "UserRejectObservation":
+            self.actions.result(data, moment, failed=False, rejected=True)
+            self.steps.result(text(data.get("action_id")), moment)
+        elif kind == "MessageEvent":
+            if data.get("source") == "user":
+                self.user_messages += 1
+            elif text(data.get("llm_response_id")):
+                self._produced(data)
+        elif kind == "Condensation":
+            if len(self._condensations) < MAX_MARKS:
+                forgotten = data.get("forgotten_event_ids")
+                size = len(forgotten) if isinstance(forgotten, list) else 0
+                self._condensations.append((moment, timestamp, event_id, f"forgot {size:,} events"))
+            self._produced(data)
+        elif kind in ("ConversationErrorEvent", "ServerErrorEvent") and (
+            len(self._conversation_errors) < MAX_MARKS
+        ):
+            code = text(data.get("code")) or kind
+            detail = text(data.get("detail")) or ""
+            label = redact_text(one_line(f"{code}: {detail}", 200))
+            self._conversation_errors.append((moment, timestamp, event_id, label))
+        self.errors += error
+        self.timeline.activity(
+            moment,
+            error=error,
+            user=kind == "MessageEvent" and data.get("source") == "user",
+            condensation=kind == "Condensation",
+        )
+
+    def _produced(self, data: dict[str, Any], label: str | None = None) -> None:
+        """An event a model response produced (``label`` given for actions)."""
+        response_id = text(data.get("llm_response_id"))
+        if not response_id:
+            return
+        if label is None:
+            label = "condensation" if data.get("kind") == "Condensation" else _reply(data)
+        self.steps.produced(
+            response_id, text(data.get("id")), label, seconds(data.get("timestamp"))
+        )
+
+    def _state(
+        self, data: dict[str, Any], event_id: str | None, moment: float | None, ts: str | None
+    ) -> None:
+        key = data.get("key")
+        value = data.get("value")
+        if key == "full_state":
+            value = fields(value).get("stats")
+        elif key != "stats":
+            return
+        grown = self.usage.stats(value)
+        if grown is None:
+            return
+        cost, tokens = grown
+        prompt, completion, _ = self.usage.token_totals
+        self.timeline.totals(moment, self.usage.cost, prompt + completion)
+        if cost > 0 or tokens > 0:
+            self.steps.grew(event_id, moment, ts, cost, tokens)
+
+    # --- the result ------------------------------------------------------------------------
+
+    def finish(self) -> Insights:
+        self.actions.finish()
+        usage = self.usage
+        notes: list[str] = []
+        cost: float | None
+        prompt: int | None
+        completion: int | None
+        cache: int | None
+        logs = usage.logs_totals()
+        if usage.updates:
+            cost, cost_from = usage.cost, "stats updates"
+            prompt, completion, cache = usage.token_totals
+        elif logs is not None:
+            cost, prompt, completion, cache = logs
+            cost_from = "completion logs"
+            notes.append(
+                "No stats updates in the log: cost and tokens are summed from its completion logs."
+            )
+        elif self.record_cost is not None:
+            cost, cost_from = self.record_cost, "conversation record"
+            prompt = completion = cache = None
+            notes.append(
+                "No stats updates in the log: the cost is the conversation record's; "
+                "steps and tokens over time cannot be known."
+            )
+        else:
+            cost, cost_from = None, "nothing"
+            prompt = completion = cache = None
+            notes.append("No stats updates in the log: cost and tokens cannot be known.")
+        by_cost = bool(cost)
+        costly = self.steps.finish(by_cost=by_cost)
+        if usage.updates and not cost:
+            notes.append(
+                "The server counts no cost for this model ($0): steps are ranked by tokens."
+            )
+        if usage.went_down:
+            notes.append(
+                "The totals went down once (the server restarted its counts): growth after it is counted from there."
+            )
+        model_s = usage.model_seconds()
+        if model_s is None:
+            notes.append(
+                "Model response times are not in the log (no completion logs or full metrics)."
+            )
+        if self.unreadable:
+            notes.append(
+                f"{self.unreadable:,} events could not be read fully; what they hold still counts."
+            )
+        if self.duplicates:
+            notes.append(f"{self.duplicates:,} events repeat an earlier id and were counted once.")
+        if self.actions.unpaired_results:
+            notes.append(
+                f"{self.actions.unpaired_results:,} results have no action in the log (not timed)."
+            )
+        timeline = self.timeline
+        span = None if timeline.first is None else timeline.last - timeline.first
+        return Insights(
+            conversation_id=self.conversation_id,
+            title=self.title,
+            events=self.count,
+            duplicates=self.duplicates,
+            unreadable=self.unreadable,
+            first_timestamp=timeline.first_text,
+            last_timestamp=timeline.last_text,
+            span_s=span,
+            quiet_s=timeline.quiet_s if span is not None else None,
+            quiet_gaps=timeline.quiet_gaps,
+            tool_s=self.actions.tool_seconds,
+            model_s=model_s,
+            cost=cost,
+            cost_from=cost_from,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            cache_read_tokens=cache,
+            stats_updates=usage.updates,
+            record_cost=self.record_cost,
+            user_messages=self.user_messages,
+            errors=self.errors,
+            condensations=self._marks(self._condensations),
+            conversation_errors=self._marks(self._conversation_errors),
+            models=usage.models(),
+            tools=self.actions.tools(),
+            slowest=self.actions.slowest(),
+            costly=costly,
+            costly_by="cost" if by_cost else "tokens",
+            steps=self.steps.count,
+            failures=self.actions.repeated_failures(),
+            timeline=timeline.finish(),
+            notes=notes,
+        )
+
+    def _marks(self, found: list[tuple[float | None, str | None, str | None, str]]) -> list[Mark]:
+        return [
+            Mark(
+                timestamp=timestamp,
+                offset_s=self.timeline.offset(moment),
+                event_id=event_id,
+                label=label,
+            )
+            for moment, timestamp, event_id, label in found
+        ]
+
+
+def _reply(data: dict[str, Any]) -> str:
+    """An agent message's words, for the step that produced it."""
+    content = fields(data.get("llm_message")).get("content")
+    words = ""
+    if isinstance(content, list):
+        words = " ".join(text(fields(block).get("text")) or "" for block in content[:3]).strip()
+    return "agent: " + (one_line(words, 200) if words else "(no text)")
+
+
+def compute_insights(
+    events: Iterable[Any],
+    conversation_id: str | None = None,
+    *,
+    title: str | None = None,
+    record_cost: float | None = None,
+) -> Insights:
+    """Insights of ``events`` (in log order), in one pass."""
+    builder = InsightsBuilder(conversation_id, title=title, record_cost=record_cost)
+    for event in events:
+        builder.feed(event)
+    return builder.finish()
+
+
+__all__ = ["QUIET_S", "InsightsBuilder", "compute_insights"]
