@@ -22,6 +22,7 @@ RUNS = {
     "live": ["--seconds", "10"],
     "startup": ["--repeat", "5"],
     "hostile": ["--repeat", "3"],
+    "big_output": [],
     "insights": ["--repeat", "3", "--presses", "40"],
 }
 QUICK = {
@@ -31,6 +32,7 @@ QUICK = {
     "live": ["--seconds", "3"],
     "startup": ["--repeat", "2"],
     "hostile": ["--sizes", "0.1,1", "--tree", "20000", "--repeat", "1"],
+    "big_output": ["--mb", "5", "--line", "100000"],
     "insights": ["--repeat", "1", "--presses", "10"],
 }
 
@@ -61,6 +63,7 @@ def verdict(ok: bool | None) -> str:
 def table(r: dict[str, dict]) -> list[str]:
     o, k, ld, lv, s = (r.get(n, {}) for n in ("open", "keys", "load", "live", "startup"))
     h = r.get("hostile", {})
+    b = r.get("big_output", {})
     ins = r.get("insights", {})
     rows = []
 
@@ -199,6 +202,23 @@ def table(r: dict[str, dict]) -> list[str]:
                 "",
                 None,
             )
+    if b:
+        add(
+            f"open a conversation with {b['mb']:g} MB of output → tree painted",
+            f"{b['load_s']:.1f} s",
+            "",
+            "",
+            "≤ 10 s",
+            b["load_s"] <= 10 if b["mb"] >= 50 else None,
+        )
+        add(
+            f"{b['mb']:g} MB output / {b['line']:,}-character line → detail painted",
+            f"{b['output_s']:.2f} s / {b['long_line_s']:.2f} s",
+            f"app peak RSS +{b['rss_growth_mb']:.0f} MB",
+            "",
+            "≤ 5 s each",
+            max(b["output_s"], b["long_line_s"]) <= 5 if b["mb"] >= 50 else None,
+        )
     if h:
         sizes = h["sizes_mb"]
         small, big = sizes[0], sizes[-1]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 from textual.widgets import DataTable
 
@@ -16,9 +15,10 @@ from tui.server import Store, load_demo, start_server
 
 async def test_the_list_shows_before_the_bundled_server_serves():
     served = threading.Event()
+    loaded = threading.Event()  # set by the test once the list is on screen
 
     def serve(sock):
-        time.sleep(0.3)  # the server's imports and data load, in the warm-up thread
+        loaded.wait(60)  # the server's imports and data load, in the warm-up thread
         store = Store()
         load_demo(store)
         server = start_server(store, sock=sock)
@@ -28,8 +28,11 @@ async def test_the_list_shows_before_the_bundled_server_serves():
     deferred = DeferredServer(serve)
     app = make_app(deferred.url, warm_up=deferred.start, on_exit=deferred.stop)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        assert not served.is_set()  # on screen while the server was still starting
+        try:
+            await wait_for(lambda: conversations_shown(app), pilot=pilot)
+            assert not served.is_set()  # on screen while the server was still starting
+        finally:
+            loaded.set()
         table = app.screen.query_one(DataTable)
         await wait_for(
             lambda: table.row_count == DEMO_ROWS, pilot=pilot
@@ -90,5 +93,4 @@ async def test_a_client_that_cannot_be_built_is_said():
     app = OhtuiApp(client_factory=factory, url="http://127.0.0.1:9", clock=lambda: FIXED_NOW)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), pilot=pilot)
-        await pilot.pause()
-        assert "bad URL for this test" in screen_text(app)
+        await wait_for(lambda: "bad URL for this test" in screen_text(app), pilot=pilot)

@@ -6,7 +6,7 @@ import asyncio
 
 import httpx
 
-from tests.app_helpers import SIZE, conversations_shown, make_app, wait_for
+from tests.app_helpers import SIZE, conversations_shown, make_app, screen_ready, settled, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.conversation_header import ConversationHeader
 from tui.app.widgets.event_views import diff_label, diff_text
@@ -46,13 +46,9 @@ async def test_the_header_shows_the_id_once_until_the_title_loads(demo_server):
         # the record up first, so they open with the title)
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.push_screen(ConversationScreen(cid))
-        await wait_for(
-            lambda: isinstance(app.screen, ConversationScreen)
-            and app.screen.query(ConversationHeader),
-            pilot=pilot,
-        )
+        await wait_for(lambda: screen_ready(app, ConversationScreen), pilot=pilot)
         header = app.screen.query_one(ConversationHeader)
-        await pilot.pause(0.05)
+        await settled(pilot, keep={"load"})  # the load waits for the held record
         text = str(header.render())
         assert text.count(cid) == 1 and text.strip().split()[0] == cid  # then the server kind
         transport.release.set()

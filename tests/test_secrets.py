@@ -17,7 +17,15 @@ import asyncio
 import json
 import logging
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, screen_text, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    list_ready,
+    screen_ready,
+    screen_text,
+    settled,
+    wait_for,
+)
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.sandboxes import SandboxesScreen, SpecPicker
 from tui.app.widgets.event_detail import EventDetail
@@ -113,23 +121,23 @@ async def test_no_secret_on_any_screen_log_or_export(
                     ),
                     pilot=pilot,
                 )
-                await pilot.pause(0.02)
+                await settled(pilot)
                 look(f"{name} event {index}")
                 detail.raw_mode = True
-                await pilot.pause(0.02)
+                await settled(pilot)
                 look(f"{name} event {index} raw")
                 detail.raw_mode = False
             await pilot.press("question_mark")
-            await pilot.pause(0.1)
+            await settled(pilot)
             look(f"{name} help")
             await pilot.press("question_mark")
             await pilot.press("escape")
             await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         sandboxes = app.screen.query_one("DataTable")
         await wait_for(lambda: sandboxes.row_count > 0, pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
         look("sandboxes")
         cells = [
             str(cell) for row in range(sandboxes.row_count) for cell in sandboxes.get_row_at(row)
@@ -137,8 +145,8 @@ async def test_no_secret_on_any_screen_log_or_export(
         assert any("tkn=" in cell for cell in cells)  # the VSCODE URL is listed, its token masked
         seen.append(("sandboxes table cells", "\n".join(cells)))
         await pilot.press("s")
-        await wait_for(lambda: isinstance(app.screen, SpecPicker), pilot=pilot)
-        await pilot.pause(0.1)
+        await wait_for(lambda: screen_ready(app, SpecPicker), pilot=pilot)
+        await settled(pilot, keep={"specs"})  # its worker waits for the pick
         look("spec picker")
     assert any("secret-reasoning" in text or "I thought about it" in text for _, text in seen)
 

@@ -129,10 +129,9 @@ class FilterDialog(ModalScreen[EventQuery | None]):
                 except Exception:  # noqa: BLE001 - a count is a hint: "?" says it failed
                     count = "?"
             self.counts[option_id] = "" if count is None else count
-            if self.is_attached:
-                self.query_one("#filter-kind", OptionList).replace_option_prompt(
-                    option_id, self._prompt(label, kind, option_id)
-                )
+            # the dialog may be closing (its widgets already gone while it is still attached)
+            for kinds in self.query("#filter-kind").results(OptionList):
+                kinds.replace_option_prompt(option_id, self._prompt(label, kind, option_id))
 
         await asyncio.gather(
             one(ALL, "all kinds", None),
