@@ -22,6 +22,7 @@ RUNS = {
     "live": ["--seconds", "10"],
     "startup": ["--repeat", "5"],
     "hostile": ["--repeat", "3"],
+    "big_output": [],
     "insights": ["--repeat", "3", "--presses", "40"],
     "board": ["--agents", "200", "--seconds", "20"],
 }
@@ -32,6 +33,7 @@ QUICK = {
     "live": ["--seconds", "3"],
     "startup": ["--repeat", "2"],
     "hostile": ["--sizes", "0.1,1", "--tree", "20000", "--repeat", "1"],
+    "big_output": ["--mb", "5", "--line", "100000"],
     "insights": ["--repeat", "1", "--presses", "10"],
     "board": ["--agents", "200", "--seconds", "5", "--presses", "30"],
 }
@@ -63,6 +65,7 @@ def verdict(ok: bool | None) -> str:
 def table(r: dict[str, dict]) -> list[str]:
     o, k, ld, lv, s = (r.get(n, {}) for n in ("open", "keys", "load", "live", "startup"))
     h = r.get("hostile", {})
+    b = r.get("big_output", {})
     ins = r.get("insights", {})
     b = r.get("board", {})
     rows = []
@@ -202,6 +205,23 @@ def table(r: dict[str, dict]) -> list[str]:
                 "",
                 None,
             )
+    if b:
+        add(
+            f"open a conversation with {b['mb']:g} MB of output → tree painted",
+            f"{b['load_s']:.1f} s",
+            "",
+            "",
+            "≤ 10 s",
+            b["load_s"] <= 10 if b["mb"] >= 50 else None,
+        )
+        add(
+            f"{b['mb']:g} MB output / {b['line']:,}-character line → detail painted",
+            f"{b['output_s']:.2f} s / {b['long_line_s']:.2f} s",
+            f"app peak RSS +{b['rss_growth_mb']:.0f} MB",
+            "",
+            "≤ 5 s each",
+            max(b["output_s"], b["long_line_s"]) <= 5 if b["mb"] >= 50 else None,
+        )
     if h:
         sizes = h["sizes_mb"]
         small, big = sizes[0], sizes[-1]
@@ -229,6 +249,31 @@ def table(r: dict[str, dict]) -> list[str]:
                 f"{ratio:.2f}×",
                 "≤ 2× the chain",
                 ratio <= 2,
+            )
+        lines = h.get("edit_lines")
+        if lines and f"detail_edit_{lines}_ms" in h:
+            add(
+                f"detail of a crafted {h[f'detail_edit_{lines}_chars']:,}-char edit",
+                f"{h[f'detail_edit_{lines}_ms']:.0f} ms",
+                f"a tenth of it: {h[f'detail_edit_{max(100, lines // 10)}_ms']:.0f} ms",
+                f"{h[f'detail_edit_{lines}_ratio']:.2f}× (size 10×)",
+                "≤ 10× (was 51 s with difflib)",
+                h[f"detail_edit_{lines}_ratio"] <= 10,
+            )
+        for shape, label in (("fan", "siblings"), ("mixed", "siblings, 1 in 10 a state update")):
+            if f"pane_{shape}_end_ms" not in h:
+                continue
+            worst = max(h[f"pane_{shape}_{part}_ratio"] for part in ("outline", "show", "end"))
+            add(
+                f"tree pane: {n:,} {label}: outline / fill / End",
+                " / ".join(f"{h[f'pane_{shape}_{p}_ms']:.0f}" for p in ("outline", "show", "end"))
+                + " ms",
+                "chain: "
+                + " / ".join(f"{h[f'pane_chain_{p}_ms']:.0f}" for p in ("outline", "show", "end"))
+                + " ms",
+                f"≤ {worst:.2f}×",
+                "≤ 2× the chain",
+                worst <= 2,
             )
     if ins:
         add(

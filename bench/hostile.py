@@ -1,18 +1,25 @@
-"""hostile: does work grow linearly with hostile input? Export and tree index, each timed at
-several sizes in one run and printed as a ratio against the small case.
+"""hostile: does work grow linearly with hostile input? Export, tree index, the detail pane
+and the tree pane, each timed at several sizes in one run and printed as a ratio against
+the small case.
 
 * export of one terminal output of 0.1 / 1 / 10 MB (log lines, carriage-return progress,
   ANSI colours, a token here and there), as Markdown and as JSONL;
 * export of one file edit whose old and new contents are 0.1 / 1 / 10 MB and differ
   throughout (the diff);
 * the tree index of 100,000 siblings under one parent against a 100,000-event chain: in one
-  batch, in pages of 100, and with the children arriving before their parent.
+  batch, in pages of 100, and with the children arriving before their parent;
+* the detail pane drawing a crafted file edit (each line repeated in exactly 1% of the lines:
+  never junk to ``difflib``, which took 51 s on the 156,000-character one) at 1/10 and full
+  size: the pane's widgets built and the diff laid out at 100 columns;
+* the tree pane over 100,000 siblings (and siblings every tenth of which is a state update)
+  against a 100,000-event chain: the outline worked out, the pane filled, End pressed and
+  the visible lines drawn (the chain's run opened, so End moves there too).
 
 For linear work, ``time ratio`` ≈ ``size ratio`` (``per-byte`` ≈ 1); Markdown is cut to its
-block cap, so its per-byte ratio falls below 1 as inputs grow. The tree's target is fan-out
-≤ 2× the chain.
+block cap, so its per-byte ratio falls below 1 as inputs grow. The trees' target is fan-out
+≤ 2× the chain; the detail's is ≤ 10× for 10× the edit (it draws at most 2,000 diff lines).
 
-    python -m bench.hostile [--sizes 0.1,1,10] [--tree 100000] [--repeat 3]
+    python -m bench.hostile [--sizes 0.1,1,10] [--tree 100000] [--edit 9900] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -196,16 +203,185 @@ def tree_figures(n: int, repeat: int) -> dict[str, float]:
     return figures
 
 
+def crafted_edit(lines: int, variant: int) -> str:
+    """A file whose every line repeats in exactly 1% of the lines (``difflib`` junks only
+    lines above 1%), in an order that differs between the variants: each line matches in
+    a hundred places, which made ``difflib``'s search grow with the product of the sides."""
+    pool = max(2, lines // 100)
+    step = 7 if variant else 13
+    return "\n".join(f"line {(n * step) % pool}" for n in range(lines))
+
+
+def _edit_event(lines: int) -> Any:
+    from tui.models import parse_event
+
+    return parse_event(
+        {
+            "id": "edit-1",
+            "source": "agent",
+            "thought": [],
+            "action": {
+                "kind": "FileEditorAction",
+                "command": "str_replace",
+                "path": "/w/crafted.txt",
+                "old_str": crafted_edit(lines, 0),
+                "new_str": crafted_edit(lines, 1),
+            },
+            "tool_name": "file_editor",
+            "tool_call_id": "call-e",
+            "tool_call": {
+                "id": "call-e",
+                "name": "file_editor",
+                "arguments": "{}",
+                "origin": "completion",
+            },
+            "llm_response_id": "r",
+            "kind": "ActionEvent",
+        }
+    )
+
+
+def detail_figures(lines: int, repeat: int) -> dict[str, float]:
+    """The detail pane on a crafted edit: its widgets built (the diff included) and the diff
+    laid out at 100 columns, at ``lines // 10`` and ``lines`` lines."""
+    import io
+
+    from rich.console import Console
+    from textual.widgets import Static
+
+    from tui.app.widgets.event_views import body
+
+    console = Console(width=100, file=io.StringIO(), color_system=None)
+
+    def draw(event: Any) -> None:
+        for widget in body(event, None):
+            if isinstance(widget, Static):
+                console.render_lines(widget.content, console.options.update(width=100))
+
+    figures: dict[str, float] = {}
+    base = 0.0
+    for size in (max(100, lines // 10), lines):
+        event = _edit_event(size)
+        chars = len(event.action.old_str) + len(event.action.new_str)
+        seconds = timed(lambda event=event: draw(event), repeat)
+        base = base or seconds
+        ratio = seconds / base
+        figures[f"detail_edit_{size}_ms"] = seconds * 1000
+        figures[f"detail_edit_{size}_chars"] = chars
+        figures[f"detail_edit_{size}_ratio"] = ratio
+        print(
+            f"detail crafted edit {size:>6,} lines ({chars:>7,} chars): {seconds * 1000:7.1f} ms"
+            f"   ×{ratio:5.2f} the small case (size ×{size / max(100, lines // 10):g})",
+            flush=True,
+        )
+    return figures
+
+
+def _pane_rows(pairs: list[tuple[str | None, str | None]], shape: str) -> list[Any]:
+    from tui.app.rows import EventRow
+
+    state = "ConversationStateUpdateEvent"
+    return [
+        EventRow(
+            eid,
+            f"2026-01-01T00:00:{i % 60:02d}",
+            "agent",
+            state if shape == "mixed" and i % 10 == 5 else "MessageEvent",
+            f"message {i}",
+            parent,
+        )
+        for i, (eid, parent) in enumerate(pairs)
+    ]
+
+
+def pane_figures(n: int, repeat: int) -> dict[str, float]:
+    """The tree pane over ``n`` events: outline, fill, End and its visible lines drawn."""
+    import asyncio
+
+    from textual.app import App, ComposeResult
+    from textual.geometry import Region
+
+    from tui.app.tree_outline import TreeWalk, finish
+    from tui.app.widgets.event_tree import EventTreeView
+    from tui.models import EventTree
+
+    class Pane(App):
+        def compose(self) -> ComposeResult:
+            yield EventTreeView(id="tree")
+
+    async def measure(shape: str) -> tuple[float, float, float]:
+        pairs = _tree_pairs(n, "fan" if shape == "mixed" else shape)
+        rows = _pane_rows(pairs, shape)
+        tree = EventTree(pairs)
+        best = (float("inf"),) * 3
+        for _ in range(repeat):
+            app = Pane()
+            async with app.run_test(size=(60, 40)) as pilot:
+                view = app.query_one(EventTreeView)
+                began = time.perf_counter()
+                walk = TreeWalk(tree, rows)
+                outline = finish(walk.outline())
+                walked = time.perf_counter() - began
+                await pilot.pause()
+                began = time.perf_counter()
+                view.show(walk, outline)
+                if shape == "chain":  # its run opened: 500 leaves and "… more", End moves too
+                    node = view.root.children[0]
+                    view._fill_run(node, node.data, 0)
+                    node.expand()
+                shown = time.perf_counter() - began
+                began = time.perf_counter()  # the pane's lines are laid out on first use
+                view.action_scroll_end()
+                view.render_lines(Region(0, 0, view.size.width, view.size.height))
+                ended = time.perf_counter() - began
+            best = tuple(min(a, b) for a, b in zip(best, (walked, shown, ended), strict=True))
+        return best  # type: ignore[return-value]
+
+    figures: dict[str, float] = {}
+    results = {shape: asyncio.run(measure(shape)) for shape in ("chain", "fan", "mixed")}
+    chain = results["chain"]
+    for shape, (walked, shown, ended) in results.items():
+        for part, seconds, against in (
+            ("outline", walked, chain[0]),
+            ("show", shown, chain[1]),
+            ("end", ended, chain[2]),
+        ):
+            figures[f"pane_{shape}_{part}_ms"] = seconds * 1000
+            if shape != "chain":
+                figures[f"pane_{shape}_{part}_ratio"] = seconds / against
+        if shape != "chain":
+            print(
+                f"tree pane {n:,} {shape:<5}: outline {walked * 1000:7.1f} ms (×{walked / chain[0]:.2f})"
+                f"  fill {shown * 1000:6.1f} ms (×{shown / chain[1]:.2f})"
+                f"  End+draw {ended * 1000:6.1f} ms (×{ended / chain[2]:.2f}) the chain's",
+                flush=True,
+            )
+        else:
+            print(
+                f"tree pane {n:,} chain: outline {walked * 1000:7.1f} ms  fill {shown * 1000:6.1f} ms"
+                f"  End+draw {ended * 1000:6.1f} ms",
+                flush=True,
+            )
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="0.1,1,10", help="output/diff sizes in MB")
     parser.add_argument("--tree", type=int, default=100_000, help="events in the tree cases")
+    parser.add_argument("--edit", type=int, default=9_900, help="lines of the crafted edit")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     sizes = [float(s) for s in args.sizes.split(",")]
-    figures: dict[str, Any] = {"sizes_mb": sizes, "tree_events": args.tree}
+    figures: dict[str, Any] = {
+        "sizes_mb": sizes,
+        "tree_events": args.tree,
+        "edit_lines": args.edit,
+    }
     figures.update(export_figures(sizes, args.repeat))
     figures.update(tree_figures(args.tree, args.repeat))
+    figures.update(detail_figures(args.edit, args.repeat))
+    figures.update(pane_figures(args.tree, args.repeat))
     report("hostile", figures)
     return 0
 

@@ -1,8 +1,9 @@
 """Run the display-path fuzz campaign of ``tests/test_fuzz.py`` at full size and print figures.
 
-The test suite runs 1,000 mutated cases and 200 hypothesis examples to stay quick; this runs
-as many as asked (10,000 by default) through the same checker: parse → list row → tree →
-detail (plain and raw) in a real Textual app. Exit status 1 if any case failed.
+The test suite runs every mutation on every kind of sample event once (~240 cases) and 200
+hypothesis examples to stay quick; this runs as many random cases as asked (10,000 by default)
+through the same checker: parse → list row → tree → detail (plain and raw) in a real Textual
+app. Exit status 1 if any case failed.
 
     python scripts/fuzz.py [--cases 10000] [--seed 1]
 """

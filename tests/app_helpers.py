@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 import httpx
@@ -12,6 +14,9 @@ from tui.client import OpenHandsClient
 
 FIXED_NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
 SIZE = (140, 42)
+#: rows of the demo's conversations list: 7 conversations and the sub-conversation one of
+#: them started, listed under its parent
+DEMO_ROWS = 8
 
 
 class RecordingTransport(httpx.AsyncHTTPTransport):
@@ -36,19 +41,72 @@ def make_app(
     return OhtuiApp(client, url=base_url, clock=lambda: FIXED_NOW, **options)
 
 
-async def wait_for(predicate, timeout: float = 20.0, pilot=None) -> None:
+#: How long a wait may take before the test fails. A bound for a condition that does not come,
+#: not a pace: a condition that holds returns at once. Generous, because a machine running the
+#: suite beside other work can be many times slower than an idle one.
+WAIT_LIMIT = 60.0
+
+
+def _describe(predicate) -> str:
+    """The predicate's source line where it can be found (a lambda's name says nothing)."""
+    try:
+        return inspect.getsource(predicate).strip()
+    except (OSError, TypeError):
+        return getattr(predicate, "__name__", repr(predicate))
+
+
+async def wait_for(predicate, timeout: float = WAIT_LIMIT, pilot=None) -> None:
     """Poll until ``predicate()`` is true; fail with a clear message on timeout."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
             raise AssertionError(
-                f"timed out waiting for {getattr(predicate, '__name__', predicate)}"
+                f"timed out after {timeout:.0f} s waiting for {_describe(predicate)}"
             )
         if pilot is not None:
             await pilot.pause(0.02)
         else:
             await asyncio.sleep(0.02)
+
+
+#: Worker groups that last as long as their screen (a followed stream): never waited for.
+ENDLESS_WORKERS = frozenset({"live"})
+
+
+def busy_workers(app, keep: frozenset[str] | set[str] = ENDLESS_WORKERS) -> list:
+    """The app's workers still running, but for the groups in ``keep``."""
+    return [w for w in app.workers if w.group not in keep and not w.is_finished]
+
+
+async def settled(pilot, timeout: float = WAIT_LIMIT, keep: Iterable[str] = ()) -> None:
+    """Wait until the app has nothing left to do of its own accord: every worker has returned
+    (but the ``ENDLESS_WORKERS`` and the groups in ``keep``, e.g. one waiting for a modal's
+    answer) and every widget has handled what they posted, twice in a row (a handled message
+    may start another worker). What changes the screen after this is a key, a timer or the
+    network. For snapshots and "nothing more happens" assertions; a test that waits for
+    something in particular waits for that (``wait_for``)."""
+    app = pilot.app
+    keep = ENDLESS_WORKERS | set(keep)
+    calm = 0
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while calm < 2:
+        if loop.time() > deadline:
+            raise AssertionError(f"still busy after {timeout:.0f} s: {busy_workers(app, keep)}")
+        await pilot._wait_for_screen()
+        app.screen._on_timer_update()  # what waits for a refresh (call_after_refresh) runs now
+        if busy_workers(app, keep):
+            calm = 0
+            await asyncio.sleep(0.02)
+        else:
+            calm += 1
+
+
+def screen_ready(app, screen_class) -> bool:
+    """A ``screen_class`` screen is current and composed (it is current a moment before its
+    widgets exist; a query in between fails with NoMatches)."""
+    return isinstance(app.screen, screen_class) and app.screen.is_mounted
 
 
 def conversations_shown(app) -> bool:

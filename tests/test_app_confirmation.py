@@ -5,7 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, screen_text, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    list_ready,
+    make_app,
+    screen_text,
+    settled,
+    wait_for,
+)
 from tui.app.screens.conversation import ConversationScreen
 from tui.models import ExecutionStatus
 
@@ -59,7 +67,7 @@ async def test_reject_asks_for_a_reason_and_the_agent_gets_it(live_server):
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open_waiting(app, pilot, cid)
         await pilot.press("R")
-        await pilot.pause(0.05)
+        await settled(pilot)
         assert "why reject?" in screen_text(app)
         await pilot.press(*"keep tmp files", "enter")
         await wait_for(
@@ -87,7 +95,7 @@ async def test_readonly_cannot_approve(live_server):
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open_waiting(app, pilot, cid)
         await pilot.press("A")
-        await pilot.pause(0.3)
+        await settled(pilot)
         assert screen.live.waiting_for_confirmation
         assert _stored(server, cid)[-1]["kind"] in ("ConversationStateUpdateEvent", "ActionEvent")
 
@@ -104,6 +112,6 @@ def test_confirmation_bar_snapshot(snap_compare, make_server):
         await wait_for(lambda: "A Approve" in screen_text(pilot.app), pilot=pilot)
         detail = screen.query_one("#event-detail")
         await wait_for(lambda: detail._event is not None, pilot=pilot)
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=SIZE)

@@ -11,6 +11,7 @@ from tests.app_helpers import (
     list_ready,
     make_app,
     screen_text,
+    settled,
     tree_ready,
     wait_for,
 )
@@ -219,7 +220,7 @@ def test_find_snapshot(snap_compare, demo_server):
             lambda: detail._event is not None and detail._event.id == event_list.current.id,
             pilot=pilot,
         )
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=SIZE)
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 
 from tests.app_helpers import (
+    DEMO_ROWS,
     SIZE,
     RecordingTransport,
     conversations_shown,
     first_rows_shown,
     list_ready,
     make_app,
+    screen_ready,
     screen_text,
+    settled,
     tree_ready,
     wait_for,
 )
@@ -43,7 +46,7 @@ async def test_conversations_table_lists_demo(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
         text = screen_text(app)
         # markup in titles is shown literally, never interpreted
         assert "[bold]payments[/bold]" in text
@@ -57,12 +60,12 @@ async def test_title_filter_is_server_side(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
         await pilot.press("slash", *"hello")
         await wait_for(lambda: table.row_count == 1, pilot=pilot)
         assert transport.queries("/app-conversations/search")[-1]["title__contains"] == "hello"
         await pilot.press("escape", "escape")
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
 
 
 async def test_open_scroll_pages_without_duplicates(make_server):
@@ -163,7 +166,7 @@ async def test_filters_reach_the_server_and_sort_toggles(demo_server):
         assert transport.queries("/events/count")[-1]["kind__eq"] == "ActionEvent"
 
         await pilot.press("f")  # the filter dialog: the kind chosen stays, a time is added
-        await wait_for(lambda: isinstance(app.screen, FilterDialog), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, FilterDialog), pilot=pilot)
         since = app.screen.query_one("#filter-since")
         since.focus()
         first_ts = screen.window.row(1).timestamp
@@ -199,7 +202,7 @@ async def test_bad_time_is_refused_in_place(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, ids["hello"])
         await pilot.press("f")
-        await wait_for(lambda: isinstance(app.screen, FilterDialog), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, FilterDialog), pilot=pilot)
         dialog = app.screen
         box = dialog.query_one("#filter-until")
         box.focus()
@@ -216,7 +219,7 @@ async def test_branch_selection_shows_exactly_that_path(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, ids["branches"])
         await wait_for(lambda: tree_ready(screen), pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
         view = screen.query_one(EventTreeView)
         branches = [n for n in view.root.children if isinstance(n.data, Branch)]
         assert len(branches) >= 2  # side branches and the continuation are marked
@@ -250,14 +253,14 @@ async def test_detail_shows_action_with_paired_output_and_raw_toggle(demo_server
             lambda: detail._event is not None and detail._event.id == screen.window.row(target).id,
             pilot=pilot,
         )
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert detail._paired is not None and detail._paired.kind == "ObservationEvent"
         text = screen_text(app)
         assert "exit code" in text and "$ " in text
         await pilot.press("enter")
         assert app.focused is detail
         await pilot.press("r")
-        await pilot.pause(0.1)
+        await settled(pilot)
         text = screen_text(app)
         assert detail.raw_mode and "raw JSON" in text and f'"id": "{detail._event.id}"' in text
 
@@ -268,8 +271,8 @@ async def test_raw_event_is_listed_and_explained(make_server):
     store.append_events(
         cid,
         [
-            {
-                "kind": "FutureEvent",
+            {  # a known kind that does not validate (a newer kind is not an error)
+                "kind": "MessageEvent",
                 "id": "raw-1",
                 "timestamp": "2099-01-01T00:00:00",
                 "source": "agent",
@@ -290,7 +293,7 @@ async def test_raw_event_is_listed_and_explained(make_server):
         await wait_for(
             lambda: detail._event is not None and detail._event.id == "raw-1", pilot=pilot
         )
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert "could not be parsed" in screen_text(app)
 
 
@@ -302,7 +305,7 @@ async def test_pause_resume_and_start_sandbox(make_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         screen = app.screen
         table = screen.query_one("DataTable")
         await wait_for(lambda: table.row_count >= 3, pilot=pilot)
@@ -323,9 +326,9 @@ async def test_pause_resume_and_start_sandbox(make_server):
         await wait_for(lambda: store.get_sandbox(box_id)["status"] == "RUNNING", pilot=pilot)
         before = table.row_count
         await pilot.press("s")
-        await wait_for(lambda: isinstance(app.screen, SpecPicker), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SpecPicker), pilot=pilot)
         await pilot.press("enter")
-        await wait_for(lambda: table.row_count == before + 1, timeout=10, pilot=pilot)
+        await wait_for(lambda: table.row_count == before + 1, pilot=pilot)
 
 
 async def test_delete_asks_first(make_server):
@@ -336,12 +339,12 @@ async def test_delete_asks_first(make_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count >= 3, pilot=pilot)
         count = table.row_count
         await pilot.press("d", "n")  # declined: nothing happens
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert table.row_count == count
         await pilot.press("d", "y")
         await wait_for(lambda: table.row_count == count - 1, pilot=pilot)
@@ -355,7 +358,7 @@ async def test_readonly_blocks_sandbox_actions(make_server):
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count >= 3, pilot=pilot)
         ids = [key.value for key in table.rows]
@@ -363,7 +366,7 @@ async def test_readonly_blocks_sandbox_actions(make_server):
         for row in range(len(ids)):
             table.move_cursor(row=row)
             await pilot.press("p", "r", "d")
-        await pilot.pause(0.3)
+        await settled(pilot)
         assert isinstance(app.screen, SandboxesScreen)  # no confirmation was even offered
         assert [store.get_sandbox(i)["status"] for i in ids] == before
 
@@ -374,9 +377,10 @@ async def test_unreachable_server_shows_error_screen_with_retry(make_server):
         await wait_for(
             lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot
         )
-        await pilot.pause(0.1)
+        await settled(pilot)
         text = screen_text(app)
-        assert "Cannot reach the service" in text and "Nothing answered" in text
+        assert "Cannot reach the server" in text and "is it running" in text
+        assert "2 Sandboxes" not in text  # nothing to go to before the server answers
         await pilot.press("r")
         await wait_for(
             lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot
@@ -384,39 +388,42 @@ async def test_unreachable_server_shows_error_screen_with_retry(make_server):
 
 
 class SlowCount(RecordingTransport):
-    """The count answers later than the first page (a busy server walks the whole log)."""
+    """The count answers once ``release`` is set, long after the first page (a busy server
+    walks the whole log): the test decides when, so it is later whatever the machine's speed."""
 
-    def __init__(self, delay: float) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.delay = delay
+        self.release = asyncio.Event()
 
     async def handle_async_request(self, request):
         if request.url.path.endswith("/events/count"):
-            await asyncio.sleep(self.delay)
+            await self.release.wait()
         return await super().handle_async_request(request)
 
 
 def slow_count_app(make_server, monkeypatch, seed: int):
-    """A 5,000-event conversation whose count answers a second after its first page."""
+    """A 5,000-event conversation whose count answers when the test releases it."""
     monkeypatch.setattr(ConversationScreen, "index", lambda self: None)  # no background walk
     store = Store()
     cid = generate_conversation(store, 5_000, seed=seed)
     server = make_server(store)
-    return make_app(server.base_url, transport=SlowCount(1.0)), cid
+    transport = SlowCount()
+    return make_app(server.base_url, transport=transport), cid, transport
 
 
 async def test_end_pressed_before_the_total_is_known_goes_to_the_real_end(make_server, monkeypatch):
     # the first page is shown before the count arrives; End then must not stop at row 100
-    app, cid = slow_count_app(make_server, monkeypatch, seed=5)
+    app, cid, count = slow_count_app(make_server, monkeypatch, seed=5)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, cid, counted=False)
         event_list = screen.query_one(EventList)
         event_list.focus()
         assert screen.window.total is None  # still counting
         await pilot.press("end")
+        count.release.set()
         await wait_for(lambda: event_list.cursor == 4_999, pilot=pilot)
         await wait_for(lambda: screen.window.row(4_999) is not None, pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         assert "loading row" not in screen_text(app)
         # once there, a key moves the cursor as usual and the list stops chasing the end
         await pilot.press("up")
@@ -424,12 +431,14 @@ async def test_end_pressed_before_the_total_is_known_goes_to_the_real_end(make_s
 
 
 async def test_a_key_after_end_cancels_the_pending_end(make_server, monkeypatch):
-    app, cid = slow_count_app(make_server, monkeypatch, seed=6)
+    app, cid, count = slow_count_app(make_server, monkeypatch, seed=6)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, cid, counted=False)
         event_list = screen.query_one(EventList)
         event_list.focus()
+        assert screen.window.total is None  # still counting
         await pilot.press("end", "home")
+        count.release.set()
         await wait_for(lambda: screen.window.total is not None, pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         assert event_list.cursor == 0

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    list_ready,
+    make_app,
+    screen_ready,
+    wait_for,
+)
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import FilterDialog
 from tui.app.widgets.event_list import EventList
@@ -18,7 +25,7 @@ async def test_escape_leaves_the_filter_dialog_before_the_screen(demo_server):
         screen = app.screen
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         await pilot.press("f")
-        await wait_for(lambda: isinstance(app.screen, FilterDialog), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, FilterDialog), pilot=pilot)
         await pilot.press("escape")
         await wait_for(lambda: app.screen is screen, pilot=pilot)
         assert isinstance(app.focused, EventList) and screen.window.query.is_plain

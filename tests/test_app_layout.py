@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from textual import events
 
-from tests.app_helpers import SIZE, conversations_shown, make_app, tree_ready, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    make_app,
+    screen_ready,
+    settled,
+    tree_ready,
+    wait_for,
+)
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.panes import HIDDEN, MIN_WIDTH, session_panes
 from tui.app.screens.sandboxes import SandboxesScreen
@@ -24,7 +32,7 @@ async def _open(app, pilot, name: str) -> ConversationScreen:
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
     await wait_for(lambda: tree_ready(screen), pilot=pilot)
-    await pilot.pause(0.05)
+    await settled(pilot)
     return screen
 
 
@@ -89,7 +97,7 @@ async def test_a_key_typed_right_after_a_pane_switch_goes_to_the_new_pane(demo_s
         assert app.focused is event_list and tree.cursor_line == 2
         _type_at_once(app, "enter", "j")  # enter: the detail takes the next key
         await wait_for(lambda: app.focused is screen.query_one(EventDetail), pilot=pilot)
-        await pilot.pause(0.05)
+        await settled(pilot)
         assert event_list.cursor == 1
         _type_at_once(app, "/", "h", "e", "l", "l", "o")  # find, and its query typed at once
         box = screen.query_one("#find-input")
@@ -127,7 +135,7 @@ async def test_the_tree_takes_a_share_and_keys_resize_it_for_the_session(demo_se
     async with app.run_test(size=NARROW) as pilot:
         screen = await _open(app, pilot, "branches")
         tree, event_list = screen.query_one(EventTreeView), screen.query_one(EventList)
-        await pilot.pause(0.05)
+        await settled(pilot)
         assert tree.outer_size.width == 24  # long lines: 30 % of 80 columns, the list the rest
         assert event_list.outer_size.width == 80 - 24
         _type_at_once(app, ">", ">")  # keys typed together each count
@@ -173,7 +181,7 @@ async def test_the_key_bar_keeps_help_and_quit_at_80_columns_everywhere(demo_ser
         async def check() -> KeyBar:
             bar = app.screen.query_one(KeyBar)
             await wait_for(lambda: bar._spans, pilot=pilot)
-            await pilot.pause(0.05)
+            await settled(pilot)
             shown = bar.shown_text
             assert "? Help" in shown and "q Quit" in shown, shown
             return bar
@@ -181,7 +189,7 @@ async def test_the_key_bar_keeps_help_and_quit_at_80_columns_everywhere(demo_ser
         bar = await check()
         assert MORE in bar.shown_text  # some keys gave way: "…" says so
         await pilot.press("2")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         await check()
         await pilot.press("1")
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
@@ -199,7 +207,7 @@ async def test_all_keys_fit_at_the_default_size_on_the_list(demo_server):
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         bar = app.screen.query_one(KeyBar)
         await wait_for(lambda: bar._spans, pilot=pilot)
-        await pilot.pause(0.05)
+        await settled(pilot)
         assert MORE not in bar.shown_text and "^r Refresh" in bar.shown_text
 
 
@@ -210,7 +218,7 @@ async def test_the_help_lies_over_the_panes_without_moving_them(demo_server):
         regions = [w.region for w in (*screen.focus_chain, screen.query_one(KeyBar))]
         await pilot.press("question_mark")
         await wait_for(lambda: bool(screen.query("HelpPanel")), pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
         panel = screen.query_one("HelpPanel")
         assert panel.region.width >= 30 and panel.region.right == 80
         assert [w.region for w in (*screen.focus_chain, screen.query_one(KeyBar))] == regions

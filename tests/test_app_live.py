@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 from tests.app_helpers import (
+    DEMO_ROWS,
     SIZE,
     conversations_shown,
     list_ready,
     make_app,
+    screen_ready,
     screen_text,
+    settled,
     tree_ready,
     wait_for,
 )
@@ -95,8 +99,7 @@ async def test_error_banner_on_conversation_error(live_server):
         await asyncio.to_thread(server.live.step_sync, cid, 2)
         banner = screen.query_one("#error-banner")
         await wait_for(lambda: banner.has_class("-visible"), pilot=pilot)
-        await pilot.pause(0.1)
-        assert "The run stopped" in screen_text(app)
+        await wait_for(lambda: "The run stopped" in screen_text(app), pilot=pilot)
         assert str(screen.live.state.execution_status.value) == "error"
 
 
@@ -115,11 +118,10 @@ async def test_pause_run_and_interrupt_keys(live_server):
         await pilot.press("space")  # run again
         await wait_for(lambda: server.live.status_sync(cid) == "running", pilot=pilot)
         await pilot.press("X")
-        await wait_for(lambda: isinstance(app.screen, ConfirmScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, ConfirmScreen), pilot=pilot)
         await pilot.press("y")
         await wait_for(lambda: server.live.status_sync(cid) == "paused", pilot=pilot)
-        await pilot.pause(0.1)
-        assert "agent paused" in screen_text(app)
+        await wait_for(lambda: "agent paused" in screen_text(app), pilot=pilot)
         kinds = [r.kind for r in rows(screen)]
         await wait_for(lambda: "InterruptEvent" in [r.kind for r in rows(screen)], pilot=pilot)
         del kinds
@@ -148,7 +150,7 @@ async def test_readonly_blocks_agent_controls(live_server):
     async with app.run_test(size=SIZE) as pilot:
         await open_live(app, pilot, cid)
         await pilot.press("space", "X", "m")
-        await pilot.pause(0.3)
+        await settled(pilot)  # had a key started anything, it has run its course
         assert isinstance(app.screen, ConversationScreen)
         assert server.live.status_sync(cid) != "running"
 
@@ -165,7 +167,7 @@ def test_live_view_snapshot(snap_compare, make_server):
         screen = await open_live(pilot.app, pilot, cid)
         screen.query_one(EventList).action_last()
         await wait_for(lambda: len(screen.window) == store.count_events(cid), pilot=pilot)
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=SIZE)
 
@@ -235,13 +237,17 @@ async def test_captured_failure_shows_banner_and_server_notice(make_server):
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await replay_into_screen(app, pilot, _frames("fail"), names["branches"])
-        await pilot.pause(0.1)
-        assert screen.query_one("#error-banner").has_class("-visible")
-        assert "LLMServiceUnavailableError" in screen_text(app)
+        await wait_for(
+            lambda: (
+                screen.query_one("#error-banner").has_class("-visible")
+                and "LLMServiceUnavailableError" in screen_text(app)
+            ),
+            pilot=pilot,
+        )
         app.pop_screen()
         screen = await replay_into_screen(app, pilot, _frames("slow"), names["fail"])
-        await pilot.pause(0.1)  # notifications arrive as messages
-        assert any("Server:" in n.message for n in app._notifications)
+        # notifications arrive as messages
+        await wait_for(lambda: any("Server:" in n.message for n in app._notifications), pilot=pilot)
 
 
 async def test_conversations_table_polls_statuses_and_keeps_cursor(make_server, monkeypatch):
@@ -256,7 +262,7 @@ async def test_conversations_table_polls_statuses_and_keeps_cursor(make_server, 
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         screen = app.screen
         table = screen.query_one("DataTable")
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
         table.move_cursor(row=3)
         target = names["hello"]
         sandbox = store.get_conversation(target)["sandbox_id"]
@@ -280,7 +286,7 @@ async def test_conversations_table_polls_statuses_and_keeps_cursor(make_server, 
         assert table.cursor_row == 3
 
 
-async def test_sandbox_pause_shows_reconnecting_then_live_again(live_server):
+async def test_sandbox_pause_stops_following_then_live_again(live_server):
     from tui.client import OpenHandsClient
 
     server, names = live_server()
@@ -291,14 +297,14 @@ async def test_sandbox_pause_shows_reconnecting_then_live_again(live_server):
         sandbox = server.store.get_conversation(cid)["sandbox_id"]
         async with OpenHandsClient(server.base_url) as client:
             await client.pause_sandbox(sandbox)
-            await wait_for(
-                lambda: screen.live.state.connection.state in ("reconnecting", "offline"),
-                pilot=pilot,
-            )
+            # the stream's drop makes the screen read the record: paused, nothing to follow
+            await wait_for(lambda: screen.live is None, pilot=pilot)
             await wait_for(lambda: "sandbox PAUSED" in screen_text(app), pilot=pilot)
             await client.resume_sandbox(sandbox)
         await wait_for(
-            lambda: screen.live.state.connection.state == "live", timeout=30, pilot=pilot
+            lambda: screen.live is not None and "● live" in screen_text(app),
+            timeout=30,
+            pilot=pilot,
         )
         await wait_for(lambda: "sandbox RUNNING" in screen_text(app), pilot=pilot)
 
@@ -307,8 +313,10 @@ async def test_detail_catches_up_with_followed_rows_at_most_twice_a_second(
     demo_server, monkeypatch
 ):
     # drawing an event's detail costs 10–100 ms; following a fast stream must not redraw it per batch
-    from tui.app.screens import conversation as conversation_module
+    from tui.app.screens.conversation import screen as screen_module
+    from tui.app.widgets.event_detail import EventDetail
 
+    interval = screen_module.FOLLOW_DETAIL_S
     ids = load_demo(Store())
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
@@ -317,19 +325,39 @@ async def test_detail_catches_up_with_followed_rows_at_most_twice_a_second(
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
         await wait_for(lambda: list_ready(screen) and screen.window.row(5) is not None, pilot=pilot)
-        await pilot.pause(0.2)  # the list's own first highlight has been shown
+        detail = screen.query_one(EventDetail)
+        await wait_for(lambda: detail._event is not None, pilot=pilot)  # the list's own highlight
+        # the screen's clock stands still unless moved here, and its catch-up timers are kept
+        # to be fired here: what is checked is when they are due, whatever the machine's speed
+        now = [1_000.0]
+        monkeypatch.setattr(screen_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+        timers: list[tuple[float, object]] = []
+        monkeypatch.setattr(screen, "set_timer", lambda delay, cb, **kw: timers.append((delay, cb)))
         shown = []
         monkeypatch.setattr(ConversationScreen, "show_detail", lambda self, row: shown.append(row))
         event_list = screen.query_one(EventList)
-        followed = [screen.window.row(i) for i in range(6)]
-        for row in followed:  # six batches' cursor moves, 20 ms apart
+        followed = [screen.window.row(i) for i in range(7)]
+
+        def follow(row) -> None:
             screen.post_message(EventList.Highlighted(event_list, 0, row, followed=True))
-            await pilot.pause(0.02)
-        await wait_for(
-            lambda: len(shown) == 2, timeout=conversation_module.FOLLOW_DETAIL_S * 4, pilot=pilot
-        )
-        assert shown == [followed[0], followed[-1]]  # at once, then the newest when due
-        await pilot.pause(conversation_module.FOLLOW_DETAIL_S * 1.5)
-        assert len(shown) == 2
-        screen.post_message(EventList.Highlighted(event_list, 3, followed[3]))  # a key: at once
+
+        follow(followed[0])
+        await wait_for(lambda: shown == [followed[0]], pilot=pilot)  # at once
+        now[0] += 0.02
+        for row in followed[1:6]:  # five more batches' cursor moves within the interval
+            follow(row)
+        await pilot._wait_for_screen()  # the five are handled
+        assert shown == [followed[0]]
+        assert len(timers) == 1 and abs(timers[0][0] - (interval - 0.02)) < 1e-9
+        now[0] += timers[0][0]
+        timers[0][1]()  # due: the newest row, once
+        assert shown == [followed[0], followed[5]]
+        now[0] += interval * 1.5
+        await pilot._wait_for_screen()
+        assert len(shown) == 2 and len(timers) == 1  # nothing more was due
+        now[0] += 0.1
+        follow(followed[6])  # after the interval: at once again
         await wait_for(lambda: len(shown) == 3, pilot=pilot)
+        assert shown[-1] == followed[6] and len(timers) == 1
+        screen.post_message(EventList.Highlighted(event_list, 3, followed[3]))  # a key: at once
+        await wait_for(lambda: len(shown) == 4, pilot=pilot)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import threading
-import time
 
 from textual.widgets import DataTable
 
-from tests.app_helpers import SIZE, conversations_shown, make_app, screen_text, wait_for
+from tests.app_helpers import DEMO_ROWS, SIZE, conversations_shown, make_app, screen_text, wait_for
 from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.errors import ConnectionErrorScreen
 from tui.loopback import DeferredServer
@@ -16,9 +15,10 @@ from tui.server import Store, load_demo, start_server
 
 async def test_the_list_shows_before_the_bundled_server_serves():
     served = threading.Event()
+    loaded = threading.Event()  # set by the test once the list is on screen
 
     def serve(sock):
-        time.sleep(0.3)  # the server's imports and data load, in the warm-up thread
+        loaded.wait(60)  # the server's imports and data load, in the warm-up thread
         store = Store()
         load_demo(store)
         server = start_server(store, sock=sock)
@@ -28,11 +28,14 @@ async def test_the_list_shows_before_the_bundled_server_serves():
     deferred = DeferredServer(serve)
     app = make_app(deferred.url, warm_up=deferred.start, on_exit=deferred.stop)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        assert not served.is_set()  # on screen while the server was still starting
+        try:
+            await wait_for(lambda: conversations_shown(app), pilot=pilot)
+            assert not served.is_set()  # on screen while the server was still starting
+        finally:
+            loaded.set()
         table = app.screen.query_one(DataTable)
         await wait_for(
-            lambda: table.row_count == 7, pilot=pilot
+            lambda: table.row_count == DEMO_ROWS, pilot=pilot
         )  # its requests waited, none failed
         assert served.is_set()
         assert [type(s) for s in app.screen_stack[1:]] == [ConversationsScreen]  # not pushed twice
@@ -74,7 +77,7 @@ async def test_the_client_is_built_after_the_first_frame_in_a_thread(demo_server
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one(DataTable)
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
         assert len(built) == 1  # once, though the list and the connection check both waited
         thread, listed_first = built[0]
         assert thread != threading.main_thread().name and listed_first
@@ -90,5 +93,4 @@ async def test_a_client_that_cannot_be_built_is_said():
     app = OhtuiApp(client_factory=factory, url="http://127.0.0.1:9", clock=lambda: FIXED_NOW)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), pilot=pilot)
-        await pilot.pause()
-        assert "bad URL for this test" in screen_text(app)
+        await wait_for(lambda: "bad URL for this test" in screen_text(app), pilot=pilot)

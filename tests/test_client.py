@@ -690,7 +690,10 @@ async def test_malformed_event_page_is_bad_response(
     async with make_client(rec) as client:
         with pytest.raises(BadResponse) as info:
             await client.search_shared_events("c1")
-    assert rec.calls == 1 and info.value.method == "GET"
+    # JSON cut off mid-way is read again (a flaky proxy or server): the rest are not JSON
+    # pages at all, so reading them again would not help
+    cut_off = response.text.startswith('{"items": [')
+    assert rec.calls == (4 if cut_off else 1) and info.value.method == "GET"
 
 
 async def test_wrong_shaped_control_records_are_bad_response() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -195,10 +196,24 @@ async def test_no_answer_in_time_is_an_unknown_outcome(slow_app: RunningServer) 
 # --- long operations: starting a conversation ------------------------------------------------
 
 
+class TickingClock:
+    """Seconds since the epoch that move ``step`` each time they are read."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
 async def test_create_conversation_follows_every_status(
     make_server: Callable[..., RunningServer],
 ) -> None:
-    server = make_server(start_delay=0.3)
+    # the server's clock moves 10 ms each time it is read: the start advances with the polls,
+    # so every status is seen whatever the machine's speed (real seconds let a slow poll skip one)
+    server = make_server(start_delay=0.3, clock=TickingClock(0.01))
     load_demo(server.store)
     seen: list[str] = []
     server.app.state.faults.add(
@@ -234,7 +249,8 @@ async def test_create_conversation_reports_the_servers_own_error(
 async def test_cancelling_stops_the_waiting_not_the_start(
     make_server: Callable[..., RunningServer],
 ) -> None:
-    server = make_server(start_delay=0.4)
+    # a clock that moves with the polls: the start is still going when the first status comes
+    server = make_server(start_delay=0.4, clock=TickingClock(0.01))
     load_demo(server.store)
     first: asyncio.Future[AppConversationStartTask] = asyncio.get_running_loop().create_future()
 
@@ -251,7 +267,7 @@ async def test_cancelling_stops_the_waiting_not_the_start(
         with pytest.raises(asyncio.CancelledError):
             await waiting
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 10
+        deadline = loop.time() + 30
         while True:  # the server carries on and finishes the start on its own
             (now,) = await client.get_start_tasks([task.id])
             if now is not None and now.status == StartTaskStatus.READY:

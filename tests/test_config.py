@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import conversations_shown
+from tests.app_helpers import conversations_shown, screen_ready, settled
 from tui.cli import main
 from tui.config import ConfigError, Settings, describe, load, write_template
 from tui.paths import config_location
@@ -321,10 +321,10 @@ async def test_keymap_from_the_config_is_applied_to_the_running_app(isolated, de
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         await pilot.press("2")  # the default key is replaced, not added to
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert isinstance(app.screen, ConversationsScreen)
         await pilot.press("f2")
-        await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
         await pilot.press("f3")
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         warnings = [n.message for n in app._notifications if n.severity == "warning"]

@@ -1,9 +1,11 @@
-"""Export: the real sample conversation as Markdown (checked-in expected file), JSONL that
+"""Export: the real sample conversation as Markdown (the code's output against a checked-in
+transcript, rewritten on purpose by ``scripts/golden_export.py``), JSONL that
 round-trips with secrets masked, ``ohtui export`` against the reference server, and
 hostile content that must not break the Markdown's structure."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from pathlib import Path
@@ -28,6 +30,8 @@ from tui.models.redact import MASK, redact
 from tui.server import Store, load_demo
 
 DATA = Path(__file__).parent / "data"
+#: the sample conversation's export as reviewed (``scripts/golden_export.py`` writes it anew)
+GOLDEN = DATA / "demo-export.md"
 DEMO = SAMPLES / "agent-server-capture" / "persisted" / "demo-697ecf519eef41b2bdca3fa62e1da900"
 DEMO_ID = "697ecf519eef41b2bdca3fa62e1da900"
 IDS = load_demo(Store())
@@ -121,14 +125,32 @@ def output(call: str, text: str, exit_code: int = 0) -> object:
 # --- Markdown of the real sample ----------------------------------------------------------------
 
 
+def demo_markdown() -> str:
+    """The real sample conversation as the code exports it now (what ``GOLDEN`` pins)."""
+    return to_markdown(demo_events(), conversation_id=DEMO_ID, title="Demo conversation")
+
+
 def test_sample_conversation_as_markdown_matches_the_checked_in_transcript():
-    markdown = to_markdown(demo_events(), conversation_id=DEMO_ID, title="Demo conversation")
-    expected = (DATA / "demo-export.md").read_text(encoding="utf-8")
-    assert markdown == expected
+    markdown = demo_markdown()
+    expected = GOLDEN.read_text(encoding="utf-8")
+    if markdown != expected:
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(keepends=True),
+                markdown.splitlines(keepends=True),
+                str(GOLDEN.relative_to(Path(__file__).parent.parent)),
+                "the export now",
+                n=2,
+            )
+        )
+        pytest.fail(
+            "the sample's export differs from the checked-in transcript; if the change is "
+            f"meant, run `python scripts/golden_export.py` and review its diff:\n{diff[:6000]}"
+        )
 
 
 def test_observations_are_shown_under_their_action_even_when_late():
-    markdown = (DATA / "demo-export.md").read_text(encoding="utf-8")
+    markdown = demo_markdown()
     # Two parallel calls (terminal, think) whose observations come after both actions.
     run = markdown.index("### Terminal — Run hello.py")
     assert run < markdown.index("hello, edited") < markdown.index("### Think")

@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from functools import partial
 from urllib.parse import urlsplit
 
 import httpx
 
 from tests.app_helpers import SIZE, conversations_shown, make_app, screen_text, wait_for
 from tests.tcp_proxy import TcpProxy
+from tui.app import conversation_events
+from tui.app.conversation_events import JitteredBackoff
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.event_list import EventList
 from tui.client import OpenHandsClient
@@ -51,11 +54,23 @@ async def open_and_index(app, pilot, cid: str) -> ConversationScreen:
     return app.screen
 
 
+def following(screen: ConversationScreen) -> bool:
+    """The screen's live worker is still there (it returns when its stream ends)."""
+    return any(w.node is screen and w.group == "live" for w in screen.app.workers)
+
+
 def shown_ids(screen: ConversationScreen) -> list[str]:
     return [row.id for row in screen.events.base.head]
 
 
-async def test_http_faults_during_indexing_are_recovered_and_nothing_is_lost(make_server):
+async def test_http_faults_during_indexing_are_recovered_and_nothing_is_lost(
+    make_server, monkeypatch
+):
+    # the store's own backoff between outage tries, quick like the client's (``app_for``):
+    # what is tested is that the load comes through, not how long it waits
+    monkeypatch.setattr(
+        conversation_events, "JitteredBackoff", partial(JitteredBackoff, base=0.01, cap=0.1)
+    )
     store = Store()
     cid = generate_conversation(store, 1_200, seed=3)
     server = make_server(store)
@@ -185,6 +200,7 @@ async def test_twenty_stream_drops_during_a_run_lose_nothing(live_server):
                         )
                     )
                 await asyncio.to_thread(server.live.step_sync, cid, 1)  # sent while reconnecting
+                # pacing the drops (the scenario, not a wait: the end waits for the log)
                 await asyncio.sleep(0.05)
             await asyncio.to_thread(server.live.run_until_idle_sync, cid)
             expected = logged_ids(server.store, cid)
@@ -215,8 +231,10 @@ async def test_stream_closed_4001_and_4004_mid_stream_are_clear_and_final(live_s
                 lambda screen=screen: screen.live.state.connection.state in ("failed", "offline"),
                 pilot=pilot,
             )
-            await pilot.pause(0.3)
-            assert screen.live.state.connection.state in ("failed", "offline")  # not retried
+            # not retried: the stream ended, so the screen's live worker returns and nothing
+            # is left that could reconnect
+            await wait_for(lambda screen=screen: not following(screen), pilot=pilot)
+            assert screen.live.state.connection.state in ("failed", "offline")
             text = screen_text(app).lower()
             assert "offline" in text or "failed" in text
             assert app.is_running

@@ -8,7 +8,7 @@ import asyncio
 import httpx
 from textual.widgets import OptionList
 
-from tests.app_helpers import SIZE, list_ready, make_app, screen_text, wait_for
+from tests.app_helpers import SIZE, list_ready, make_app, screen_ready, screen_text, wait_for
 from tui.app.rows import KIND_LABELS
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import ALL, FilterDialog
@@ -63,7 +63,7 @@ async def test_the_dialog_lists_kinds_with_counts_as_they_arrive(demo_server):
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         rows = [screen.window.row(i) for i in range(len(screen.window))]
         await pilot.press("f")
-        await wait_for(lambda: isinstance(app.screen, FilterDialog), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, FilterDialog), pilot=pilot)
         dialog = app.screen
         await wait_for(lambda: transport.counts >= 1, pilot=pilot)
         prompts = _prompts(dialog)
@@ -102,12 +102,12 @@ async def test_the_dialog_changes_order_and_time_and_keeps_what_esc_leaves(demo_
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         second = screen.window.row(2).timestamp
         await pilot.press("f")
-        await wait_for(lambda: isinstance(app.screen, FilterDialog), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, FilterDialog), pilot=pilot)
         await pilot.press("ctrl+o", "escape")  # esc: nothing changes
         await wait_for(lambda: app.screen is screen, pilot=pilot)
         assert screen.window.query.is_plain and not screen.window.query.descending
         await pilot.press("f")
-        await wait_for(lambda: isinstance(app.screen, FilterDialog), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, FilterDialog), pilot=pilot)
         dialog = app.screen
         await pilot.press("ctrl+o")  # newest first
         dialog.query_one("#filter-since").value = second[:19].replace("T", " ")
@@ -136,4 +136,4 @@ async def test_a_click_on_the_bar_opens_the_dialog(demo_server):
         bar = screen.query_one(FilterBar)
         assert not bar.can_focus and bar.region.right <= 80
         await pilot.click(FilterBar, offset=(3, 0))
-        await wait_for(lambda: isinstance(app.screen, FilterDialog), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, FilterDialog), pilot=pilot)

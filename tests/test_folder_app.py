@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.app_helpers import SIZE, conversations_shown, make_app, wait_for
+from tests.app_helpers import SIZE, conversations_shown, make_app, settled, wait_for
 from tests.folder_helpers import write_folder
 from tests.samples import SAMPLES
 from tui.app.commands import OhtuiCommands
@@ -38,7 +38,7 @@ async def test_local_mode_has_no_sandbox_keys_and_counts_events(make_server, tmp
             and screen.check_action("new", ()) is False
         )
         await pilot.press("2", "n")
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert app.screen is screen  # neither the sandboxes screen nor a new-conversation form
         names = [name for name, _, _ in OhtuiCommands(screen)._commands()]
         assert "Go to conversations" in names and "Go to sandboxes" not in names

@@ -15,7 +15,7 @@ from tests.folder_helpers import tree_digest, write_folder
 from tui.client import HTTPStatusError, OpenHandsClient
 from tui.server import Store
 from tui.server.demo import generate_conversation
-from tui.server.folder_watch import start_following
+from tui.server.folder_watch import start_following, sweep
 from tui.server.folders import LOCAL_SANDBOX, FolderStore
 from tui.server.read_only import REFUSAL
 
@@ -118,8 +118,10 @@ async def test_every_mutation_is_refused_and_the_folders_stay_unchanged(folder_s
 
         frame = await asyncio.wait_for(error_frame(), 5)
         assert frame["code"] == "ReadOnly" and frame["detail"] == REFUSAL
+        # and a sweep of the follower, in the server's loop, while the conversation is followed
+        hub = server.app.state.live
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(sweep(hub, store), hub.loop))
     assert conv.title == "local " + cid[:6]
-    await asyncio.sleep(0.6)  # a sweep of the follower ran too
     assert tree_digest(root) == before
     assert store.count_events(cid) == 30
 

@@ -7,7 +7,15 @@ import json
 
 import pytest
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, tree_ready, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    list_ready,
+    make_app,
+    settled,
+    tree_ready,
+    wait_for,
+)
 from tests.folder_helpers import write_folder
 from tests.samples import SAMPLES
 from tui.app.notices import status_value
@@ -187,9 +195,7 @@ async def test_a_folder_being_written_shows_up_live_once_and_in_order(make_serve
             path.write_text(text)
             await asyncio.sleep(0.02)
         want = [e["id"] for e in events]
-        await wait_for(
-            lambda: [r.id for r in screen.events.base.head] == want, timeout=20, pilot=pilot
-        )
+        await wait_for(lambda: [r.id for r in screen.events.base.head] == want, pilot=pilot)
 
 
 def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):
@@ -212,7 +218,7 @@ def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):
             pilot=pilot,
         )
         screen.query_one("#event-tree").focus()
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(
         make_app(server.base_url, readonly=True, local=True),

@@ -15,7 +15,8 @@ Each case goes through :func:`parse_event` (or :func:`parse_event_json` for text
 input is visible (typed, or a ``RawEvent`` with an error), rows are one line without control
 characters, and no control character reaches the rendered screen.
 
-``scripts/fuzz.py --cases 10000`` runs the same campaign at full size.
+The suite tries every mutation on every kind of sample event once (a fixed seed, ~240 cases);
+``scripts/fuzz.py --cases 10000`` runs the open-ended random campaign at full size.
 """
 
 from __future__ import annotations
@@ -370,14 +371,15 @@ class SampleSource:
         self.by_kind = by_kind
         self.kinds = sorted(by_kind)
 
-    def draw(self, rng: random.Random) -> dict:
-        return json.loads(rng.choice(self.by_kind[rng.choice(self.kinds)]))
+    def draw(self, rng: random.Random, kind: str | None = None) -> dict:
+        return json.loads(rng.choice(self.by_kind[kind or rng.choice(self.kinds)]))
 
 
 @dataclass
 class Case:
     mutation: str
     payload: Any
+    kind: str = ""  # the sample's kind before the mutation (grid cases)
 
 
 def make_cases(
@@ -399,6 +401,32 @@ def make_cases(
             payloads.append(payload)
         made += len(batch)
         yield batch
+
+
+def make_grid_cases(
+    seed: int, source: SampleSource | None = None, batch_size: int = 8
+) -> list[list[Case]]:
+    """Every mutation applied to a sample of every event kind, once each, in shuffled batches.
+
+    The suite's corpus: each (mutation, kind) pair is tried for certain, where random draws
+    need thousands of cases to be likely to reach them all (the expensive mutations are rare
+    there). Batches mix mutations, so the batch-level ones (duplicate ids, parent cycles)
+    still meet other events. ``make_cases`` stays the open-ended campaign of scripts/fuzz.py.
+    """
+    rng = random.Random(seed)
+    source = source or SampleSource()
+    pairs = [(name, kind) for name in MUTATIONS for kind in source.kinds]
+    rng.shuffle(pairs)
+    batches: list[list[Case]] = []
+    for start in range(0, len(pairs), batch_size):
+        batch: list[Case] = []
+        payloads: list[Any] = []
+        for name, kind in pairs[start : start + batch_size]:
+            payload = MUTATIONS[name](rng, source.draw(rng, kind), payloads)
+            batch.append(Case(name, payload, kind))
+            payloads.append(payload)
+        batches.append(batch)
+    return batches
 
 
 # --- checking ---------------------------------------------------------------------------------
@@ -464,7 +492,9 @@ def parse_case(case: Case, stats: Stats) -> tuple[Any, EventRow] | None:
             f"make_row raised {type(exc).__name__}: {exc!s:.200} for {_describe(case.payload)}",
         )
         return None
-    if isinstance(event, RawEvent) and row.flag != "raw":
+    if isinstance(event, RawEvent) and row.flag != "raw" and not event.unknown_kind:
+        # (an unknown kind is no error: it is shown as its fields, flagged only if it says
+        # it is one, as the folder server's UnreadableEventFile does)
         stats.fail(case, "a raw event's row is not flagged raw")
     for where, text in (
         ("summary", row.summary),
@@ -711,9 +741,12 @@ def _assert_clean(stats: Stats) -> None:
 
 
 async def test_mutated_samples_survive_the_display_path():
-    stats = await run_campaign(make_cases(1_000, seed=1), Stats())
+    batches = make_grid_cases(seed=1)
+    pairs = {(c.mutation, c.kind) for batch in batches for c in batch}
+    assert pairs == {(m, k) for m in MUTATIONS for k in SampleSource().kinds}
+    stats = await run_campaign(batches, Stats())
     _assert_clean(stats)
-    assert stats.tried == 1_000
+    assert stats.tried == len(pairs) >= 15 * 16
     assert set(stats.by_mutation) == set(MUTATIONS)  # every kind of damage was tried
     assert stats.typed and stats.raw
 

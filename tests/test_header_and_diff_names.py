@@ -6,7 +6,7 @@ import asyncio
 
 import httpx
 
-from tests.app_helpers import SIZE, make_app, wait_for
+from tests.app_helpers import SIZE, conversations_shown, make_app, screen_ready, settled, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.conversation_header import ConversationHeader
 from tui.app.widgets.event_views import diff_label, diff_text
@@ -40,13 +40,17 @@ class HeldRecord(httpx.AsyncHTTPTransport):
 async def test_the_header_shows_the_id_once_until_the_title_loads(demo_server):
     cid = IDS["hello"]
     transport = HeldRecord()
-    app = make_app(demo_server.base_url, transport=transport, conversation_id=cid)
+    app = make_app(demo_server.base_url, transport=transport)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        # pushed as a screen that knows only the id (``--conversation`` and the palette look
+        # the record up first, so they open with the title)
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
+        app.push_screen(ConversationScreen(cid))
+        await wait_for(lambda: screen_ready(app, ConversationScreen), pilot=pilot)
         header = app.screen.query_one(ConversationHeader)
-        await pilot.pause(0.05)
+        await settled(pilot, keep={"load"})  # the load waits for the held record
         text = str(header.render())
-        assert text.count(cid) == 1 and text.strip() == cid
+        assert text.count(cid) == 1 and text.strip().split()[0] == cid  # then the server kind
         transport.release.set()
         await wait_for(lambda: "Write hello.py" in str(header.render()), pilot=pilot)
         assert str(header.render()).count(cid) == 1  # the title, then the id, once

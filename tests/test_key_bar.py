@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, conversations_shown, make_app, wait_for
+from tests.app_helpers import SIZE, conversations_shown, make_app, screen_ready, wait_for
 from tui.app.screens.new_conversation import NewConversationScreen
 from tui.app.widgets.key_bar import KeyBar
 
@@ -24,7 +24,7 @@ async def test_keys_follow_the_screen_and_a_click_presses_one(demo_server):
             span for span in bar._spans if span[2].description == "New conversation"
         )
         await pilot.click(KeyBar, offset=(start + 1, 0))
-        await wait_for(lambda: isinstance(app.screen, NewConversationScreen), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, NewConversationScreen), pilot=pilot)
         # the modal's own bindings (no key bar of its own) leave the conversations bar as it was
         await pilot.press("escape")
         await wait_for(lambda: conversations_shown(app), pilot=pilot)

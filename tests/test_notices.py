@@ -29,9 +29,11 @@ def test_only_changes_into_watched_statuses_are_news():
     assert notifier.notice("c1", "T", "finished", "idle") is None  # idle is not watched here
     message, severity = notifier.notice("c1", "T", "running", "finished")
     assert message == "T: the agent finished." and severity == "information"
-    assert notifier.notice("c1", "T", "running", "finished") is None  # said a moment ago
+    assert notifier.notice("c1", "T", "running", "finished") is None  # the same change again
     clock.now += 60
-    assert notifier.notice("c1", "T", "running", "finished") is not None
+    assert notifier.notice("c1", "T", "running", "finished") is None  # still: no change since
+    assert notifier.notice("c1", "T", "finished", "running") is None  # running: not watched
+    assert notifier.notice("c1", "T", "running", "finished") is not None  # finished again
     message, severity = notifier.notice("c1", "T", "running", "waiting_for_confirmation")
     assert "waits for your confirmation" in message and severity == "warning"
     assert notifier.notice("c2", "U", "running", "error") is None  # error not watched here

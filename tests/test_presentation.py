@@ -18,8 +18,11 @@ def test_every_kind_has_a_summary_row(kind):
 
 
 def test_raw_event_row_says_unparsed():
-    row = make_row(parse_event({"kind": "Mystery", "id": "x"}))
+    row = make_row(parse_event({"kind": "MessageEvent", "id": "x"}))
     assert row.flag == "raw" and row.summary.startswith("unparsed")
+    # a kind newer than this client is not broken: it is shown as its fields
+    row = make_row(parse_event({"kind": "Mystery", "id": "x", "note": "hi"}))
+    assert row.flag == "" and row.summary == "unknown kind · note: hi"
 
 
 def test_terminal_action_summary_shows_the_command():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tests.app_helpers import SIZE, conversations_shown, screen_text, wait_for
+from tests.app_helpers import SIZE, conversations_shown, screen_text, settled, wait_for
 from tui.app.app import OhtuiApp
 from tui.app.commands import OhtuiCommands
 from tui.cli import _profile_factory
@@ -45,7 +45,7 @@ async def test_palette_switches_to_another_profile(make_server, tmp_path, monkey
         names = [name for name, _, _ in OhtuiCommands(app.screen, None)._commands()]
         assert "Profile: one (current)" in names and "Profile: two" in names
         app.switch_profile("broken")
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert any(
             "Cannot use profile 'broken'" in n and "OHTUI_TEST_UNSET_KEY" in n for n in notes
         )

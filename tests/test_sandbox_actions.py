@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, RecordingTransport, conversations_shown, make_app, wait_for
+from tests.app_helpers import (
+    SIZE,
+    RecordingTransport,
+    conversations_shown,
+    make_app,
+    screen_ready,
+    settled,
+    wait_for,
+)
 from tui.app.screens import sandboxes as sandboxes_module
 from tui.app.screens.sandboxes import SandboxesScreen
 from tui.server import Store, load_demo
@@ -11,7 +19,7 @@ from tui.server import Store, load_demo
 async def _sandboxes(app, pilot):
     await wait_for(lambda: conversations_shown(app), pilot=pilot)
     await pilot.press("2")
-    await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+    await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
     screen = app.screen
     table = screen.query_one("DataTable")
     await wait_for(lambda: table.row_count >= 3, pilot=pilot)
@@ -38,14 +46,14 @@ async def test_pause_of_a_sandbox_in_error_is_refused_without_a_request(make_ser
         screen.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
         box_id = _select(screen, table, "ERROR")
         await pilot.press("p")
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert any("Cannot pause a sandbox that is ERROR" in n for n in notes)
         assert not screen._pending
         assert not [r for r in transport.requests if r.method == "POST"]
         assert store.get_sandbox(box_id)["status"] == "ERROR"
         _select(screen, table, "RUNNING")
         await pilot.press("r")
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert any("Cannot resume a sandbox that is RUNNING" in n for n in notes)
 
 
@@ -65,6 +73,6 @@ async def test_an_unconfirmed_change_is_dropped_with_a_notice(make_server, monke
         box_id = _select(screen, table, "RUNNING")
         await pilot.press("p")  # the server says yes but never pauses it
         await wait_for(lambda: box_id in screen._pending, pilot=pilot)
-        await wait_for(lambda: not screen._pending, timeout=10, pilot=pilot)
+        await wait_for(lambda: not screen._pending, pilot=pilot)
         assert any("is still RUNNING" in n for n in notes)
         assert store.get_sandbox(box_id)["status"] == "RUNNING"

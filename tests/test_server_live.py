@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
@@ -18,6 +19,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from tests.app_helpers import wait_for
 from tui.models import RawEvent, parse_event
 from tui.server import RunningServer, Store
 from tui.server.demo import build_demo
@@ -620,7 +622,9 @@ async def test_paced_run_pause_sandbox_and_resume(live_server):
     sandbox_action(server, sandbox_id, "pause")
     assert (await close_of(ws))[0] == 1001
     frozen = server.store.count_events(cid)
-    await asyncio.sleep(0.2)  # several paces: nothing happens while the sandbox is paused
+    # several paces: nothing happens while the sandbox is paused (a look, not a wait: no
+    # assertion depends on how long it lasts, only on nothing happening meanwhile)
+    await asyncio.sleep(0.2)
     assert server.store.count_events(cid) == frozen
     sandbox_action(server, sandbox_id, "resume")
     ws = await open_ws(server, cid, key)
@@ -663,10 +667,7 @@ async def test_start_with_initial_message_runs(live_server):
     )
     ready = app_call(server, "GET", f"{CONV}/start-tasks", params={"ids": task["id"]})[0]
     cid = ready["app_conversation_id"]
-    for _ in range(100):
-        if await asyncio.to_thread(server.live.status_sync, cid) == "running":
-            break
-        await asyncio.sleep(0.01)
+    await wait_for(lambda: server.live.status_sync(cid) == "running", timeout=30)
     frames = await run_to_end(server, cid)
     assert any(f["kind"] == "MessageEvent" and f["source"] == "agent" for f in frames)
     assert record(server, cid)["execution_status"] == "finished"
@@ -756,6 +757,16 @@ async def test_autoplay_never_deletes_a_conversation_someone_follows(monkeypatch
 
     monkeypatch.setattr(autoplay, "REST_PACES", 1)
     monkeypatch.setattr(autoplay, "KEEP", 1)
+    # the stories wait until the first conversation is followed: at this pace its story could
+    # otherwise end, and it be deleted, before the test's socket is in
+    followed = threading.Event()
+    play_one = autoplay.play_one
+
+    async def play_once_followed(conv, pace):
+        await asyncio.to_thread(followed.wait, 60)
+        await play_one(conv, pace)
+
+    monkeypatch.setattr(autoplay, "play_one", play_once_followed)
     store = Store()
     load_demo(store)
     cid = add_live_demo(store)
@@ -778,12 +789,14 @@ async def test_autoplay_never_deletes_a_conversation_someone_follows(monkeypatch
     try:
         key = record(demo, cid)["session_api_key"]
         ws = await open_ws(demo, cid, key)
+        followed.set()
         await until(lambda: stories() >= 4)  # three newer ones made, older ones deleted ...
         assert store.get_conversation(cid) is not None  # ... but not the one followed
         assert len([c for c in seen if store.get_conversation(c)]) <= 3
         await ws.close()
         await until(lambda: store.get_conversation(cid) is None)  # unfollowed: it goes
     finally:
+        followed.set()
         demo.stop()
         store.close()
 

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 from textual.widgets import OptionList
 
-from tests.app_helpers import SIZE, conversations_shown, make_app, screen_text, wait_for
-from tests.test_snapshots import IDS, StalledEvents, _open, _table_ready
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    make_app,
+    screen_ready,
+    screen_text,
+    settled,
+    wait_for,
+)
+from tests.test_snapshots import StalledEvents, _open, _table_ready, open_stalled
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import FilterDialog
@@ -40,7 +48,7 @@ def test_conversation_tree_focused_80x24(snap_compare, demo_server):
     async def run_before(pilot):
         screen = await _open(pilot, "branches")
         await pilot.press("t", "down", "right")
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert screen.focused is screen.query_one("#event-tree")
 
     assert _snap(snap_compare, demo_server.base_url, run_before)
@@ -48,10 +56,7 @@ def test_conversation_tree_focused_80x24(snap_compare, demo_server):
 
 def test_conversation_loading_80x24(snap_compare, demo_server):
     async def run_before(pilot):
-        app = pilot.app
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        app.open_conversation(IDS["hello"])
-        await pilot.pause(0.5)
+        await open_stalled(pilot)
 
     assert _snap(snap_compare, demo_server.base_url, run_before, transport=StalledEvents())
 
@@ -60,12 +65,12 @@ async def _filter_dialog(pilot) -> None:
     await _open(pilot, "hello")
     await pilot.press("f")
     app = pilot.app
-    await wait_for(lambda: isinstance(app.screen, FilterDialog), pilot=pilot)
+    await wait_for(lambda: screen_ready(app, FilterDialog), pilot=pilot)
     dialog = app.screen
     await wait_for(
         lambda: len(dialog.counts) == dialog.query_one(OptionList).option_count, pilot=pilot
     )
-    await pilot.pause(0.2)
+    await settled(pilot)
 
 
 def test_filter_dialog_80x24(snap_compare, demo_server):
@@ -88,7 +93,7 @@ def test_filtered_conversation_80x24(snap_compare, demo_server):
             ),
             pilot=pilot,
         )
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert _snap(snap_compare, demo_server.base_url, run_before)
 
@@ -99,7 +104,7 @@ def test_find_80x24(snap_compare, demo_server):
         await pilot.press("slash", *"hello", "enter", "n", "n")
         status = screen.query_one("#find-status")
         await wait_for(lambda: str(status.content).startswith("hit 3 of"), pilot=pilot)
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert _snap(snap_compare, demo_server.base_url, run_before)
 
@@ -108,7 +113,7 @@ def test_help_80x24(snap_compare, demo_server):
     async def run_before(pilot):
         await _open(pilot, "hello")
         await pilot.press("question_mark")
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert _snap(snap_compare, demo_server.base_url, run_before)
 
@@ -117,10 +122,10 @@ async def _sandboxes(pilot) -> None:
     app = pilot.app
     await _table_ready(pilot, 7)
     await pilot.press("2")
-    await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
+    await wait_for(lambda: screen_ready(app, SandboxesScreen), pilot=pilot)
     table = app.screen.query_one("DataTable")
     await wait_for(lambda: table.row_count >= 4, pilot=pilot)
-    await pilot.pause(0.2)
+    await settled(pilot)
 
 
 def test_sandboxes_80x24(snap_compare, demo_server):
@@ -131,7 +136,7 @@ async def _confirm(pilot) -> None:
     await _sandboxes(pilot)
     await pilot.press("d")
     await wait_for(lambda: isinstance(pilot.app.screen, ConfirmScreen), pilot=pilot)
-    await pilot.pause(0.2)
+    await settled(pilot)
 
 
 def test_confirm_dialog_80x24(snap_compare, demo_server):
@@ -146,7 +151,7 @@ async def _new_conversation(pilot) -> None:
     await _table_ready(pilot, 7)
     await pilot.press("n")
     await wait_for(lambda: isinstance(pilot.app.screen, NewConversationScreen), pilot=pilot)
-    await pilot.pause(0.2)
+    await settled(pilot)
 
 
 def test_new_conversation_dialog_80x24(snap_compare, demo_server):
@@ -163,7 +168,7 @@ def test_error_screen_80x24(snap_compare):
         await wait_for(
             lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot
         )
-        await pilot.pause(0.2)
+        await settled(pilot)
 
     assert _snap(snap_compare, "http://127.0.0.1:9", run_before)
 
@@ -192,6 +197,6 @@ def test_waiting_for_approval_80x24(snap_compare, make_server):
         await wait_for(lambda: "A Approve" in screen_text(app), pilot=pilot)
         detail = screen.query_one("#event-detail")
         await wait_for(lambda: detail._event is not None, pilot=pilot)
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert _snap(snap_compare, server.base_url, run_before)

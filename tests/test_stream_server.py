@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.app_helpers import wait_for
 from tui.client import (
     AuthError,
     EventStream,
@@ -48,22 +49,17 @@ async def test_run_with_five_drops_delivers_every_event_once(live_server):
                     seen.append(item.event.id)
 
     task = asyncio.create_task(consume())
-    for _ in range(100):
-        if "live" in states:
-            break
-        await asyncio.sleep(0.02)
+    await wait_for(lambda: "live" in states, timeout=30)
     await asyncio.to_thread(server.live.send_message_sync, cid, "keep going")
-    for _ in range(5):
+    for n in range(5):
         await asyncio.to_thread(server.live.step_sync, cid, 2)
         await asyncio.to_thread(drop_all, server, cid)
-        await asyncio.sleep(0.3)
+        await wait_for(lambda n=n: states.count("reconnecting") > n, timeout=30)  # drop seen
         await asyncio.to_thread(server.live.step_sync, cid, 1)  # events sent while reconnecting
+        await wait_for(lambda: states[-1] == "live", timeout=30)  # back before the next drop
     await asyncio.to_thread(server.live.run_until_idle_sync, cid)
     stored = [json.loads(row.json)["id"] for row in server.store.iter_events(cid)]
-    for _ in range(200):
-        if set(stored) <= set(seen):
-            break
-        await asyncio.sleep(0.05)
+    await wait_for(lambda: set(stored) <= set(seen), timeout=30)
     await stream.close()
     await task
     assert states.count("reconnecting") >= 5 and states[-1] in (

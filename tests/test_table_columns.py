@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable
 
-from tests.app_helpers import SIZE, conversations_shown, make_app, wait_for
+from tests.app_helpers import DEMO_ROWS, SIZE, conversations_shown, make_app, wait_for
 from tui.app.format import short_model, status_text
 from tui.app.table_columns import CELL_PADDING, CHROME, conversation_columns, sandbox_columns
 
@@ -69,7 +69,7 @@ async def test_resizing_the_terminal_relays_the_columns_and_keeps_the_cursor(dem
             lambda: conversations_shown(app) and app.screen.query(DataTable), pilot=pilot
         )
         table = app.screen.query_one(DataTable)
-        await wait_for(lambda: table.row_count == 7, pilot=pilot)
+        await wait_for(lambda: table.row_count == DEMO_ROWS, pilot=pilot)
         await pilot.press("down", "down", "down")
         chosen = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         assert [c.key.value for c in table.ordered_columns] == [
@@ -83,7 +83,7 @@ async def test_resizing_the_terminal_relays_the_columns_and_keeps_the_cursor(dem
             "Sandbox",
             "Updated",
         ]
-        assert table.row_count == 7
+        assert table.row_count == DEMO_ROWS
         assert table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value == chosen
         await pilot.resize_terminal(200, 40)
         await wait_for(lambda: len(table.ordered_columns) == 9, pilot=pilot)
@@ -91,8 +91,9 @@ async def test_resizing_the_terminal_relays_the_columns_and_keeps_the_cursor(dem
         assert title.width == conversation_columns(200)[0].width
         assert table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value == chosen
         # the routing prefix is left to the conversation's header
-        assert "claude-sonnet-4-5" in table.get_row(chosen)[3].plain
-        assert "litellm_proxy" not in table.get_row(chosen)[3].plain
+        model = app.screen._rows[chosen].llm_model
+        assert "/" in model and model.rsplit("/", 1)[1] in table.get_row(chosen)[3].plain
+        assert model.split("/", 1)[0] not in table.get_row(chosen)[3].plain
 
 
 def test_times_ahead_of_our_clock_fit_the_column():

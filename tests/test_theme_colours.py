@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import SIZE, conversations_shown, make_app, tree_ready, wait_for
+from tests.app_helpers import SIZE, conversations_shown, make_app, settled, tree_ready, wait_for
 from tui.app.format import STATUS_STYLES
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.themes import VARIABLES, theme_style
@@ -74,7 +74,7 @@ async def _open(pilot, name: str, select: str) -> None:
         lambda: detail._event is not None and detail._event.id == screen.window.row(target).id,
         pilot=pilot,
     )
-    await pilot.pause(0.2)
+    await settled(pilot)
 
 
 def test_light_theme_statuses_snapshot(snap_compare, demo_server):
@@ -85,7 +85,7 @@ def test_light_theme_statuses_snapshot(snap_compare, demo_server):
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count >= 7, pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
 
     app = make_app(demo_server.base_url, theme="ohtui-light")
     assert snap_compare(app, run_before=run_before, terminal_size=SIZE)

@@ -10,6 +10,7 @@ sequence in tool output can't move the cursor, write the clipboard or recolour t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # C0 controls except \t and \n, DEL, C1 controls, the bidi marks/overrides/isolates (U+061C,
 # U+200E/F, U+202A-E, U+2066-9), the line/paragraph separators U+2028/9 (terminals disagree
@@ -75,16 +76,31 @@ def _cut(line: str, limit: int) -> str:
     return f"{line[:limit]}… ({len(line) - limit:,} more characters)"
 
 
+#: Characters past the shown part that ``abbreviate``'s ``mask`` also sees, so a secret that
+#: starts in view and runs past its end is still recognised whole.
+MASK_MARGIN = 4_096
+
+
 def abbreviate(
-    text: str, max_chars: int = 20_000, max_lines: int = 400, max_line_chars: int | None = None
+    text: str,
+    max_chars: int = 20_000,
+    max_lines: int = 400,
+    max_line_chars: int | None = None,
+    *,
+    mask: Callable[[str], str] | None = None,
 ) -> tuple[str, int]:
     """Cut long text for display; returns the shown text and how many lines were left out.
 
     Only the first ``max_chars`` characters are ever split, so a 50 MB output costs what its
     first screen costs. Characters cut from a line that is shown (the last one, or any longer
-    than ``max_line_chars``) are counted in a "… (N more characters)" note.
+    than ``max_line_chars``) are counted in a "… (N more characters)" note. ``mask`` (e.g.
+    the secrets policy) is applied to the part that can be shown (and a margin after it),
+    never to a copy of the whole text.
     """
-    head = text[:max_chars]
+    if mask is None:
+        head = text[:max_chars]
+    else:
+        head = mask(text[: max_chars + MASK_MARGIN])[:max_chars]
     lines = head.splitlines()
     shown = lines[:max_lines]
     if max_line_chars:

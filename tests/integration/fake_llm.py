@@ -73,15 +73,19 @@ class Script:
     """The steps of one conversation, and what the fake LLM saw while serving them.
 
     ``delay`` paces each step (seconds before the answer, so a run is still going when the test
-    pauses it); ``hurry()`` ends any pacing at once, also of a step already waiting."""
+    pauses it); ``hurry()`` ends any pacing at once, also of a step already waiting. ``held``:
+    the first step waits for ``release()`` too (the run is going, for sure, until the test says)."""
 
-    def __init__(self, steps: Iterable[Step], delay: float = 0.0) -> None:
+    def __init__(self, steps: Iterable[Step], delay: float = 0.0, held: bool = False) -> None:
         self.rid = f"r{next(_ids)}x{time.monotonic_ns() % 10**8}"
         self.steps = list(steps)
         self.delay = delay
         self.served = 0  # steps answered so far
         self.requests: list[list[dict[str, Any]]] = []  # the messages of every tool request
         self._hurry = threading.Event()
+        self._released = threading.Event()
+        if not held:
+            self._released.set()
         self._lock = threading.Lock()
 
     @property
@@ -91,6 +95,11 @@ class Script:
     def hurry(self) -> None:
         self.delay = 0.0
         self._hurry.set()
+        self._released.set()
+
+    def release(self) -> None:
+        """A held script goes on (at its pace)."""
+        self._released.set()
 
     def tool_results(self) -> list[str]:
         """Every tool-result text the agent sent back to the LLM (latest request holds all)."""
@@ -103,6 +112,7 @@ class Script:
             self.requests.append(messages)
             index = self.served
             self.served += 1
+        self._released.wait(120)
         if self.delay:
             self._hurry.wait(self.delay)
         return self.steps[index] if index < len(self.steps) else None
@@ -124,8 +134,8 @@ class FakeLLM:
         assert self._server is not None, "start() first"
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def add(self, steps: Iterable[Step], delay: float = 0.0) -> Script:
-        script = Script(steps, delay)
+    def add(self, steps: Iterable[Step], delay: float = 0.0, held: bool = False) -> Script:
+        script = Script(steps, delay, held)
         self.scripts[script.rid] = script
         return script
 

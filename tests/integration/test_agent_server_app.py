@@ -84,15 +84,19 @@ async def test_approve_then_reject_with_a_reason_from_the_keyboard(agent, fake_l
 
 
 async def test_space_pauses_the_running_agent_and_runs_it_again(agent, fake_llm):
-    script = fake_llm.add(slow_steps(10), delay=0.3)
+    # held: the first step waits until the app shows the run (opening it can take longer than
+    # the whole paced run on a busy machine); released once space is pressed
+    script = fake_llm.add(slow_steps(10), delay=0.3, held=True)
     title = f"app pauses {script.rid}"
     cid = await agent.start(script, title=title)
     app = make_app(agent.server)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_by_title(app, pilot, title)
-        await wait_for(lambda: screen.live.running, WAIT, pilot)
-
-        await pilot.press("space")
+        try:
+            screen = await open_by_title(app, pilot, title)
+            await wait_for(lambda: screen.live.running, WAIT, pilot)
+            await pilot.press("space")
+        finally:
+            script.release()
         assert await status_in(agent, cid, {"paused", "finished"}) == "paused"
         await wait_for(lambda: not screen.live.running, WAIT, pilot)
 

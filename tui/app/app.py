@@ -21,18 +21,33 @@ from textual.binding import Binding
 from .board.options import BoardOptions
 from .commands import OhtuiCommands
 from .gc_freeze import freeze_long_lived
+from .guard import AppGuard, GuardedDispatch
 from .messages import AgentStatusChanged
-from .notices import Notifier, desktop_notify
+from .notices import TOAST_CSS, Notifier, desktop_notify, user_is_typing
+from .opening import open_by_id
 from .screens.conversations import ConversationsScreen
-from .screens.errors import ConnectionErrorScreen
+from .screens.errors import ConnectionErrorScreen, keys_sent
+from .server_marks import server_mark
 from .themes import DEFAULT_THEME, load_themes, variable_defaults
 
 if TYPE_CHECKING:
-    from tui.client import OpenHandsClient
+    from textual.timer import Timer
+
+    from tui.client import OpenHandsClient, ServerInfo
 
     #: a configured server profile: (client, url) or (client, url, serves local folders)
     ProfileFactory = Callable[[], tuple[OpenHandsClient, str] | tuple[OpenHandsClient, str, bool]]
 
+
+#: The name the sandboxes screen is installed under (one instance per connection).
+SANDBOXES = "sandboxes"
+#: App keys that leave a dialog or a text field alone (they would type, or open a screen
+#: behind the dialog).
+DIALOG_FREE = frozenset(
+    {"show_conversations", "show_sandboxes", "show_server", "toggle_help", "quit"}
+)
+
+NAVIGATION = frozenset({"show_conversations", "show_sandboxes", "show_server"})
 
 #: Every screen's stylesheet (each beside its screen, named by its ``CSS_PATH``), read once at
 #: start: a sheet first read when its screen opens makes Textual restyle every widget on
@@ -40,10 +55,11 @@ if TYPE_CHECKING:
 SCREEN_SHEETS = sorted((Path(__file__).parent / "screens").rglob("*.tcss"))
 
 
-class OhtuiApp(App):
+class OhtuiApp(AppGuard, GuardedDispatch, App):
     TITLE = "ohtui"
     CSS_PATH = SCREEN_SHEETS
-    CSS = "Screen { layers: default help; }"  # the help panel lies over a screen (help_panel.py)
+    # the help panel lies over a screen (help_panel.py); toasts keep clear of the detail pane
+    CSS = "Screen { layers: default help; }\n" + TOAST_CSS
     COMMANDS = App.COMMANDS | {OhtuiCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -58,6 +74,7 @@ class OhtuiApp(App):
         ),
         Binding("1", "show_conversations", "Conversations", id="app.conversations"),
         Binding("2", "show_sandboxes", "Sandboxes", id="app.sandboxes"),
+        Binding("2", "show_server", "Server", id="app.server"),  # a bare agent server's
         Binding("3", "show_board", "Board", id="app.board"),
     ]
 
@@ -98,6 +115,9 @@ class OhtuiApp(App):
         #: serving local conversation folders (``ohtui PATH``): no sandboxes, nothing to start
         self.local = local
         self.notifier = notifier or Notifier()
+        #: notices waiting for the user to stop typing: (text, severity)
+        self._held_notices: list[tuple[str, str]] = []
+        self._held_timer: Timer | None = None
         #: configured server profiles: name → a factory giving (client, url); the palette switches
         self.profiles = dict(profiles or {})
         #: the board of running agents (key 3): ``[board]`` of the config, ``--all-profiles``
@@ -191,17 +211,47 @@ class OhtuiApp(App):
             else:
                 await self.client.search_conversations(limit=1)
         except Exception as exc:  # noqa: BLE001 - every failure gets the error screen
-            self.push_screen(ConnectionErrorScreen(self.url, exc), self._retry)
+            sent = keys_sent(self._client)
+            base = self._client.base_url if self._client is not None else ""
+            self.push_screen(
+                ConnectionErrorScreen(self.url, exc, sent_keys=sent, base_url=base), self._retry
+            )
             return
+        self.server_known()
         listed = any(isinstance(screen, ConversationsScreen) for screen in self.screen_stack)
         if not self.shared and not listed:
             self.push_screen(ConversationsScreen())
-        if self.shared or self.start_conversation:
-            self.open_conversation(self.start_conversation, shared=self.shared)
+        if self.shared:
+            self.open_conversation(self.start_conversation, shared=True)
+        elif self.start_conversation:  # --conversation: a whole id or its start, looked up
+            open_by_id(self, self.start_conversation)
 
     def _retry(self, again: bool | None) -> None:
         if again:
             self.connect()
+
+    @property
+    def server_info(self) -> ServerInfo | None:
+        """What the client found the server to be (None before it knows, or before it exists)."""
+        return self._client.info if self._client is not None else None
+
+    @property
+    def server_mark(self) -> str:
+        """``agent server 1.58.2``: for the lists' titles and the conversation header."""
+        return server_mark(self.server_info, local=self.local)
+
+    def can(self, capability: str) -> bool:
+        """The server offers ``capability`` (``ServerInfo.can``); True while not known yet."""
+        info = self.server_info
+        return info is None or info.can(capability)
+
+    def server_known(self) -> None:
+        """The server's kind is known (or changed): keys and marks follow it."""
+        self.refresh_bindings()
+        for screen in self.screen_stack:
+            update = getattr(screen, "server_known", None)
+            if callable(update):
+                update()
 
     @property
     def client(self) -> OpenHandsClient:
@@ -267,25 +317,42 @@ class OhtuiApp(App):
         self.run_worker(old.aclose(), group="close-client", exit_on_error=False)
         while len(self.screen_stack) > 1:
             self.pop_screen()
+        if self.is_screen_installed(SANDBOXES):  # it belongs to the old server
+            self.uninstall_screen(SANDBOXES)
         self.sub_title = f"profile {name}"
         self.notify(f"Profile {name}: {url}", markup=False)
         self.connect()
 
     def on_agent_status_changed(self, message: AgentStatusChanged) -> None:
-        """A watched conversation's agent status changed: tell the user if it needs them."""
+        """A watched conversation's agent status changed: tell the user if it needs them
+        (held while they type, see ``notices.user_is_typing``)."""
         found = self.notifier.notice(
             message.conversation_id, message.title, message.old, message.new
         )
         if found is None:
             return
-        message, severity = found
-        self.notify(message, title="Agent", severity=severity, timeout=10, markup=False)  # type: ignore[arg-type]
+        self._held_notices.append(found)
+        self._tell_held()
+
+    def _tell_held(self) -> None:
+        if not self._held_notices:
+            return
+        if user_is_typing(self):
+            if self._held_timer is None:
+                self._held_timer = self.set_interval(1.0, self._tell_held)
+            return
+        if self._held_timer is not None:
+            self._held_timer.stop()
+            self._held_timer = None
+        held, self._held_notices = self._held_notices, []
+        for text, severity in held:
+            self.notify(text, title="Agent", severity=severity, timeout=10, markup=False)  # type: ignore[arg-type]
+            if self.notifier.desktop:
+                self.run_worker(
+                    desktop_notify("ohtui", text), group="desktop-notify", exit_on_error=False
+                )
         if self.notifier.bell:
             self.bell()
-        if self.notifier.desktop:
-            self.run_worker(
-                desktop_notify("ohtui", message), group="desktop-notify", exit_on_error=False
-            )
 
     def open_conversation(
         self, conversation_id: str, *, title: str | None = None, shared: bool = False
@@ -305,14 +372,46 @@ class OhtuiApp(App):
             self.push_screen(ConversationsScreen())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (action == "show_sandboxes" and self.local)  # local folders have no sandboxes
+        if action in DIALOG_FREE and user_is_typing(self):
+            return False  # a dialog or a text field has the keys: its own, only
+        if action in NAVIGATION and isinstance(self._top_screen(), ConnectionErrorScreen):
+            return False  # no server to show anything of yet
+        return self.offers(action)
+
+    def _top_screen(self) -> object:
+        stack = self.screen_stack
+        return stack[-1] if stack else None
+
+    def offers(self, action: str) -> bool:
+        """Whether ``action`` makes sense for this server (the palette asks too)."""
+        if action == "show_sandboxes":  # local folders and bare agent servers have none
+            return not (self.local or self.shared) and self.can("sandboxes")
+        if action == "show_server":
+            info = self.server_info
+            return not self.local and info is not None and info.can("server_info")
+        return True
 
     def action_show_sandboxes(self) -> None:
+        """The sandboxes screen, kept while the app runs: its cursor and a start on its
+        way stay with it when the user looks elsewhere."""
         from .screens.sandboxes import SandboxesScreen
 
         if self.shared or self.local or isinstance(self.screen, SandboxesScreen):
             return
-        self.push_screen(SandboxesScreen())
+        if not self.can("sandboxes"):
+            self.action_show_server()
+            return
+        if not self.is_screen_installed(SANDBOXES):
+            self.install_screen(SandboxesScreen(), SANDBOXES)
+        self.push_screen(SANDBOXES)
+
+    def action_show_server(self) -> None:
+        from .screens.server_info import ServerScreen
+
+        info = self.server_info
+        if isinstance(self.screen, ServerScreen) or info is None or not info.can("server_info"):
+            return
+        self.push_screen(ServerScreen())
 
     def action_show_board(self) -> None:
         """The board of running agents: back to the one open, else a new one."""

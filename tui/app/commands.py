@@ -1,13 +1,15 @@
-"""Command palette entries built from the current state (what makes sense right now)."""
+"""Command palette entries built from the current state (what makes sense right now):
+sandboxes where the server has them, its own screen on a bare agent server, "New
+conversation" only where one can be started (never read-only), and "Open conversation"
+for a typed id or the start of one (``opening.py`` resolves it or says why not)."""
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-_ID = re.compile(r"^[0-9a-fA-F-]{8,}$")
+from .opening import ID_LIKE, is_whole_id, open_by_id
 
 
 def board_commands(screen: object) -> list[tuple[str, object, str]]:
@@ -37,21 +39,47 @@ class OhtuiCommands(Provider):
     def _commands(self) -> list[tuple[str, object, str]]:
         app = self.app
         out: list[tuple[str, object, str]] = [
-            ("Go to conversations", app.action_show_conversations, "List app conversations"),
-            (
-                "Go to sandboxes",
-                app.action_show_sandboxes,
-                "Pause, resume, start and delete sandboxes",
-            ),
+            ("Go to conversations", app.action_show_conversations, "List app conversations")
+        ]
+        if app.offers("show_sandboxes"):  # not local folders, not an agent server
+            out.append(
+                (
+                    "Go to sandboxes",
+                    app.action_show_sandboxes,
+                    "Pause, resume, start and delete sandboxes"
+                    if not app.readonly
+                    else "The server's sandboxes (read-only)",
+                )
+            )
+        if app.offers("show_server"):
+            out.append(
+                (
+                    "Server information",
+                    app.action_show_server,
+                    "The agent server's version, uptime, tools and runtime",
+                )
+            )
+        out.append(
             (
                 "Go to board",
                 app.action_show_board,
                 "Every running agent live: status, step, cost; act on several at once",
-            ),
-            ("Show keys and help", app.action_toggle_help, "The focused pane's keys"),
-        ]
-        if getattr(app, "local", False):  # local folders: no sandboxes
-            del out[1]
+            )
+        )
+        out.append(("Show keys and help", app.action_toggle_help, "The focused pane's keys"))
+        from .screens.conversations import ConversationsScreen
+
+        listing = next(
+            (s for s in reversed(app.screen_stack) if isinstance(s, ConversationsScreen)), None
+        )
+        if listing is not None and listing.can_start():
+            out.append(
+                (
+                    "New conversation",
+                    listing.action_new,
+                    "Start a conversation with a title and a first message",
+                )
+            )
         for name in sorted(getattr(app, "profiles", {})):
             current = " (current)" if name == getattr(app, "profile", None) else ""
             out.append(
@@ -76,6 +104,13 @@ class OhtuiCommands(Provider):
             )
             out.append(
                 ("Show all events", screen.action_show_all, "Clear branch selection and filters")
+            )
+            out.append(
+                (
+                    "Fold history" if screen.events.raw else "Show raw history",
+                    screen.action_toggle_history,
+                    "Streaming deltas and state snapshots the server stored (v)",
+                )
             )
             out.append(
                 (
@@ -120,13 +155,16 @@ class OhtuiCommands(Provider):
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         text = query.strip()
-        if _ID.match(text.split()[-1] if text else ""):
-            conv_id = text.split()[-1]
+        word = text.split()[-1] if text else ""
+        if ID_LIKE.match(word) and not getattr(self.app, "shared", False):
+            whole = is_whole_id(word)
             yield Hit(
                 1.0,
-                f"Open conversation {conv_id}",
-                partial(self.app.open_conversation, conv_id),
-                help="Open a conversation by its id",
+                f"Open conversation {word}",
+                partial(open_by_id, self.app, word),
+                help="Open the conversation with this id"
+                if whole
+                else "Open the conversation whose id starts with this",
             )
         for name, callback, help_text in self._commands():
             score = matcher.match(name)

@@ -2,29 +2,36 @@
 
 No widgets here: the screen runs these coroutines in workers. The base window (no filter,
 oldest first) doubles as the index the tree is built from; filtered views get their own
-window. Full events are kept only in a bounded LRU cache (rows are what stays resident),
-so memory follows the rows, not the payloads.
+window. Full events are kept only in a cache bounded by bytes (``event_cache.py``; rows are
+what stays resident), so memory follows the rows, not the payloads.
 
 Loading outlasts outages here, not in the screen: the client spends its own quick retries
 on each request; a load that still fails with a server or network error (``is_retryable``)
-is tried again after the client's backoff (:class:`Backoff`), up to ``OUTAGE_TRIES`` times,
-so a restarting server or a rate limit still ends with every event, once.
+is tried again after the client's backoff (:class:`Backoff`), or after the server's
+``Retry-After`` (up to :data:`MAX_RETRY_AFTER`), up to ``OUTAGE_TRIES`` times, so a
+restarting server or a rate limit still ends with every event, once. What is being waited
+for, since when and until when, is in :attr:`ConversationEvents.waiting` for the screen
+to say.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from textual.cache import LRUCache
-
 from tui.client import PageLoopError, is_retryable
+from tui.client.stream import is_oversize
 from tui.models import EventTree
+from tui.models.events import SecurityAnalysisEvent
 
-from .row_windows import START, EventQuery, PagedWindow, PathWindow
+from .action_index import ActionIndex, Risk
+from .duplicate_rows import row_key
+from .event_cache import EventCache, weigh
+from .row_windows import FOLDED_COUNTED_KIND, START, EventQuery, PagedWindow, PathWindow
 from .rows import EventRow, make_row
 
 if TYPE_CHECKING:
@@ -32,10 +39,15 @@ if TYPE_CHECKING:
     from tui.models import AnyEvent, AppConversation
 
 PAGE = 100
-CACHE_EVENTS = 1_000  # full events kept (the screen's neighbourhood); rows hold the rest
+#: What one page's events should weigh at most: after a page of heavy events (outputs of
+#: megabytes) the next pages ask for fewer, so a page in flight stays about this size.
+PAGE_BYTES = 16 * 1024 * 1024
+MIN_PAGE = 10
 #: Tries of one load through a server or network outage (each try is a whole client call,
 #: with its own quick retries) before the failure is shown and the load given up.
 OUTAGE_TRIES = 8
+#: The longest pause a server's ``Retry-After`` gets (a longer one is waited this long).
+MAX_RETRY_AFTER = 300.0
 T = TypeVar("T")
 
 
@@ -62,6 +74,25 @@ class JitteredBackoff:
 RetryNotice = Callable[[BaseException, float], None]
 
 
+@dataclass
+class Waiting:
+    """One load on its way: ``what`` it fetches, since when, and (after a failure) why and
+    when it is tried again; times are the store's clock (``time.monotonic``)."""
+
+    what: str
+    since: float
+    tries: int = 1
+    failure: BaseException | None = None
+    retry_at: float | None = None
+    asked: bool = False  # the pause is the server's Retry-After, not our backoff
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """The pause a failure's server asked for (``Retry-After`` on a 429 or a 503), if any."""
+    asked = getattr(exc, "retry_after", None)
+    return float(asked) if isinstance(asked, (int, float)) and asked >= 0 else None
+
+
 class ConversationEvents:
     """One conversation's events as the screen holds them (see the module docstring)."""
 
@@ -73,8 +104,11 @@ class ConversationEvents:
         shared: bool = False,
         backoff: Backoff | None = None,
         on_retry: RetryNotice | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
+        self.clock = clock
+        self._waits: list[Waiting] = []  # loads on their way, oldest first
         self.conversation_id = conversation_id
         self.shared = shared
         self.backoff = backoff or JitteredBackoff()
@@ -82,9 +116,14 @@ class ConversationEvents:
         #: the conversation's record (title, statuses, cost), once loaded; None for shared links
         self.record: AppConversation | None = None
         self.base = PagedWindow(EventQuery())
-        self._cache: LRUCache[str, AnyEvent] = LRUCache(CACHE_EVENTS)
+        self._cache = EventCache()
+        #: events asked for per page: fewer after heavy pages (see PAGE_BYTES)
+        self.page_size = PAGE
         self._closed = False
         self._by_tool_call: dict[str, list[int]] = {}
+        #: actions by id and what answers them (confirmation, pairing, security verdicts)
+        self.actions = ActionIndex()
+        self._result_at: dict[str, int] = {}  # action id → its result's position in base
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
         self._followed: dict[tuple[int, str], set[str]] = {}  # page ids walked, per window end
         self.tree: EventTree | None = None
@@ -95,21 +134,53 @@ class ConversationEvents:
         """The screen is gone: loads waiting to try again give up instead."""
         self._closed = True
 
-    async def _patiently(self, call: Callable[[], Awaitable[T]], *, quiet: bool = False) -> T:
-        """``call()``, tried again after the backoff while the server or network fails.
+    @property
+    def waiting(self) -> Waiting | None:
+        """The oldest load still on its way (None: nothing is being waited for)."""
+        return self._waits[0] if self._waits else None
+
+    async def _tracked(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
+        """``await call()`` listed in :attr:`waiting` meanwhile (one try, no patience)."""
+        wait = Waiting(what, self.clock())
+        self._waits.append(wait)
+        try:
+            return await call()
+        finally:
+            self._waits.remove(wait)
+
+    async def _patiently(
+        self, call: Callable[[], Awaitable[T]], *, quiet: bool = False, what: str = "events"
+    ) -> T:
+        """``call()``, tried again while the server or network fails: after the server's
+        ``Retry-After`` when it gave one (up to :data:`MAX_RETRY_AFTER`), else the backoff.
+        Listed in :attr:`waiting` meanwhile, as ``what``.
 
         ``quiet``: no ``on_retry`` notice (the caller shows its own progress)."""
-        for attempt in range(1, OUTAGE_TRIES + 1):
-            try:
-                return await call()
-            except Exception as exc:
-                if not is_retryable(exc) or attempt == OUTAGE_TRIES or self._closed:
-                    raise
-                delay = self.backoff.delay(attempt)
-                if not quiet and self.on_retry is not None:
-                    self.on_retry(exc, delay)
-                await asyncio.sleep(delay)
-        raise AssertionError("unreachable")
+        wait = Waiting(what, self.clock())
+        self._waits.append(wait)
+        try:
+            for attempt in range(1, OUTAGE_TRIES + 1):
+                wait.tries = attempt
+                try:
+                    return await call()
+                except Exception as exc:
+                    if not is_retryable(exc) or attempt == OUTAGE_TRIES or self._closed:
+                        raise
+                    asked = retry_after(exc)
+                    delay = (
+                        min(asked, MAX_RETRY_AFTER)
+                        if asked is not None
+                        else self.backoff.delay(attempt)
+                    )
+                    wait.failure, wait.asked = exc, asked is not None
+                    wait.retry_at = self.clock() + delay
+                    if not quiet and self.on_retry is not None:
+                        self.on_retry(exc, delay)
+                    await asyncio.sleep(delay)
+                    wait.retry_at = None
+            raise AssertionError("unreachable")
+        finally:
+            self._waits.remove(wait)
 
     # --- fetching --------------------------------------------------------------------------
 
@@ -123,7 +194,10 @@ class ConversationEvents:
             found = await self.client.get_conversations([self.conversation_id])
             return found[0] if found else None
 
-        self.record = await (self._patiently(load) if patient else load())
+        what = "the conversation's record"
+        self.record = await (
+            self._patiently(load, what=what) if patient else self._tracked(what, load)
+        )
         return self.record
 
     async def count(self, query: EventQuery) -> int | None:
@@ -137,6 +211,19 @@ class ConversationEvents:
             timestamp_lt=query.until,
         )
 
+    async def _counted_kind(self, query: EventQuery) -> int | None:
+        """How many of the query's events a folding window leaves out that the server can
+        count up front (streaming deltas): one more count, alongside the query's own.
+
+        A server that cannot count by this kind is not a failure of the query: its deltas
+        (none, on an agent server) are then taken off as pages bring them, as snapshots are."""
+        if not query.folds or query.kind is not None:
+            return 0
+        try:
+            return await self.count(EventQuery(FOLDED_COUNTED_KIND, query.since, query.until))
+        except Exception:  # noqa: BLE001 - see above; the query's own count still decides
+            return 0
+
     async def _page(
         self, query: EventQuery, page_id: str | None, descending: bool
     ) -> tuple[list[AnyEvent], str | None]:
@@ -148,7 +235,7 @@ class ConversationEvents:
             timestamp_lt=query.until,
             sort_order="TIMESTAMP_DESC" if descending else "TIMESTAMP",
             page_id=page_id or None,
-            limit=PAGE,
+            limit=self.page_size,
         )
         return page.items, page.next_page_id
 
@@ -161,7 +248,8 @@ class ConversationEvents:
         With ``on_total`` the first page does not wait for the total: a count walks the whole
         log on the server (~10 ms at 100,000 events, 3 ms for the page), so the rows come
         first and ``on_total(window)`` is called when the total is known."""
-        return await self._patiently(lambda: self._open_window(query, on_total))
+        what = "events page 1" if query.is_plain else f"the first events of {query.describe()}"
+        return await self._patiently(lambda: self._open_window(query, on_total), what=what)
 
     async def _open_window(
         self, query: EventQuery, on_total: Callable[[PagedWindow], None] | None
@@ -169,9 +257,9 @@ class ConversationEvents:
         window = self.base if query == self.base.query else PagedWindow(query)
 
         async def count() -> None:
-            total = await self.count(query)
+            total, counted = await asyncio.gather(self.count(query), self._counted_kind(query))
             if total is not None and window.head_page is not None:
-                window.total = max(total, len(window.head))
+                window.set_count(total, counted or 0)
 
         if window.head_page == START:  # nothing fetched yet (or the last try failed)
             if window.total is None and on_total is not None:
@@ -213,13 +301,18 @@ class ConversationEvents:
                 )
             if page_id != START:
                 followed.add(page_id)
-            rows = [self._remember(e) for e in events]
+            rows = [self._row(e) for e in events]
             before = len(window.head) + len(window.tail)
             head_before = len(window.head)
             if side == "head":
-                window.add_head(rows, next_page)
+                taken = window.add_head(rows, next_page)
             else:
-                window.add_tail(rows, next_page)
+                taken = window.add_tail(rows, next_page)
+            for index, row in taken:  # a duplicate's event under its own key
+                key = row_key(row)
+                if key is not None:
+                    self._cache.set(key, events[index])
+            self._fit_page(events)
             if window is self.base:
                 self._index_pairs(head_before)
             return len(window.head) + len(window.tail) - before
@@ -236,11 +329,14 @@ class ConversationEvents:
                 added = True
             return added
 
-        return await self._patiently(walk, quiet=True)
+        what = f"events {start + 1:,}–{max(start + 1, end):,}"
+        return await self._patiently(walk, quiet=True, what=what)
 
     async def index_page(self) -> int:
         """The base window's next page (oldest first, through outages); rows added."""
-        return await self._patiently(lambda: self.fill(self.base, "head"))
+        start = len(self.base.head)
+        what = f"events {start + 1:,}–{start + self.page_size:,} (the index)"
+        return await self._patiently(lambda: self.fill(self.base, "head"), what=what)
 
     async def load_all(
         self, window: PagedWindow, progress: Callable[[PagedWindow], None] | None = None
@@ -250,21 +346,49 @@ class ConversationEvents:
         while not window.complete:
             if progress is not None:
                 progress(window)
-            if not await self._patiently(lambda: self.fill(window, "head"), quiet=True):
+            start = len(window.head)
+            what = f"events {start + 1:,}–{start + self.page_size:,}"
+            if not await self._patiently(lambda: self.fill(window, "head"), quiet=True, what=what):
                 break
 
     # --- events --------------------------------------------------------------------------
 
+    def _row(self, event: AnyEvent) -> EventRow:
+        row = make_row(event)
+        self.actions.remember(event, row)
+        return row
+
     def _remember(self, event: AnyEvent) -> EventRow:
-        if event.id is not None:
+        if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id
             self._cache.set(event.id, event)
-        return make_row(event)
+        return self._row(event)
+
+    def _fit_page(self, events: list[AnyEvent]) -> None:
+        """Size the next pages to what this one weighed (about PAGE_BYTES a page)."""
+        if not events:
+            return
+        each = sum(weigh(e) for e in events) / len(events)
+        self.page_size = max(MIN_PAGE, min(PAGE, int(PAGE_BYTES / max(each, 1.0))))
 
     def _index_pairs(self, start: int) -> None:
-        for pos in range(start, len(self.base.head)):
-            call = self.base.head[pos].tool_call_id
-            if call:
-                self._by_tool_call.setdefault(call, []).append(pos)
+        rows = self.base.head
+        for pos in range(start, len(rows)):
+            row = rows[pos]
+            if row.tool_call_id:
+                self._by_tool_call.setdefault(row.tool_call_id, []).append(pos)
+            if row.action_id is not None:
+                self._result_at.setdefault(row.action_id, pos)
+
+    def _answered(self, action: EventRow) -> bool:
+        """A result names the action by id; failing that (results without an ``action_id``:
+        agent errors, older logs), one shares its ``tool_call_id``."""
+        if action.id is not None and action.id in self._result_at:
+            return True
+        rows = self.base.head
+        return any(
+            rows[pos].kind != "ActionEvent" and rows[pos].action_id is None
+            for pos in self._by_tool_call.get(action.tool_call_id or "", ())
+        )
 
     def pending_actions(self, look_back: int = 200) -> list[EventRow]:
         """The newest actions that have no result yet (what a confirmation would run).
@@ -274,25 +398,29 @@ class ConversationEvents:
         pending = []
         for pos in range(len(rows) - 1, max(-1, len(rows) - 1 - look_back), -1):
             row = rows[pos]
-            if (
-                row.kind == "ActionEvent"
-                and row.tool_call_id
-                and len(self._by_tool_call.get(row.tool_call_id, ())) == 1
-            ):
+            if row.kind == "ActionEvent" and not self._answered(row):
                 pending.append(row)
             elif row.kind == "MessageEvent" and row.source == "user":
                 break  # actions before the user's last message belong to an earlier turn
         return pending[::-1]
 
-    def cached(self, event_id: str | None) -> AnyEvent | None:
-        return self._cache.get(event_id) if event_id else None
+    def risk_of(self, action: EventRow) -> Risk | None:
+        """The waiting action's risk (the analyzer's verdict, else the agent's estimate)."""
+        return self.actions.risk_of(action, self.cached(action.id))
+
+    def cached(self, key: str | None) -> AnyEvent | None:
+        """A full event by id (or a duplicate row's key: ``duplicate_rows.row_key``)."""
+        return self._cache.get(key) if key else None
 
     async def event(self, row: EventRow) -> AnyEvent | None:
-        """The full event for a row: from the cache, else fetched by id."""
-        found = self.cached(row.id)
+        """The full event for a row: from the cache, else fetched by id (a duplicate that
+        left the cache comes back as the server's copy for that id)."""
+        found = self.cached(row_key(row))
         if found is not None or row.id is None or self.shared:
             return found
-        events = await self.client.get_events(self.conversation_id, [row.id])
+        events = await self._tracked(
+            "the selected event", lambda: self.client.get_events(self.conversation_id, [row.id])
+        )
         event = events[0] if events else None
         if event is not None:
             self._remember(event)
@@ -301,23 +429,41 @@ class ConversationEvents:
     async def events_for(self, rows: list[EventRow]) -> list[AnyEvent]:
         """The full events of ``rows``, in order: cached ones as they are, the rest fetched
         by id a hundred at a time, through outages (rows whose event is gone are left out)."""
-        missing = [r.id for r in rows if r.id is not None and self.cached(r.id) is None]
+        missing = [r.id for r in rows if r.id is not None and self.cached(row_key(r)) is None]
         fetch = self.client.get_shared_events if self.shared else self.client.get_events
         found: dict[str, AnyEvent] = {}
         for start in range(0, len(missing), PAGE):
             ids = missing[start : start + PAGE]
-            for event in await self._patiently(lambda ids=ids: fetch(self.conversation_id, ids)):
+            batch = await self._patiently(
+                lambda ids=ids: fetch(self.conversation_id, ids),
+                what=f"events {start + 1:,}–{start + len(ids):,} of {len(missing):,} by id",
+            )
+            for event in batch:
                 if event is not None and event.id is not None:
                     found[event.id] = event
         out = []
         for row in rows:
-            event = self.cached(row.id) or found.get(row.id) if row.id is not None else None
+            key = row_key(row)
+            event = self.cached(key) or found.get(row.id) if row.id is not None else None
             if event is not None:
                 out.append(event)
         return out
 
     async def paired(self, row: EventRow) -> AnyEvent | None:
-        """The action's observation (or the observation's action), matched by tool_call_id."""
+        """The action's result (or the result's action), matched by ``action_id`` first and
+        ``tool_call_id`` only where no result names its action; for a security verdict,
+        the most serious action it rates."""
+        if row.kind == "ActionEvent" and row.id in self._result_at:
+            pos = self._result_at[row.id]
+            if pos < len(self.base.head):
+                return await self.event(self.base.head[pos])
+        if row.action_id is not None and row.action_id in self.actions.actions:
+            return await self.event(self.actions.actions[row.action_id])
+        if row.kind == "SecurityAnalysisEvent":
+            event = await self.event(row)
+            if isinstance(event, SecurityAnalysisEvent):
+                action = self.actions.most_serious(event)
+                return await self.event(action) if action is not None else None
         if not row.tool_call_id:
             return None
         for pos in self._by_tool_call.get(row.tool_call_id, ()):
@@ -326,6 +472,26 @@ class ConversationEvents:
                 return await self.event(other)
         return None
 
+    # --- folded or raw ---------------------------------------------------------------------
+
+    @property
+    def raw(self) -> bool:
+        """The stored history is shown raw (every streaming delta and state snapshot)."""
+        return self.base.query.raw
+
+    def set_raw(self, raw: bool) -> PagedWindow:
+        """Show the history raw or folded: a new base index, walked anew (the rows differ,
+        and so do their positions, which the tree and pairing are keyed by)."""
+        if raw != self.raw:
+            old, self.base = id(self.base), PagedWindow(EventQuery(raw=raw))
+            for side in ("head", "tail"):  # keyed by the window's id, which may be reused
+                self._locks.pop((old, side), None)
+                self._followed.pop((old, side), None)
+            self._by_tool_call.clear()
+            self._result_at.clear()
+            self.tree, self._tree_size = None, -1
+        return self.base
+
     # --- tree ------------------------------------------------------------------------------
 
     @property
@@ -333,11 +499,18 @@ class ConversationEvents:
         """The base window's rows, oldest first: the index the tree is built from."""
         return self.base.head
 
-    def build_tree(self) -> EventTree | None:
-        """Rebuild the tree when the base index grew (log order = ascending timestamps)."""
+    @property
+    def size(self) -> int | None:
+        """How many events the conversation shows, once counted: the base window's length.
+        The list's title, its indexing note and the tree pane's footer all read this."""
+        return len(self.base) if self.base.total is not None else None
+
+    def build_tree(self) -> EventTree:
+        """The tree over the base index, extended to its newest rows (log order = ascending
+        timestamps): O(new rows) when rows were only appended, else built anew."""
         rows = self.base.head
-        if len(rows) == self._tree_size:
-            return None
+        if self.tree is not None and len(rows) == self._tree_size:
+            return self.tree
         if (
             self.tree is not None
             and 0 <= self._tree_size < len(rows)
@@ -361,9 +534,12 @@ class ConversationEvents:
         fresh: list[EventRow] = []
         replaced = False
         for event in events:
+            if is_oversize(event) and event.id in self.base.ids:
+                continue  # the stream's placeholder for an event the list has whole
             row = self._remember(event)
             if row.id is not None and row.id in self.base.ids:
-                replaced |= self.base.replace(row)
+                old = self.base.replace(row)
+                replaced |= old is not None and old.parent_id != row.parent_id
             else:
                 fresh.append(row)
         before = len(self.base.head)

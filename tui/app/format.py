@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from tui.models.redact import redact_text
 from tui.text import one_line
 
 from .themes import theme_style
@@ -125,7 +126,7 @@ def conversation_cost(conv: AppConversation) -> tuple[float | None, int | None]:
 
 
 def title_of(conv: AppConversation) -> str:
-    return one_line(conv.title or f"untitled {conv.id[:8]}", 200)
+    return one_line(redact_text(conv.title or f"untitled {conv.id[:8]}"), 200)
 
 
 def sandbox_text(conv: AppConversation) -> Text:

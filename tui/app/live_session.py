@@ -28,11 +28,10 @@ if TYPE_CHECKING:
 
 
 def can_follow(conversation: AppConversation) -> bool:
-    """The conversation's agent can be followed live: its sandbox runs and it has an address."""
+    """The conversation's agent can be followed live: its sandbox runs and it has an address.
+    (A session key is not needed: an open agent server has none.)"""
     return bool(
-        conversation.conversation_url
-        and conversation.session_api_key
-        and status_value(conversation.sandbox_status) == "RUNNING"
+        conversation.conversation_url and status_value(conversation.sandbox_status) == "RUNNING"
     )
 
 
@@ -40,6 +39,8 @@ class LiveSession:
     """The live half of a conversation screen: stream, agent controls and folded state."""
 
     def __init__(self, app_base_url: str, conversation: AppConversation) -> None:
+        #: the address it follows (a resumed sandbox may come back elsewhere)
+        self.url = conversation.conversation_url
         self.endpoint = agent_endpoint(app_base_url, conversation)
         self.agent = AgentServerClient(self.endpoint)
         self.state = StreamState()

@@ -2,8 +2,15 @@
 
 The open conversation (over its stream) and the conversations list (by polling) report
 status changes here; a change into one of the configured statuses becomes a notification,
-a terminal bell, and optionally a desktop notification. The same change reported twice (by
-the list and the stream) is announced once.
+a terminal bell, and optionally a desktop notification. Each change is announced once: the
+notifier keeps the last status it heard of per conversation, so the list's poll reporting
+what the stream already said is not news, and a status flapping back (a stale record
+after the stream) is not news again within :data:`REPEAT_S`.
+
+Nothing is shown while the user types (a dialog, a prompt, a text field has the focus):
+the app holds the notices and shows them once the typing is over (:func:`user_is_typing`).
+Toasts sit at the top right, small (:data:`TOAST_CSS`), clear of the detail pane and the
+message line at the bottom.
 """
 
 from __future__ import annotations
@@ -36,15 +43,22 @@ class Notifier:
     desktop: bool = False
     clock: Callable[[], float] = time.monotonic
     _said: dict[tuple[str, str], float] = field(default_factory=dict)
+    #: the last status heard of, per conversation (from any source)
+    _known: dict[str, str] = field(default_factory=dict)
 
     def notice(
         self, conversation_id: str, title: str, old: object, new: object
     ) -> tuple[str, str] | None:
         """``(message, severity)`` when ``old → new`` is worth telling, else None.
 
-        ``old`` None means the status was not known before (a first load): not a change."""
+        ``old`` None means the status was not known before (a first load): not a change;
+        neither is a change into the status already heard of from another source."""
         before, after = status_value(old), status_value(new)
-        if before is None or after is None or before == after or after not in self.statuses:
+        if after is None:
+            return None
+        known = self._known.get(conversation_id)
+        self._known[conversation_id] = after
+        if before is None or before == after or after == known or after not in self.statuses:
             return None
         now = self.clock()
         key = (conversation_id, after)
@@ -53,6 +67,29 @@ class Notifier:
         self._said[key] = now
         words, severity = WORDING.get(after, (after, "information"))
         return f"{title}: the agent {words}.", severity
+
+
+#: Toasts: top right under the header, narrow, one line of padding: never over the detail
+#: pane (bottom right) or the message line and the key bar (bottom).
+TOAST_CSS = """
+ToastRack { dock: top; align: right top; margin-top: 2; margin-bottom: 0; }
+Toast { width: 46; max-width: 45%; padding: 0 1; margin-top: 0; margin-bottom: 1; }
+"""
+
+
+def user_is_typing(app: object) -> bool:
+    """A dialog or prompt is open, or a text field has the focus: keys belong to it, and
+    nothing should pop up over it."""
+    from textual.screen import ModalScreen
+    from textual.widgets import Input, TextArea
+
+    try:
+        screen = app.screen  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - no screen (starting, shutting down): nobody types
+        return False
+    if isinstance(screen, ModalScreen):
+        return True
+    return isinstance(getattr(screen, "focused", None), (Input, TextArea))
 
 
 async def desktop_notify(title: str, body: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .duplicate_rows import DuplicateRow
 from .rows import KIND_LABELS, EventRow
 
 START = ""  # page id meaning "not started yet"; None means "no more pages"
@@ -17,16 +18,24 @@ START = ""  # page id meaning "not started yet"; None means "no more pages"
 
 @dataclass(frozen=True)
 class EventQuery:
-    """One event query: server-side filters and the sort order."""
+    """One event query: server-side filters, the sort order, and whether the history is
+    shown raw (see :attr:`folds`)."""
 
     kind: str | None = None
     since: str | None = None  # timestamp__gte
     until: str | None = None  # timestamp__lt
     descending: bool = False
+    raw: bool = False  # everything stored, streaming deltas and state snapshots included
 
     @property
     def is_plain(self) -> bool:
         return self.kind is None and self.since is None and self.until is None
+
+    @property
+    def folds(self) -> bool:
+        """Transient events (streaming deltas, ``full_state`` snapshots) are left out, as
+        a live view never has them (``history_fold.py``); a filter for deltas shows them."""
+        return not self.raw and self.kind != FOLDED_COUNTED_KIND
 
     def describe(self) -> str:
         parts = []  # in the list's words: the kind as its rows name it, times as typed
@@ -37,20 +46,47 @@ class EventQuery:
         if self.until:
             parts.append(f"before {self.until.replace('T', ' ')}")
         parts.append("newest first" if self.descending else "oldest first")
+        if self.raw:
+            parts.append("raw history")
         return " · ".join(parts)
+
+
+#: The folded kind the server can count up front (``full_state`` snapshots share their kind
+#: with every other state update, so they are counted as pages bring them).
+FOLDED_COUNTED_KIND = "StreamingDeltaEvent"
 
 
 @dataclass
 class PagedWindow:
-    """The rows of one :class:`EventQuery`, loaded from both ends."""
+    """The rows of one :class:`EventQuery`, loaded from both ends.
+
+    A folding window (``query.folds``) leaves transient rows out as pages arrive. Its
+    length stays exact without walking the log first: the server counts the query and the
+    deltas in it (:meth:`set_count`), the deltas not yet seen are taken off the unloaded
+    middle, and each ``full_state`` snapshot is taken off as a page brings it (they are
+    few: one per run's end or pause). ``raw_*`` count rows as the server does."""
 
     query: EventQuery
-    total: int | None = None
+    total: int | None = None  # rows shown, once known
     head: list[EventRow] = field(default_factory=list)
     tail: list[EventRow] = field(default_factory=list)  # tail[0] is the last row
     head_page: str | None = START
     tail_page: str | None = START
     ids: set[str] = field(default_factory=set)
+    raw_total: int | None = None  # the server's count, folded rows included
+    raw_head: int = 0  # rows taken from head pages, folded ones included
+    raw_tail: int = 0
+    counted: int = 0  # folded rows of the kind the server counted up front
+    counted_seen: int = 0  # of those, how many pages have brought
+    folded: int = 0  # rows left out so far
+    copies: dict[str, int] = field(default_factory=dict)  # copies of an id seen more than once
+    #: the last row each walk met, folded or not (where the other walk stops)
+    head_end: EventRow | None = None
+    tail_end: EventRow | None = None
+
+    def __post_init__(self) -> None:
+        if self.raw_total is None:
+            self.raw_total = self.total
 
     def __len__(self) -> int:
         if self.total is None:
@@ -60,8 +96,23 @@ class PagedWindow:
     @property
     def complete(self) -> bool:
         return self.head_page is None or (
-            self.total is not None and len(self.head) + len(self.tail) >= self.total
+            self.raw_total is not None and self.raw_head + self.raw_tail >= self.raw_total
         )
+
+    def set_count(self, raw_total: int, counted: int = 0) -> None:
+        """The server's count of the query's events, and of the folded kind among them."""
+        if self.head_page is None:
+            return  # walked to the end already: the rows are the count
+        self.raw_total = max(raw_total, self.raw_head + self.raw_tail)
+        self.counted = counted if self.query.folds else 0
+        self._recount()
+
+    def _recount(self) -> None:
+        if self.raw_total is None:
+            return
+        unloaded = self.raw_total - self.raw_head - self.raw_tail
+        unseen = max(0, self.counted - self.counted_seen)
+        self.total = len(self.head) + len(self.tail) + max(0, unloaded - unseen)
 
     def row(self, index: int) -> EventRow | None:
         if 0 <= index < len(self.head):
@@ -94,38 +145,85 @@ class PagedWindow:
         gap_tail = (self.total - len(self.tail)) - end
         return "head" if gap_head <= gap_tail else "tail"
 
-    def add_head(self, rows: list[EventRow], next_page: str | None) -> None:
-        self._add(self.head, rows)
-        self.head_page = next_page
-        if next_page is None and self.total is None:
-            self.total = len(self.head)
+    def add_head(self, rows: list[EventRow], next_page: str | None) -> list[tuple[int, EventRow]]:
+        """Add a page at the head; returns ``(index in the page, row)`` of each row taken
+        (see :meth:`_add`)."""
+        taken, met = self._add(self.head, rows, self.tail_end, "head")
+        self.head_page = None if met else next_page
         self._meet()
+        return taken
 
-    def add_tail(self, rows: list[EventRow], next_page: str | None) -> None:
-        self._add(self.tail, rows)
+    def add_tail(self, rows: list[EventRow], next_page: str | None) -> list[tuple[int, EventRow]]:
+        taken, met = self._add(self.tail, rows, self.head_end, "tail")
         self.tail_page = next_page
+        if met:
+            self.head_page = None
         self._meet()
+        return taken
 
-    def _add(self, target: list[EventRow], rows: list[EventRow]) -> None:
-        for row in rows:
-            if row.id is not None:
-                if row.id in self.ids:
-                    continue
-                self.ids.add(row.id)
-            target.append(row)
+    def _add(
+        self,
+        target: list[EventRow],
+        rows: list[EventRow],
+        other_end: EventRow | None,
+        side: str | None = None,
+    ) -> tuple[list[tuple[int, EventRow]], bool]:
+        """Append ``rows`` to one side (folded ones left out, counted); True when this
+        walk reached the other side's end.
+
+        The two walks meet where this page reaches the last row the other walk met (same
+        id and time): the rest of the page is already there. Any other id seen before is
+        a second event carrying it: kept, as a :class:`DuplicateRow` (never dropped, or the
+        list would stay one row short of the server's count)."""
+        taken: list[tuple[int, EventRow]] = []
+        fold, new = self.query.folds, 0
+        try:
+            for index, row in enumerate(rows):
+                row_id = row.id
+                if row_id is not None:
+                    if row_id in self.ids:
+                        if (
+                            other_end is not None
+                            and row_id == other_end.id
+                            and row.timestamp == other_end.timestamp
+                        ):
+                            return taken, True
+                        copy = self.copies[row_id] = self.copies.get(row_id, 1) + 1
+                        row = DuplicateRow(row, copy)
+                    self.ids.add(row_id)
+                new += 1
+                if side == "head":
+                    self.head_end = row
+                elif side == "tail":
+                    self.tail_end = row
+                if fold and row.transient:
+                    self.folded += 1
+                    self.counted_seen += row.kind == FOLDED_COUNTED_KIND
+                else:
+                    target.append(row)
+                    taken.append((index, row))
+            return taken, False
+        finally:
+            if side == "head":
+                self.raw_head += new
+            elif side == "tail":
+                self.raw_tail += new
 
     def _meet(self) -> None:
         """When the two walks meet, join them into one complete head."""
-        if self.total is None or not self.tail:
+        if not self.complete:
+            self._recount()
             return
-        if self.head_page is None or len(self.head) + len(self.tail) >= self.total:
+        if self.tail:
             self.head.extend(reversed(self.tail))
             self.tail = []
-            self.total = len(self.head)
-            self.head_page = self.tail_page = None
+        self.raw_total = self.raw_head + self.raw_tail
+        self.total = len(self.head)
+        self.head_page = self.tail_page = None
 
-    def replace(self, row: EventRow) -> bool:
-        """Swap in a newer copy of a known row (e.g. one that gained its ``parent_id``).
+    def replace(self, row: EventRow) -> EventRow | None:
+        """Swap in a newer copy of a known row (e.g. one that gained its ``parent_id``);
+        returns the copy it replaced (None: not here).
 
         Replacements concern recent events, so the search starts at the newest end."""
         if self.query.descending:
@@ -138,29 +236,34 @@ class PagedWindow:
         for rows, order in places:
             for i in order:
                 if rows[i].id == row.id:
-                    rows[i] = row
-                    return True
-        return False
+                    old, rows[i] = rows[i], row
+                    return old
+        return None
 
     def append_live(self, rows: list[EventRow]) -> int:
-        """Rows that arrived live (newest); returns how many were new."""
-        fresh = [r for r in rows if r.id is None or r.id not in self.ids]
-        if not fresh:
+        """Rows that arrived live (newest); returns how many were new (and shown)."""
+        if not self.complete and self.total is None and not self.query.descending:
+            return 0  # nowhere to put them yet: the head walk brings them in their place
+        # a live event already here is replaced (the store does that), never a second copy
+        new = [r for r in rows if r.id is None or r.id not in self.ids]
+        if not new:
             return 0
-        for r in fresh:
-            if r.id is not None:
-                self.ids.add(r.id)
+        fresh: list[EventRow] = []
+        self._add(fresh, new, None)
+        taken = len(new)
         if self.query.descending:
             # newest first: live rows go on top, shifting everything down
             self.head[0:0] = list(reversed(fresh))
-            if self.total is not None:
-                self.total += len(fresh)
-            return len(fresh)
-        if self.complete:
+            self.raw_head += taken
+        elif self.complete:
             self.head.extend(fresh)
-            self.total = len(self.head)
-        elif self.total is not None:
+            self.raw_head += taken
+        else:
             self.tail[0:0] = list(reversed(fresh))
+            self.raw_tail += taken
+        if self.raw_total is not None:
+            self.raw_total += taken
+        if self.total is not None:
             self.total += len(fresh)
         return len(fresh)
 

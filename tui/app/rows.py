@@ -11,9 +11,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from tui.client.stream_state import stats_totals
-from tui.models import AnyEvent, RawEvent
+from tui.models import AnyEvent, RawEvent, event_fields, event_text
 from tui.models import events as ev
 from tui.models.content import TextContent
+from tui.models.redact import redact_text
 from tui.text import one_line
 
 from .format import money, tokens
@@ -44,12 +45,20 @@ KIND_LABELS = {
 ERROR_KINDS = frozenset(
     {"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent", "UserRejectObservation"}
 )
+#: The local-folder server's row for an event file it could not read: a kind the models do
+#: not know (so it is shown as its fields), but a failure all the same.
+UNREADABLE_KIND = "UnreadableEventFile"
+#: Security risks, most serious first (the order a security row lists its actions in).
+RISK_ORDER = ("HIGH", "MEDIUM", "LOW", "UNKNOWN")
+#: Fields a row already shows in its columns (or never shows): left out of its summary.
+_ROW_FIELDS = frozenset({"id", "timestamp", "source", "parent_id", "kind"})
 
 
 class EventRow:
     """One event as the list shows it."""
 
     __slots__ = (
+        "action_id",
         "flag",
         "id",
         "kind",
@@ -59,6 +68,7 @@ class EventRow:
         "text",
         "timestamp",
         "tool_call_id",
+        "transient",
     )
 
     def __init__(
@@ -72,6 +82,8 @@ class EventRow:
         tool_call_id: str | None = None,
         flag: str = "",
         text: str = "",
+        action_id: str | None = None,
+        transient: bool = False,
     ) -> None:
         self.id = id
         self.timestamp = timestamp
@@ -84,6 +96,11 @@ class EventRow:
         self.flag = flag
         #: what find searches besides the summary: the event's words, capped (see search_text)
         self.text = text
+        #: the action a result (observation, rejection) answers: how results are matched
+        self.action_id = action_id
+        #: a streaming delta or a ``full_state`` snapshot: sent live, never part of an agent
+        #: server's log, but kept in an app server's stored history (see history_fold.py)
+        self.transient = transient
 
     @property
     def time(self) -> str:
@@ -164,9 +181,49 @@ def _state_summary(key: str | None, value: Any) -> str:
     return f"{key} = {value}"
 
 
+def risk_text(risk: object) -> str:
+    """``SecurityRisk.HIGH`` or ``"HIGH"`` → ``"HIGH"``."""
+    return str(getattr(risk, "value", risk))
+
+
+def security_summary(event: ev.SecurityAnalysisEvent, actions: dict[str, str] | None = None) -> str:
+    """``2 actions: HIGH $ rm -rf …, LOW echo``: the risk per action, most serious first,
+    each with its action's summary where ``actions`` (action id → summary) knows it."""
+    known = actions or {}
+    risks = sorted(
+        event.risks.items(),
+        key=lambda item: (
+            RISK_ORDER.index(risk_text(item[1])) if risk_text(item[1]) in RISK_ORDER else 9
+        ),
+    )
+    parts = []
+    for action_id, risk in risks[:6]:
+        what = known.get(action_id)
+        parts.append(
+            f"{risk_text(risk)} {one_line(what, 60)}"
+            if what
+            else f"{risk_text(risk)} {action_id[:8]}"
+        )
+    more = f", … {len(risks) - 6} more" if len(risks) > 6 else ""
+    count = f"{len(risks)} action{'s' if len(risks) != 1 else ''}"
+    return one_line(f"{count}: {', '.join(parts)}{more}" if parts else f"{count}")
+
+
+def fields_summary(event: AnyEvent) -> str:
+    """``unknown kind · name: value · …``: an event this client cannot type, by its fields."""
+    parts = [
+        f"{name}: {value}"
+        for name, value in event_fields(event, limit=120)[:12]
+        if name not in _ROW_FIELDS
+    ]
+    return one_line(" · ".join(["unknown kind", *parts]), 400)
+
+
 def summarize(event: AnyEvent) -> str:
     """A one-line description of an event, cleaned of control sequences."""
     if isinstance(event, RawEvent):
+        if event.unknown_kind:
+            return fields_summary(event)
         return one_line("unparsed: " + event.error.splitlines()[-1].strip())
     kind = event.kind
     if kind == "MessageEvent":
@@ -211,11 +268,15 @@ def summarize(event: AnyEvent) -> str:
         return "run interrupted"
     if kind == "PauseEvent":
         return "run paused"
+    if kind == "SecurityAnalysisEvent":
+        return security_summary(event)
     return kind
 
 
 def _flag(event: AnyEvent) -> str:
     if isinstance(event, RawEvent):
+        if event.unknown_kind:  # a newer server's kind is not an error (unless it says so)
+            return "error" if event.kind == UNREADABLE_KIND else ""
         return "raw"
     if event.kind in ERROR_KINDS:
         return "error"
@@ -232,6 +293,8 @@ SEARCH_CHARS = 2_000
 def search_text(event: AnyEvent) -> str:
     """The words of an event that find looks through, beyond its one-line summary."""
     if isinstance(event, RawEvent):
+        if event.unknown_kind:  # its fields are its words
+            return event_text(event, limit=SEARCH_CHARS)[:SEARCH_CHARS]
         return event.error[:SEARCH_CHARS]
     parts: list[str] = []
     kind = event.kind
@@ -267,6 +330,8 @@ def search_text(event: AnyEvent) -> str:
         parts.append(event.detail or "")
     elif kind == "CondensationSummaryEvent":
         parts.append(event.summary or "")
+    elif kind == "SecurityAnalysisEvent":
+        parts.extend((event.analyzer, event.policy, *map(risk_text, event.risks.values())))
     text = "\n".join(p for p in parts if p)
     return text[:SEARCH_CHARS]
 
@@ -279,17 +344,29 @@ def make_row(event: AnyEvent) -> EventRow:
     kind = _label(event.kind, 80, "") if isinstance(event.kind, str) else "?"
     fields = event.__dict__  # not getattr: a field a model lacks costs a pydantic AttributeError
     call = fields.get("tool_call_id")
+    answers = fields.get("action_id") if kind != "HookExecutionEvent" else None
     return EventRow(
         id=event.id,
         timestamp=one_line(event.timestamp or "", 80),
         source=_label(event.source or "", 40, "?"),
         kind=kind,
-        summary=summarize(event),
+        summary=redact_text(summarize(event)),  # shown: secrets masked (tui.models.redact)
         parent_id=event.parent_id,
         tool_call_id=call if isinstance(call, str) else None,
         flag=_flag(event),
         text=search_text(event),
+        action_id=answers if isinstance(answers, str) else None,
+        transient=is_transient_row(event),
     )
+
+
+def is_transient_row(event: AnyEvent) -> bool:
+    """A streaming delta or a ``full_state`` snapshot (parsed: a broken one is shown, with
+    its error, like any event that could not be read)."""
+    kind = event.kind
+    if kind == "StreamingDeltaEvent":
+        return not isinstance(event, RawEvent)
+    return kind == "ConversationStateUpdateEvent" and getattr(event, "key", None) == "full_state"
 
 
 _LABELS: dict[tuple[str, int], str] = {}

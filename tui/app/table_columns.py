@@ -58,14 +58,17 @@ def fit_columns(width: int, specs: list[ColumnSpec], *, floor: int, roomy: int) 
     return [Column(spec.label, spec.key, widths[spec.key]) for spec in kept]
 
 
-def conversation_columns(width: int, *, local: bool = False) -> list[Column]:
-    """The conversations table: the title flexes; local folders count events, not sandboxes."""
+def conversation_columns(
+    width: int, *, local: bool = False, sandbox_ids: bool = False
+) -> list[Column]:
+    """The conversations table: the title flexes; local folders count events, not sandboxes;
+    ``sandbox_ids``: the sandbox column is wide enough to name the sandbox too."""
     return fit_columns(
         width,
         [
             ColumnSpec("Title", "title", 40, flex=True),
             ColumnSpec("Agent", "agent", 9),  # the longest status ("finished") whole
-            ColumnSpec("Events" if local else "Sandbox", "sandbox", 9),
+            ColumnSpec("Events" if local else "Sandbox", "sandbox", 32 if sandbox_ids else 9),
             ColumnSpec("Model", "model", 18, drop=4, grow=30),
             ColumnSpec("Cost", "cost", 8, drop=5),
             ColumnSpec("Tokens", "tokens", 7, drop=3),

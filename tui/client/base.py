@@ -100,6 +100,12 @@ class ClientBase:
     async def aclose(self) -> None:
         await self._http.aclose()
 
+    async def patiently(self, call: Call[T], what: str = "a request") -> T:
+        """``await call()``, made again after a pause while the server or network fails
+        (a few times; ``Retry-After`` honoured): for a command that must outlast a flaky
+        server, such as ``ohtui export`` (see ``HttpCore.patiently``)."""
+        return await self._http.patiently(call, what)
+
     async def __aenter__(self) -> Self:
         return self
 
@@ -275,7 +281,10 @@ class ClientBase:
         page_id = first
         empty = 0
         while True:
-            page, next_page = await fetch(page_id)
+            # a walk outlasts a failing page (retried after a pause) instead of ending on it
+            page, next_page = await self._http.patiently(
+                lambda page_id=page_id: fetch(page_id), f"page {len(seen) + 1} of {path}"
+            )
             yield page
             if next_page is None:
                 return

@@ -15,10 +15,17 @@ written (a pooled connection found dead) — and after a 429 (``Retry-After`` ho
 capped). A non-idempotent call that failed after it may have arrived raises
 :class:`OutcomeUnknown` carrying the caller's sentence of what is unknown. A connection that
 answered a 5xx is closed once read (``connections.py``), so the next call gets a fresh one.
+A 2xx whose body is not JSON (a page cut off mid-way) is repeated like a 5xx when idempotent.
+
+Deadline (why): httpx's timeouts bound each read, so a server that sends one byte a second
+never times out and a page could take hours. Every call therefore has an overall deadline
+(:data:`DEADLINE_FACTOR` times its read timeout, retries and their waits included); past
+it the call raises :class:`RequestTimeout` saying how long it waited.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json as jsonlib
 import logging
 import math
@@ -51,6 +58,7 @@ from .errors import (
     RateLimited,
     RequestTimeout,
     ServerError,
+    is_retryable,
 )
 
 log = logging.getLogger("tui.client")
@@ -60,6 +68,13 @@ RETRY_STATUSES = frozenset({500, 502, 503, 504})
 #: Upper bound on one wait: a server asking for longer is treated as "give up".
 MAX_RETRY_AFTER = 30.0
 MAX_BACKOFF = 10.0
+#: Whole calls made by a walk through many pages (``patiently``), and the longest pause
+#: between two of them a ``Retry-After`` may ask for.
+WALK_TRIES = 5
+MAX_WALK_WAIT = 120.0
+#: A call's overall deadline, in read timeouts (15 s reads: one minute for the whole call,
+#: retries included; a long operation's own read timeout scales it).
+DEADLINE_FACTOR = 4.0
 _DETAIL_CHARS = 300
 _MASK = "****"
 
@@ -151,6 +166,7 @@ class HttpCore:
         max_retries: int,
         backoff: float,
         transport: httpx.AsyncBaseTransport | None,
+        deadline: float | None = None,
     ) -> None:
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise InvalidParameter("max_retries must be a non-negative integer")
@@ -158,7 +174,11 @@ class HttpCore:
             raise InvalidParameter("backoff must be a non-negative number of seconds")
         if not isinstance(timeout, (int, float)) or timeout <= 0:
             raise InvalidParameter("timeout must be a positive number of seconds")
+        if deadline is not None and (not isinstance(deadline, (int, float)) or deadline <= 0):
+            raise InvalidParameter("deadline must be a positive number of seconds")
         self.auth = KeyAuth(api_key, session_api_key)
+        #: a call's overall deadline in seconds (None: DEADLINE_FACTOR read timeouts)
+        self.deadline = float(deadline) if deadline is not None else None
         self._secrets: set[str] = set()
         self.max_retries = max_retries
         self.backoff = float(backoff)
@@ -222,6 +242,7 @@ class HttpCore:
         parse: Callable[[bytes], Any] | None = None,
         unknown: str | None = None,
         timeout: float | None = None,
+        deadline: float | None = None,
     ) -> Any:
         """Send, retrying per the policy above; return the decoded JSON body (None if empty).
 
@@ -229,9 +250,13 @@ class HttpCore:
         reads them in one pass); a ``ValueError`` from it means the body is not JSON.
         ``unknown``: the sentence an :class:`OutcomeUnknown` says when a non-idempotent call
         fails after it may have reached the server. ``timeout``: this call's read timeout in
-        seconds (a long server operation), instead of the client's."""
+        seconds (a long server operation), instead of the client's. ``deadline``: seconds
+        the whole call may take, retries included (default: see the module doc)."""
         if idempotent is None:
             idempotent = method in ("GET", "HEAD", "OPTIONS")
+        read = timeout if timeout is not None else (self.client.timeout.read or 0.0)
+        limit = deadline or self.deadline or max(1.0, DEADLINE_FACTOR * read)
+        ends = time.monotonic() + limit
         extensions = None
         if timeout is not None:
             base = self.client.timeout
@@ -251,7 +276,18 @@ class HttpCore:
             error: OpenHandsError
             delay: float | None = None
             try:
-                response = await self.client.send(request)
+                async with asyncio.timeout(max(0.0, ends - time.monotonic())):
+                    response = await self.client.send(request)
+            except TimeoutError:
+                # the overall deadline: the server answers too slowly (a byte at a time)
+                error = RequestTimeout(
+                    f"{method} {url}: no complete answer within {limit:g} s",
+                    method=method,
+                    url=url,
+                )
+                retry = False
+                if not idempotent:
+                    error = self._unknown(OutcomeUnknownTimeout, unknown, error, method, url)
             except httpx.TimeoutException as exc:
                 error = RequestTimeout(
                     f"{method} {url}: no answer in time ({type(exc).__name__})",
@@ -306,25 +342,34 @@ class HttpCore:
                 elapsed = (time.monotonic() - started) * 1000
                 log.debug("%s %s -> %s in %.0f ms", method, url, response.status_code, elapsed)
                 if response.is_success:
-                    return self._decode(response, method, url, parse)
-                error = self._status_error(response, method, url)
-                if response.status_code == 429:
-                    retry = True
+                    try:
+                        return self._decode(response, method, url, parse)
+                    except BadResponse as exc:
+                        if not idempotent or not _cut_off_json(response):
+                            raise  # a login page or the like: reading it again won't help
+                        error, retry = exc, True  # a page cut off mid-way: read it again
+                else:
+                    error = self._status_error(response, method, url)
                     retry_after = getattr(error, "retry_after", None)
-                    if retry_after is not None:
+                    if response.status_code == 429:
+                        retry = True
+                    else:
+                        retry = idempotent and response.status_code in RETRY_STATUSES
+                    if retry and retry_after is not None:
                         if retry_after > MAX_RETRY_AFTER:
                             retry = False  # the server wants a pause longer than we block for
                         delay = retry_after
-                else:
-                    retry = idempotent and response.status_code in RETRY_STATUSES
+            if retry and delay is None:
+                delay = self._delay(attempt)
+            if retry and time.monotonic() + (delay or 0.0) >= ends:
+                retry = False  # the wait would end past the call's deadline
             if not retry or attempt >= budget:
                 if attempt:
                     log.warning(
                         "%s %s failed after %d attempt(s): %s", method, url, attempt + 1, error
                     )
                 raise error
-            if delay is None:
-                delay = self._delay(attempt)
+            assert delay is not None
             attempt += 1
             log.info(
                 "retrying %s %s in %.2fs (attempt %d of %d): %s",
@@ -336,6 +381,27 @@ class HttpCore:
                 error,
             )
             await _sleep(delay)
+
+    async def patiently(self, call: Callable[[], Any], what: str = "a page") -> Any:
+        """``await call()``, made again after a pause while the server or the network fails.
+
+        For walks through many pages (an export): each call has spent its own quick retries,
+        and one unlucky page must not end a walk of a hundred. Up to :data:`WALK_TRIES`
+        calls; a ``Retry-After`` is waited out when it asks for at most
+        :data:`MAX_WALK_WAIT` seconds."""
+        for attempt in range(1, WALK_TRIES + 1):
+            try:
+                return await call()
+            except Exception as exc:
+                if attempt == WALK_TRIES or not is_retryable(exc):
+                    raise
+                asked = getattr(exc, "retry_after", None)
+                if asked is not None and asked > MAX_WALK_WAIT:
+                    raise
+                delay = asked if asked is not None else self._delay(attempt)
+                log.info("%s failed (%s); trying again in %.1fs", what, exc, delay)
+                await _sleep(delay)
+        raise AssertionError("unreachable")
 
     @staticmethod
     def _unknown(
@@ -394,13 +460,17 @@ class HttpCore:
             else:
                 summary = validation.summary()
             kwargs["validation"] = validation
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
         if cls is RateLimited:
-            kwargs["retry_after"] = parse_retry_after(response.headers.get("retry-after"))
+            kwargs["retry_after"] = retry_after
         reason = response.reason_phrase or ""
         message = f"{method} {url} -> {status} {reason}".rstrip()
         if summary:
             message += f": {summary}"
-        return cls(message, **kwargs)
+        error = cls(message, **kwargs)
+        if status == 503 and retry_after is not None:
+            error.retry_after = retry_after  # type: ignore[attr-defined] # "come back in N s"
+        return error
 
 
 def _summarise(detail: Any) -> str:
@@ -415,6 +485,13 @@ def _summarise(detail: Any) -> str:
             text = repr(detail)
     text = " ".join(text.split())
     return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+
+
+def _cut_off_json(response: httpx.Response) -> bool:
+    """The body meant to be JSON (by its type or its first character) but does not parse."""
+    if "json" in response.headers.get("content-type", ""):
+        return True
+    return response.content.lstrip()[:1] in (b"{", b"[")
 
 
 def _no_userinfo(url: httpx.URL) -> str:

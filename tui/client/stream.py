@@ -43,6 +43,13 @@ Policy (facts §5, §6)
     timestamps (facts §1c), and ``since`` is a string ``≥`` on naive timestamps. The
     overlap comes back as duplicates, which dedup removes. ``resume_margin=None`` repeats
     the first connection's query instead (full replay).
+  * A frame over ``max_size`` (16 MiB) is not a reason to reconnect forever: the next
+    connection reads frames up to ``skim_max`` (128 MiB) and any frame over ``max_size``
+    becomes a placeholder :class:`RawEvent` (``reason`` :data:`OVERSIZE`, its id, kind and
+    time read from the frame's ends) that the app fetches by id over REST; the rest of
+    the frame is never parsed. A frame over ``skim_max`` ends the stream with ``failed``,
+    saying so. Every status carries ``why``: the reason in a few words for the header
+    ("the server refused the key (4001)", "server busy (1013: …)").
   * Not retried, ending the stream with ``failed``: close 4001 and handshake 401/403 →
     :class:`AuthError`; close 4004 and handshake 404 → :class:`NotFound`; other handshake
     4xx (and refused redirects) → :class:`HTTPStatusError`; TLS certificate failure →
@@ -60,6 +67,7 @@ import asyncio
 import json
 import logging
 import random
+import re
 import ssl
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -75,7 +83,7 @@ from websockets.protocol import State
 
 from tui.models import ConversationStateUpdateEvent, StreamingDeltaEvent
 from tui.models.events import ServerErrorEvent
-from tui.models.parse import AnyEvent, RawEvent, parse_event_json
+from tui.models.parse import AnyEvent, RawEvent, parse_event_json, raw_event
 from tui.models.redact import mask_url
 
 from . import params as P
@@ -101,6 +109,25 @@ TERMINAL_CLOSE_CODES: Mapping[int, type[OpenHandsError]] = {4001: AuthError, 400
 RETRY_HANDSHAKE_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 MIB = 1024 * 1024
 _MASK = "****"
+#: The reason of a placeholder for a frame over the stream's size limit.
+OVERSIZE = "too large for the live stream"
+#: Close code a client sends when a message is over its limit.
+MESSAGE_TOO_BIG = 1009
+#: Characters read at each end of an oversize frame for its id, kind and time.
+_ENDS = 65_536
+_WANTED = frozenset({"id", "timestamp", "parent_id", "source", "kind"})
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_STRING_VALUE = re.compile(r'\s*:\s*("(?:[^"\\]|\\.){0,400}")')
+_PARENT = re.compile(r'"parent_id"\s*:\s*("(?:[^"\\]|\\.){0,400}")')
+_LAST_KIND = re.compile(r'"kind"\s*:\s*("(?:[^"\\]|\\.){0,400}")\s*}\s*$')
+_CLOSE_WORDS = {
+    1000: "closed by the server",
+    1001: "the server is going away",
+    1006: "the connection dropped",
+    1011: "server error",
+    1012: "the server is restarting",
+    1013: "server busy",
+}
 
 
 # --- items ---------------------------------------------------------------------------------
@@ -134,6 +161,8 @@ class StreamStatus:
     close_code: int | None = None
     retry_in: float | None = None
     exception: OpenHandsError | None = field(default=None, compare=False)
+    #: why it is not live, in a few words for a status line (None while live)
+    why: str | None = field(default=None, compare=False)
 
 
 StreamItem = StreamEvent | StreamStatus
@@ -193,6 +222,89 @@ class EventDeduper:
             self._seen[event_id] = True
             return StreamEvent(event, replaces=True)
         return None
+
+
+def _top_level_strings(head: str) -> dict[str, str]:
+    """The id, timestamp, parent_id, source and kind members of the outermost object in
+    ``head`` (a frame's first characters), where they are strings. Linear in ``head``."""
+    found: dict[str, str] = {}
+    depth, pos = 0, 0
+    while len(found) < len(_WANTED):
+        token = _TOKEN.search(head, pos)
+        if token is None:
+            break
+        text, pos = token.group(), token.end()
+        if text in ("{", "["):
+            depth += 1
+            continue
+        if text in ("}", "]"):
+            depth -= 1
+            continue
+        if depth != 1:
+            continue
+        value = _STRING_VALUE.match(head, pos)
+        if value is None:
+            continue  # a value, or a key whose value is not a string
+        key = text[1:-1]
+        if key in _WANTED and key not in found:
+            try:
+                found[key] = json.loads(value.group(1))
+            except ValueError:
+                pass
+        pos = value.end()
+    return found
+
+
+def oversize_event(frame: str | bytes, limit: int) -> RawEvent:
+    """A placeholder for a frame over ``limit``: what its ends say of it, never the rest."""
+    head = frame[:_ENDS]
+    tail = frame[-_ENDS:]
+    if isinstance(head, bytes):
+        head = head.decode("utf-8", "replace")
+        tail = tail.decode("utf-8", "replace")
+    fields = _top_level_strings(head)
+    if "kind" not in fields:
+        last = _LAST_KIND.search(tail)
+        if last is not None:
+            try:
+                fields["kind"] = json.loads(last.group(1))
+            except ValueError:
+                pass
+    if "parent_id" not in fields:
+        parents = _PARENT.findall(tail)
+        if parents:
+            try:
+                fields["parent_id"] = json.loads(parents[-1])
+            except ValueError:
+                pass
+    error = (
+        f"a frame of {_mib(len(frame))} is over the live stream's {_mib(limit)} limit: "
+        "not read here, fetched by id when opened"
+    )
+    return raw_event({**fields, "size": len(frame)}, error, OVERSIZE)
+
+
+def _mib(size: int) -> str:
+    text = f"{size / MIB:.1f}".removesuffix(".0")
+    return f"{text} MiB"
+
+
+def is_oversize(event: AnyEvent) -> bool:
+    """A placeholder for a frame the stream did not read (see :func:`oversize_event`)."""
+    return isinstance(event, RawEvent) and event.reason == OVERSIZE
+
+
+def close_words(code: int, reason: str = "") -> str:
+    """A close code in a few words (4001 and 4004 as the agent server means them)."""
+    if code == 4001:
+        return "the server refused the session key (4001)"
+    if code == 4004:
+        return "the agent server does not have this conversation (4004)"
+    if code == MESSAGE_TOO_BIG:
+        return "an event too large for the stream (1009)"
+    words = _CLOSE_WORDS.get(code, "closed")
+    reason = " ".join(reason.split())[:80]
+    return f"{words} ({code}: {reason})" if reason and code == 1013 else f"{words} ({code})"
 
 
 def _shift(stamp: str, seconds: float) -> str:
@@ -267,6 +379,7 @@ class EventStream:
         ping_timeout: float | None = 20.0,
         close_timeout: float = 2.0,
         max_size: int | None = 16 * MIB,
+        skim_max: int = 128 * MIB,
         max_queue: int | None = 4096,
         raise_on_failure: bool = False,
         connect_options: Mapping[str, Any] | None = None,
@@ -310,6 +423,10 @@ class EventStream:
         self.resume_margin = None if resume_margin is None else float(resume_margin)
         self.live_grace = float(live_grace)
         self.raise_on_failure = P.check_bool(raise_on_failure, "raise_on_failure")
+        #: frames longer than this become placeholders (once a frame was over it, the
+        #: connections read up to ``skim_max`` so they can pass such frames)
+        self.max_size = max_size
+        self.skim_max = max(skim_max, max_size or 0)
         self._connect_kwargs: dict[str, Any] = {
             "open_timeout": open_timeout,
             "ping_interval": ping_interval,
@@ -534,9 +651,15 @@ class EventStream:
                 dead = 0
                 log.info("event stream live: %s", shown)
                 yield self._set(StreamStatus("live"))
+                limit = self.max_size
                 while True:
                     if frame is not None:
-                        item = self.dedup.accept(parse_event_json(frame))
+                        if limit is not None and len(frame) > limit:
+                            event = oversize_event(frame, limit)  # never parsed whole
+                        else:
+                            event = parse_event_json(frame)
+                        frame = None  # a skimmed frame is not kept while the next arrives
+                        item = self.dedup.accept(event)
                         if item is not None:
                             yield item
                     frame = await ws.recv()
@@ -549,10 +672,24 @@ class EventStream:
             if self._closing.is_set():
                 return
             terminal, reason, code = self._classify(error, shown)
+            why = _why(error, code)
+            if terminal is None and _too_big(error):
+                if self._connect_kwargs["max_size"] != self.skim_max:
+                    # read past it on the next connection (it becomes a placeholder): at
+                    # once, and not counted as a failed attempt
+                    self._connect_kwargs["max_size"] = self.skim_max
+                    why = f"an event over {_mib(self.max_size or 0)}: reading past it"
+                    log.info("event stream: %s", why)
+                    yield self._set(StreamStatus("reconnecting", 1, reason, code, 0.0, why=why))
+                    continue
+                why = f"an event over {_mib(self.skim_max)} cannot be streamed; reopen to load it"
+                terminal = ConnectionLost(f"event stream {shown}: {why}", url=shown, status=code)
             if terminal is not None:
                 self.failure = terminal
                 log.warning("event stream failed: %s", reason)
-                yield self._set(StreamStatus("failed", dead + 1, reason, code, exception=terminal))
+                yield self._set(
+                    StreamStatus("failed", dead + 1, reason, code, exception=terminal, why=why)
+                )
                 if self.raise_on_failure:
                     raise terminal
                 return
@@ -568,14 +705,17 @@ class EventStream:
                     status=code,
                 )
                 log.warning("%s", self.failure)
-                yield self._set(StreamStatus("failed", dead, reason, code, exception=self.failure))
+                why = f"gave up after {dead} tries: {why}"
+                yield self._set(
+                    StreamStatus("failed", dead, reason, code, exception=self.failure, why=why)
+                )
                 if self.raise_on_failure:
                     raise self.failure
                 return
             delay = self._delay(failures)
             state: StreamState_ = "offline" if dead >= self.offline_after else "reconnecting"
             log.info("event stream %s (%s); retry %d in %.2fs", state, reason, dead + 1, delay)
-            yield self._set(StreamStatus(state, dead + 1, reason, code, round(delay, 3)))
+            yield self._set(StreamStatus(state, dead + 1, reason, code, round(delay, 3), why=why))
             try:
                 await asyncio.wait_for(self._closing.wait(), delay)
             except TimeoutError:
@@ -625,6 +765,34 @@ class EventStream:
         return None, f"{type(exc).__name__}: {detail}", None
 
 
+def _too_big(exc: BaseException | None) -> bool:
+    """This side closed the connection because a message was over its size limit."""
+    sent = getattr(exc, "sent", None) if isinstance(exc, ConnectionClosed) else None
+    return sent is not None and sent.code == MESSAGE_TOO_BIG
+
+
+def _why(exc: BaseException | None, code: int | None) -> str:
+    """Why the stream is not live, in a few words for a status line."""
+    if isinstance(exc, ConnectionClosed):
+        if _too_big(exc):
+            return close_words(MESSAGE_TOO_BIG)
+        received = exc.rcvd
+        return close_words(received.code, received.reason) if received else close_words(1006)
+    if isinstance(exc, InvalidStatus) and code is not None:
+        if code in (401, 403):
+            return f"the server refused the session key (HTTP {code})"
+        if code == 404:
+            return "the agent server does not have this conversation (HTTP 404)"
+        return f"the server answered HTTP {code}"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return "the server's TLS certificate was rejected"
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    if isinstance(exc, OSError):
+        return "cannot reach the agent server"
+    return "the connection ended"
+
+
 async def _dispose(ws: ClientConnection) -> None:
     if ws.state is State.CLOSED:
         return
@@ -663,11 +831,15 @@ def _check_ws_url(url: Any) -> str:
 
 
 __all__ = [
+    "OVERSIZE",
     "TERMINAL_CLOSE_CODES",
     "EventDeduper",
     "EventStream",
     "StreamEvent",
     "StreamItem",
     "StreamStatus",
+    "close_words",
+    "is_oversize",
     "is_transient",
+    "oversize_event",
 ]

@@ -55,5 +55,6 @@ def make_client(resolved: Any, url: str, **options: Any) -> Any:
         api_key=resolved.key("api_key"),
         session_api_key=resolved.key("session_key"),
         server_kind=resolved.server_kind,
+        agent_settings=getattr(resolved, "agent_settings", None),
         **options,
     )

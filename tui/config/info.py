@@ -61,6 +61,10 @@ def describe(
         f"  {'server kind':<13}{'detect' if kind == 'auto' else kind}"
         + f"  [{origins.get('server_kind', 'default')}]"
     )
+    agents = origins.get("agent_settings_file", "default")
+    if agents != "default":
+        state = "loaded" if resolved.agent_settings is not None else "not loaded (see problems)"
+        lines.append(f"  {'agent':<13}{state}  [{agents}]")
     if server:
         lines += ["", "server", *(f"  {line}" for line in server)]
     lines += ["", "interface"]
@@ -87,6 +91,8 @@ def describe(
             where = printable_url(p.url) if p.url else "(no url)"
             if p.server_kind:
                 refs.append(f"server kind {p.server_kind}")
+            if p.agent_settings_file:
+                refs.append(f"agent settings {p.agent_settings_file}")
             lines.append(f" {mark}{pname:<13}{where}" + (f"  ({'; '.join(refs)})" if refs else ""))
     if resolved.warnings or resolved.errors:
         lines += ["", "problems"]

@@ -45,6 +45,8 @@ class Resolved:
     #: "auto" (detect), "app", "agent" or "shared"
     server_kind: str = "auto"
     keymap: dict[str, str] = field(default_factory=dict)
+    #: the agent settings a bare agent server starts conversations with (keys resolved), or None
+    agent_settings: dict[str, Any] | None = field(default=None, repr=False)
     #: setting name → where its value came from ("flag --url", "env OHTUI_URL", "file", …)
     origins: dict[str, str] = field(default_factory=dict)
     #: things to tell the user that do not stop ohtui (loose key-file modes, unused keys)
@@ -59,7 +61,12 @@ class Resolved:
     def secrets(self) -> list[str]:
         """Every key value known to this run (flags, env, profile references)."""
         values = [self.api_key, self.session_key, self.settings.api_key, self.settings.session_key]
-        return [v.get_secret_value() for v in values if v is not None and v.get_secret_value()]
+        found = [v.get_secret_value() for v in values if v is not None and v.get_secret_value()]
+        if self.agent_settings:
+            from .agent_settings import secret_strings
+
+            found += secret_strings(self.agent_settings)
+        return found
 
     def scrub(self, text: str) -> str:
         """``text`` with every known key value replaced by ``‹redacted›`` (for error output)."""
@@ -257,6 +264,20 @@ def load(
         )
     else:
         resolved.origins["server_kind"] = "default"
+
+    # Agent settings (a bare agent server's new conversations): the profile's for its URL,
+    # else the top-level setting.
+    settings_file, settings_origin = settings.agent_settings_file, origins["agent_settings_file"]
+    if same_server and profile.agent_settings_file:
+        settings_file, settings_origin = profile.agent_settings_file, f"profile {name}"
+    resolved.origins["agent_settings_file"] = settings_origin if settings_file else "default"
+    if settings_file:
+        from .agent_settings import AgentSettingsError, load_agent_settings
+
+        try:
+            resolved.agent_settings = load_agent_settings(settings_file, base)
+        except AgentSettingsError as exc:
+            resolved.errors.append(f"agent_settings_file ({settings_origin}): {exc}")
 
     resolved.theme, resolved.origins["theme"] = settings.theme, origins["theme"]
     resolved.readonly, resolved.origins["readonly"] = settings.readonly, origins["readonly"]

@@ -31,6 +31,7 @@ FILE_KEYS = (
     "notify_bell",
     "notify_desktop",
     "board",
+    "agent_settings_file",
 )
 #: Settings that are secrets: accepted from flags and the environment only.
 SECRET_FIELDS = ("api_key", "session_key")
@@ -70,6 +71,9 @@ class Profile(BaseModel):
     """File holding the session key."""
     server_kind: ServerKindName | None = None
     """What the server is (``app``, ``agent``, ``shared``), when detection should be skipped."""
+    agent_settings_file: str | None = None
+    """JSON file with the agent a bare agent server starts new conversations with
+    (``agent_settings.py``: keys by reference only); relative paths are beside the config."""
 
     @field_validator("url")
     @classmethod
@@ -133,6 +137,9 @@ class Settings(BaseSettings):
     """Ring the terminal bell with those notifications."""
     notify_desktop: bool = False
     """Also send a desktop notification (``notify-send``) where one is available."""
+    agent_settings_file: str | None = None
+    """JSON agent settings for new conversations on a bare agent server (any URL without a
+    profile of its own; a profile's ``agent_settings_file`` wins for its URL)."""
     profiles: dict[str, Profile] = {}
     """Named services."""
     board: BoardSettings = BoardSettings()

@@ -23,6 +23,8 @@ TEMPLATE = """\
 # url = "http://127.0.0.1:8000"
 # session_key_env = "OHTUI_LOCAL_SESSION_KEY"   # the variable's name, not the key
 # server_kind = "auto"              # auto (detect), app, agent (a bare agent server) or shared
+# agent_settings_file = "agent.json"  # a bare agent server: the agent new conversations use
+#                                   # (JSON; keys by reference: "api_key_env": "MY_LLM_KEY")
 
 # [profiles.cloud]
 # url = "https://app.all-hands.dev"

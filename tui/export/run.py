@@ -183,8 +183,10 @@ async def export_conversation(
     if not shared:
         from tui.client import NotFound
 
+        lookup = lambda: client.get_conversations([conversation_id])
+        patient = getattr(client, "patiently", None)  # outlasts a flaky server if it can
         try:
-            found = await client.get_conversations([conversation_id])
+            found = await (patient(lookup, "the conversation's record") if patient else lookup())
         except NotFound:
             found = None
         if found is not None:

@@ -1,4 +1,7 @@
-"""A yes/no question for destructive actions; the default answer is no."""
+"""A yes/no question for destructive actions; the default answer is no.
+
+Like every dialog it has its own key bar: while it is open only its keys are offered,
+and only they work (the app's keys stand aside, ``OhtuiApp.check_action``)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+from ..widgets.key_bar import KeyBar
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -28,6 +33,7 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal(id="confirm-buttons"):
                 yield Button("No (n)", id="no", variant="primary")
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

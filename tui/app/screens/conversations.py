@@ -1,4 +1,12 @@
-"""The conversations table: lazily paged, filterable by title, live-refreshed."""
+"""The conversations table: lazily paged, filterable by title, fresh while shown.
+
+While the screen is shown it asks the server every :data:`POLL_S` seconds for the first page
+again (conversations started elsewhere come on top, statuses change in place) and for the
+other loaded rows by id (gone ones go); relative times tick with it. Rows are keyed by id,
+so the cursor stays on its conversation through refreshes, reorderings and a return from
+another screen. Sub-conversations sit under their parents (``conversation_rows.py``). The
+line under the table names the selected conversation whole (``c`` copies its id).
+"""
 
 from __future__ import annotations
 
@@ -15,32 +23,27 @@ from textual.widgets import DataTable, Input, Static
 
 from tui.text import one_line
 
-from ..format import (
-    conversation_cost,
-    money,
-    relative_time,
-    sandbox_text,
-    short_model,
-    status_text,
-    status_value,
-    title_of,
-    tokens,
-)
+from ..conversation_rows import ConversationRows, conversation_cells, conversation_detail
+from ..format import status_value, title_of
 from ..messages import AgentStatusChanged
+from ..screen_state import shown
+from ..server_marks import plural
 from ..table_columns import conversation_columns
 from ..themes import theme_style
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .errors import describe_error
+from .new_conversation import ConversationStarts
 
 if TYPE_CHECKING:
     from tui.models import AppConversation
 
 PAGE = 50
-POLL_S = 5.0
+POLL_S = 4.0  # a status changed elsewhere shows within this (plus the request)
+BATCH = 99  # ids per batch get
 
 
-class ConversationsScreen(Screen):
+class ConversationsScreen(ConversationStarts, Screen):
     AUTO_FOCUS = "#conversations"
     BINDING_GROUP_TITLE = "Conversations"
     BINDINGS = [
@@ -48,11 +51,9 @@ class ConversationsScreen(Screen):
         Binding("slash", "filter", "Filter by title", id="conversations.filter"),
         Binding("n", "new", "New conversation", id="conversations.new"),
         Binding("ctrl+r", "refresh", "Refresh", id="conversations.refresh"),
+        Binding("c", "copy_id", "Copy id", id="conversations.copy-id"),
+        Binding("i", "sandbox_ids", "Sandbox ids", show=False, id="conversations.sandbox-ids"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="conversations.clear"),
-        Binding("j", "cursor_down", "Down", show=False, id="conversations.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="conversations.up"),
-        Binding("g", "first", "First", show=False, id="conversations.first"),
-        Binding("G", "last", "Last", show=False, id="conversations.last"),
     ]
     CSS_PATH = "conversations.tcss"
 
@@ -60,102 +61,143 @@ class ConversationsScreen(Screen):
         super().__init__()
         self._next_page: str | None = None
         self._loading = False
-        self._rows: dict[str, AppConversation] = {}
+        self.rows = ConversationRows()
         self._filter = ""
         #: local folders (``app.local``): events per conversation, shown where the sandbox would be
         self._counts: dict[str, int] = {}
+        #: the conversation the cursor is on, kept across reloads (ids, not row numbers)
+        self._cursor_id: str | None = None
+        self._sandbox_ids = False
+        self._polling = False
+
+    @property
+    def _rows(self) -> dict[str, AppConversation]:
+        """The loaded records by id (what tests and the palette look into)."""
+        return self.rows.rows
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="conv-filter-row"):
             yield Input(
                 placeholder="title contains… (enter to apply, esc to clear)", id="conv-filter"
             )
-        local = self.app.local
-        table = FittedTable(
-            lambda width: conversation_columns(width, local=local),
-            id="conversations",
-            cursor_type="row",
-            zebra_stripes=True,
-        )
-        yield table
+        yield FittedTable(self._layout(), id="conversations", cursor_type="row", zebra_stripes=True)
+        yield Static(id="conversations-detail")
         yield Static(id="conversations-status")
         yield KeyBar()
 
+    def _layout(self):
+        local, ids = self.app.local, self._sandbox_ids
+        return lambda width: conversation_columns(width, local=local, sandbox_ids=ids)
+
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one(FittedTable)
         table.border_title = "Conversations"
+        self.server_known()
         table.focus()
         self.reload()
         self.set_interval(POLL_S, self.poll_statuses)
+        self.set_interval(1.0, self._tick_start)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_rows())
 
-    def _redraw_rows(self) -> None:
-        """Statuses have the theme's colours drawn in: a new theme draws the cells anew."""
-        table = self.query_one(FittedTable)
-        for conv in self._rows.values():
-            table.put_row(conv.id, self._cells(conv))
+    def server_known(self) -> None:
+        """The app learned what the server is: the mark beside the title, the keys."""
+        for table in self.query(FittedTable):
+            mark = self.app.server_mark
+            table.border_subtitle = mark
+        self.refresh_bindings()
 
-    # --- loading -------------------------------------------------------------------------
+    def _tick_start(self) -> None:
+        """A start nobody watches says how far it got, second by second."""
+        if self.start_line() is not None and self._table() is not None:
+            self._status()
 
-    def _cells(self, conv: AppConversation) -> dict[str, Text]:
-        now = self.app.clock()
-        cost, used = conversation_cost(conv)
-        return {
-            "title": Text(title_of(conv), overflow="ellipsis", no_wrap=True),
-            "agent": status_text(conv.execution_status, short=True),
-            "sandbox": self._events_cell(conv.id) if self.app.local else sandbox_text(conv),
-            # the routing prefix (litellm_proxy/, openai/) is noise here; the header has it all
-            "model": Text(one_line(short_model(conv.llm_model) or "—", 40), style="dim"),
-            "cost": Text(money(cost), justify="right"),
-            "tokens": Text(tokens(used), justify="right"),
-            "created": Text(relative_time(conv.created_at, now), style="dim"),
-            "updated": Text(relative_time(conv.updated_at, now), style="dim"),
-            "trigger": Text(one_line(status_value(conv.trigger) or "—", 20), style="dim"),
-        }
+    def on_screen_resume(self) -> None:
+        """Back from a conversation or another screen: what changed meanwhile, at once."""
+        if self.rows and not self._loading:
+            self.refresh_rows()
+
+    # --- drawing -------------------------------------------------------------------------
+
+    def _table(self) -> FittedTable | None:
+        """The table, or None once the screen is closing (a late worker has nothing to fill)."""
+        tables = self.query(FittedTable) if self.is_attached else None
+        return tables.first() if tables else None
+
+    def _cells(self, conv: AppConversation, depth: int = 0) -> dict[str, Text]:
+        events = self._events_cell(conv.id) if self.app.local else None
+        return conversation_cells(
+            conv,
+            depth=depth,
+            now=self.app.clock(),
+            events=events,
+            sandbox_ids=self._sandbox_ids,
+        )
 
     def _events_cell(self, conversation_id: str) -> Text:
         count = self._counts.get(conversation_id)
         return Text("…" if count is None else f"{count:,}", justify="right", style="dim")
 
-    async def _count_events(self, ids: list[str]) -> None:
-        """Local folders: how many events each row has (one cheap request per folder)."""
-        counts = await asyncio.gather(
-            *(self.app.client.count_events(cid) for cid in ids), return_exceptions=True
-        )
-        table = self.query_one(DataTable)
-        for cid, count in zip(ids, counts):
-            if isinstance(count, int) and cid in table.rows:
-                self._counts[cid] = count
-                table.put_cell(cid, "sandbox", self._events_cell(cid))
-
-    async def _add_new(self) -> None:
-        """Local folders: conversations that appeared since the list was loaded go on top."""
-        page = await self.app.client.search_conversations(
-            title_contains=self._filter or None, limit=PAGE
-        )
-        fresh = [conv for conv in page.items if conv.id not in self._rows]
-        if not fresh:
+    def _redraw_rows(self) -> None:
+        """Draw the rows in their order: in place when the order holds, else anew (the
+        cursor stays on its conversation either way). Times tick, themes recolour."""
+        table = self._table()
+        if table is None:
             return
-        self._rows = {conv.id: conv for conv in [*fresh, *self._rows.values()]}
-        self.query_one(FittedTable).replace_rows(
-            (conv.id, self._cells(conv)) for conv in self._rows.values()
-        )
+        order = self.rows.order()
+        wanted = [cid for cid, _ in order]
+        shown = table.keys
+        if wanted[: len(shown)] == shown:  # the same rows, maybe more below: in place
+            for cid, depth in order:
+                table.put_row(cid, self._cells(self.rows.rows[cid], depth))
+        else:
+            keep = table.current_key or self._cursor_id
+            table.replace_rows(
+                (cid, self._cells(self.rows.rows[cid], depth)) for cid, depth in order
+            )
+            if keep is not None:
+                table.cursor_to(keep)
+        self._show_detail()
         self._status()
+
+    def _show_detail(self) -> None:
+        table = self._table()
+        if table is None:
+            return
+        conv = self.rows.get(table.current_key)
+        detail = self.query_one("#conversations-detail", Static)
+        detail.update(conversation_detail(conv, self.app.clock()) if conv is not None else "")
+
+    def _status(self, problem: str | None = None) -> None:
+        top, subs = self.rows.counts()
+        text = Text(plural(top, "conversation"))
+        if subs:
+            text.append(f" + {plural(subs, 'sub-conversation')}")
+        if self._filter:
+            text.append(f" · title contains “{one_line(self._filter, 40)}”")
+        if self._next_page:
+            text.append(" · more below")
+        start = self.start_line()
+        if start is not None:
+            text.append(" · ")
+            text.append_text(start)
+        if problem:
+            text.append(" · ")
+            text.append(problem, style=theme_style("$error bold"))
+        self.query_one("#conversations-status", Static).update(text)
+
+    # --- loading -------------------------------------------------------------------------
 
     @work(exclusive=True, group="conversations")
     async def reload(self) -> None:
         table = self._table()
         if table is None:
             return
+        self._cursor_id = table.current_key or self._cursor_id
         self._next_page = None
-        self._rows.clear()
+        self.rows.clear()
+        self._counts.clear()
         table.clear()
         await self._load_page(None)
-
-    def _table(self) -> DataTable | None:
-        """The table, or None once the screen is closing (a late worker has nothing to fill)."""
-        tables = self.query(DataTable) if self.is_attached else None
-        return tables.first() if tables else None
 
     async def _load_page(self, page_id: str | None) -> None:
         if self._table() is None:
@@ -168,41 +210,54 @@ class ConversationsScreen(Screen):
             page = await client.search_conversations(
                 title_contains=self._filter or None, page_id=page_id, limit=PAGE
             )
+            self.rows.add_page(page.items)
+            await self._fetch_children(client)
         except Exception as exc:  # noqa: BLE001
-            status.update(Text(f"error: {describe_error(exc)}", style=theme_style("$error bold")))
+            self._loading = False
+            if self._table() is not None:
+                self._status(f"error: {describe_error(exc)}")
             self.notify(
                 f"Could not list conversations: {describe_error(exc)}",
                 severity="error",
                 markup=False,
             )
-            self._loading = False
             return
+        self._loading = False
         table = self._table()
         if table is None:  # closed while the page came
             return
-        for conv in page.items:
-            if conv.id in self._rows:
-                continue
-            self._rows[conv.id] = conv
-            table.put_row(conv.id, self._cells(conv))
         self._next_page = page.next_page_id
-        self._loading = False
-        self._status()
+        self._redraw_rows()
+        if self._cursor_id is not None and table.cursor_to(self._cursor_id):
+            self._cursor_id = None
+        self.server_known()
         if self.app.local:
             await self._count_events([conv.id for conv in page.items])
 
-    def _status(self) -> None:
-        shown = len(self._rows)
-        more = " · more below" if self._next_page else ""
-        flt = f" · title contains “{one_line(self._filter, 40)}”" if self._filter else ""
-        keys = " · enter open · / filter" + ("" if self.app.local else " · n new")
-        self.query_one("#conversations-status", Static).update(
-            Text(f"{shown:,} conversation{'s' if shown != 1 else ''}{flt}{more}{keys}")
+    async def _fetch_children(self, client) -> None:
+        """Sub-conversations the loaded parents name, fetched by id (a few at most)."""
+        missing = self.rows.missing_children()[:BATCH]
+        if missing:
+            found = await client.get_conversations(missing)
+            self.rows.add_children(conv for conv in found if conv is not None)
+
+    async def _count_events(self, ids: list[str]) -> None:
+        """Local folders: how many events each row has (one cheap request per folder)."""
+        counts = await asyncio.gather(
+            *(self.app.client.count_events(cid) for cid in ids), return_exceptions=True
         )
+        table = self._table()
+        if table is None:
+            return
+        for cid, count in zip(ids, counts):
+            if isinstance(count, int) and cid in table.rows:
+                self._counts[cid] = count
+                table.put_cell(cid, "sandbox", self._events_cell(cid))
 
     @on(DataTable.RowHighlighted)
-    def _maybe_more(self, event: DataTable.RowHighlighted) -> None:
-        table = self.query_one(DataTable)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        table = self.query_one(FittedTable)
+        self._show_detail()
         if self._next_page and not self._loading and event.cursor_row >= table.row_count - 10:
             self.more()
 
@@ -211,50 +266,93 @@ class ConversationsScreen(Screen):
         await self._load_page(self._next_page)
 
     async def poll_statuses(self) -> None:
-        """Refresh statuses of the loaded rows in place, keeping the cursor."""
-        if not self._rows or not self.is_current:
+        """Fresh statuses and new conversations while the list is shown (every POLL_S)."""
+        if not shown(self):
             return
-        self.refresh_rows(list(self._rows)[:99])
+        if self._loading or self._polling:
+            if self.rows:
+                self._redraw_rows()  # times tick meanwhile
+            return
+        self.refresh_rows()
 
     @work(exclusive=True, group="conversations-poll")
-    async def refresh_rows(self, ids: list[str]) -> None:
+    async def refresh_rows(self, ids: list[str] | None = None) -> None:
+        """Ask the server again: its first page (new conversations on top) and the other
+        loaded rows by id. ``ids``: kept for callers that name rows; all are refreshed."""
+        self._polling = True
         try:
-            found = await self.app.client.get_conversations(ids)
-            if self.app.local:  # folders being written: new conversations, growing counts
-                await self._add_new()
-                await self._count_events(list(self._rows)[:99])
-        except Exception:  # noqa: BLE001 - polling is best-effort; the next tick retries
+            await self._refresh_rows()
+        except Exception as exc:  # noqa: BLE001 - polling is best-effort; the next tick retries
+            if self._table() is not None:
+                self._redraw_rows()  # times still tick
+                self._status(f"refresh failed: {describe_error(exc)}")
+        finally:
+            self._polling = False
+
+    async def _refresh_rows(self) -> None:
+        client = self.app.client
+        before = {cid: conv.execution_status for cid, conv in self.rows.rows.items()}
+        filter_now = self._filter
+        page = await client.search_conversations(title_contains=filter_now or None, limit=PAGE)
+        if filter_now != self._filter or self._loading:
+            return  # the list was reloaded meanwhile: this answer is for another list
+        first = {conv.id for conv in page.items}
+        self.rows.refresh_first_page(page.items)
+        rest = [cid for cid in self.rows.rows if cid not in first]
+        for start in range(0, min(len(rest), BATCH * 3), BATCH):
+            batch = rest[start : start + BATCH]
+            found = await client.get_conversations(batch)
+            for cid, conv in zip(batch, found):
+                if conv is None:
+                    self.rows.remove(cid)
+                else:
+                    self.rows.put(conv)
+        await self._fetch_children(client)
+        if self.app.local:  # folders being written: growing counts
+            await self._count_events(list(self.rows.rows)[:BATCH])
+        if self._table() is None:
             return
-        table = self.query_one(DataTable)
-        for conv in found:
-            # the list may have been reloaded (a filter) while this poll was out: skip gone rows
-            if conv is None or conv.id not in self._rows or conv.id not in table.rows:
-                continue
-            before = self._rows[conv.id]
-            self._rows[conv.id] = conv
-            self.post_message(
-                AgentStatusChanged(
-                    conv.id,
-                    title_of(conv),
-                    status_value(before.execution_status),
-                    status_value(conv.execution_status),
+        self._redraw_rows()
+        for cid, conv in self.rows.rows.items():
+            if cid in before:
+                self.post_message(
+                    AgentStatusChanged(
+                        cid,
+                        title_of(conv),
+                        status_value(before[cid]),
+                        status_value(conv.execution_status),
+                    )
                 )
-            )
-            table.put_row(conv.id, self._cells(conv))
 
     # --- actions -------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (action == "new" and self.app.local)  # local: the agent starts conversations
+        if action == "new":  # read-only, local folders, a server that cannot start one
+            return self.can_start()
+        if action == "sandbox_ids":
+            return not self.app.local
+        return True
 
     def action_open(self) -> None:
-        conv = self._rows.get(self.query_one(FittedTable).current_key)
+        conv = self.rows.get(self.query_one(FittedTable).current_key)
         if conv is not None:
             self.app.open_conversation(conv.id, title=conv.title)
 
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_open()
+
+    def action_copy_id(self) -> None:
+        conv = self.rows.get(self.query_one(FittedTable).current_key)
+        if conv is not None:
+            self.app.copy_to_clipboard(conv.id)
+            self.notify(f"Copied the id {one_line(conv.id, 80)}.", markup=False)
+
+    def action_sandbox_ids(self) -> None:
+        self._sandbox_ids = not self._sandbox_ids
+        table = self.query_one(FittedTable)
+        table.set_layout(self._layout())
+        self._redraw_rows()
 
     def action_filter(self) -> None:
         row = self.query_one("#conv-filter-row")
@@ -267,7 +365,7 @@ class ConversationsScreen(Screen):
 
     @on(Input.Submitted, "#conv-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
-        self.query_one(DataTable).focus()
+        self.query_one(FittedTable).focus()
 
     @work(exclusive=True, group="conversations-filter")
     async def apply_filter(self, text: str) -> None:
@@ -278,7 +376,7 @@ class ConversationsScreen(Screen):
     def action_clear_filter(self) -> None:
         box = self.query_one("#conv-filter", Input)
         self.query_one("#conv-filter-row").remove_class("-visible")
-        self.query_one(DataTable).focus()
+        self.query_one(FittedTable).focus()
         if box.value or self._filter:
             box.value = ""
             self._filter = ""
@@ -287,25 +385,7 @@ class ConversationsScreen(Screen):
     def action_refresh(self) -> None:
         self.reload()
 
-    def action_new(self) -> None:
-        from .new_conversation import NewConversationScreen
-
-        def done(conversation_id: str | None) -> None:
-            if conversation_id:
-                self.reload()
-                self.app.open_conversation(conversation_id)
-
-        self.app.push_screen(NewConversationScreen(), done)
-
-    def action_cursor_down(self) -> None:
-        self.query_one(DataTable).action_cursor_down()
-
-    def action_cursor_up(self) -> None:
-        self.query_one(DataTable).action_cursor_up()
-
-    def action_first(self) -> None:
-        self.query_one(DataTable).move_cursor(row=0)
-
-    def action_last(self) -> None:
-        table = self.query_one(DataTable)
-        table.move_cursor(row=table.row_count - 1)
+    def select(self, conversation_id: str) -> bool:
+        """Put the cursor on a conversation (False when it is not listed)."""
+        table = self._table()
+        return table is not None and table.cursor_to(conversation_id)

@@ -1,6 +1,20 @@
-"""Start a conversation: title and first message, then the start task's progress."""
+"""Starting a conversation: the dialog (title, first message) and the start it follows.
+
+An app server starts a conversation in the background and reports a start task's status
+(WORKING → WAITING_FOR_SANDBOX → … → READY, or ERROR with its reason); the real one takes
+minutes when it needs a sandbox. The start runs in a worker of the conversations screen
+(:class:`ConversationStarts`), not of the dialog: the dialog shows every status with the
+time it came, and ``esc`` while it runs only stops watching — the server goes on, the list
+says how far it got, and a notice says when it is ready or why it failed. Only one start
+runs at a time: ``n`` meanwhile shows its progress again. A bare agent server starts a
+conversation at once from the user's agent settings (``agent_settings_file``).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -10,76 +24,311 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from tui.text import clean
+from tui.text import one_line
 
+from .. import server_marks
 from ..format import status_value
+from ..server_marks import duration
 from ..themes import theme_style
-from .errors import describe_error
+from ..widgets.key_bar import KeyBar
+from .errors import server_words
+
+TICK_S = 0.5
+START_POLL_S = 0.5  # how often the start task is asked while it is young (the client slows down)
+AGENT_STATUS = "STARTING"  # a bare agent server's start has no task statuses
+
+
+@dataclass
+class StartProgress:
+    """One conversation start as the UI follows it."""
+
+    title: str
+    began: float = field(default_factory=lambda: server_marks.monotonic())
+    #: ``(status, seconds after the start when it was first seen)``, oldest first
+    steps: list[tuple[str, float]] = field(default_factory=list)
+    detail: str = ""
+    conversation_id: str | None = None
+    error: str | None = None
+    done: bool = False
+    #: a dialog shows it (False: the user stopped waiting; a notice tells the end)
+    watched: bool = True
+    #: called when anything changed (the dialog showing it redraws at once)
+    listener: Callable[[], object] | None = field(default=None, repr=False, compare=False)
+
+    def changed(self) -> None:
+        if self.listener is not None:
+            self.listener()
+
+    def elapsed(self) -> float:
+        return max(0.0, server_marks.monotonic() - self.began)
+
+    def seen(self, status: str, detail: str | None = None) -> None:
+        if not self.steps or self.steps[-1][0] != status:
+            self.steps.append((status, self.elapsed()))
+        if detail:
+            self.detail = one_line(detail, 300)
+        self.changed()
+
+    @property
+    def status(self) -> str:
+        return self.steps[-1][0] if self.steps else "sending"
+
+    def lines(self) -> Text:
+        """Every status seen, with when it came; the current one ticking."""
+        text = Text()
+        for index, (status, at) in enumerate(self.steps):
+            current = index == len(self.steps) - 1 and not self.done
+            mark = "●" if current else "✓"
+            text.append(f"\n{mark} " if text else f"{mark} ", style="bold" if current else "dim")
+            text.append(f"{one_line(status, 40):<24}", style="" if current else "dim")
+            text.append(duration(self.elapsed() if current else at), style="dim")
+        if not self.steps and not self.done:
+            text.append(f"● sending the request  {duration(self.elapsed())}", style="italic")
+        if self.detail and not (self.error and self.detail in self.error):
+            text.append(f"\n  {self.detail}", style="dim")
+        return text
+
+    def summary(self) -> Text:
+        """One line for the conversations list while nobody watches."""
+        return Text(
+            f"starting “{one_line(self.title, 30) or 'a conversation'}”: "
+            f"{one_line(self.status, 30)} · {duration(self.elapsed())}",
+            style="italic",
+        )
+
+
+class ConversationStarts:
+    """The conversations screen's half of a start: one at a time, followed in its worker."""
+
+    _start: StartProgress | None = None
+
+    def can_start(self) -> bool:
+        app: Any = self.app  # type: ignore[attr-defined]
+        if app.readonly or app.local or app.shared:
+            return False
+        return app.can("start_conversation")
+
+    def starting(self) -> StartProgress | None:
+        start = self._start
+        return start if start is not None and not start.done else None
+
+    def start_line(self) -> Text | None:
+        start = self.starting()
+        return start.summary() if start is not None and not start.watched else None
+
+    def action_new(self) -> None:
+        if not self.can_start():
+            return
+        app: Any = self.app  # type: ignore[attr-defined]
+        info = app.server_info
+        agent = info is not None and getattr(info.kind, "value", info.kind) == "agent"
+        pending = self.starting()
+        if pending is not None:
+            pending.watched = True
+        app.push_screen(
+            NewConversationScreen(self.begin_start, pending, agent=agent), self._dialog_closed
+        )
+
+    def begin_start(self, title: str, message: str) -> StartProgress:
+        progress = StartProgress(title=title)
+        self._start = progress
+        self._run_start(progress, title, message)
+        return progress
+
+    @work(group="new-conversation", exit_on_error=False)
+    async def _run_start(self, progress: StartProgress, title: str, message: str) -> None:
+        app: Any = self.app  # type: ignore[attr-defined]
+        client = app.client
+        try:
+            info = app.server_info
+            if info is not None and getattr(info.kind, "value", info.kind) == "agent":
+                progress.seen(AGENT_STATUS)
+                conv = await client.start_agent_conversation(
+                    message=message or None, title=title or None
+                )
+                progress.conversation_id = conv.id
+                progress.seen("READY")
+            else:
+                request: dict[str, Any] = {}
+                if title:
+                    request["title"] = title
+                if message:
+                    request["initial_message"] = {
+                        "role": "user",
+                        "content": [{"type": "text", "text": message}],
+                        "run": True,
+                    }
+
+                def on_progress(task: Any) -> None:
+                    progress.seen(status_value(task.status) or "?", task.detail)
+                    progress.conversation_id = task.app_conversation_id or progress.conversation_id
+
+                task = await client.create_conversation(
+                    request, on_progress=on_progress, poll_interval=START_POLL_S
+                )
+                progress.conversation_id = task.app_conversation_id
+        except Exception as exc:  # noqa: BLE001 - the server's own words, shown
+            progress.error = server_words(exc)
+        finally:
+            progress.done = True
+        progress.changed()
+        self._start_finished(progress)
+
+    def _dialog_closed(self, result: str | None) -> None:
+        app: Any = self.app  # type: ignore[attr-defined]
+        if result:
+            self.refresh_rows()  # type: ignore[attr-defined]
+            app.open_conversation(result)
+            return
+        start = self.starting()
+        if start is not None:
+            start.watched = False
+            self.notify(  # type: ignore[attr-defined]
+                "Stopped waiting; the server goes on starting the conversation. "
+                "You will be told when it is ready (n shows its progress).",
+                markup=False,
+            )
+            self._status()  # type: ignore[attr-defined]
+
+    def _start_finished(self, progress: StartProgress) -> None:
+        if progress.watched:
+            return  # the dialog shows the end and closes itself
+        title = one_line(progress.title, 60) or "The new conversation"
+        if progress.error is not None:
+            self.notify(  # type: ignore[attr-defined]
+                f"{title}: not started. {progress.error}",
+                title="New conversation",
+                severity="error",
+                timeout=15,
+                markup=False,
+            )
+        else:
+            self.notify(  # type: ignore[attr-defined]
+                f"“{title}” is ready: it is in the list (enter opens it).",
+                title="New conversation",
+                timeout=10,
+                markup=False,
+            )
+            self.refresh_rows()  # type: ignore[attr-defined]
+            self._cursor_id = progress.conversation_id  # type: ignore[attr-defined]
+        self._status()  # type: ignore[attr-defined]
 
 
 class NewConversationScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="new.cancel")]
+    """Title and first message, then the start's progress; dismissed with the new id."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="new.cancel"),
+        Binding("escape", "stop_waiting", "Stop waiting", id="new.stop-waiting"),
+        Binding("ctrl+s", "start", "Start", id="new.start"),
+    ]
     CSS_PATH = "new_conversation.tcss"
+
+    def __init__(
+        self,
+        begin: Callable[[str, str], StartProgress],
+        progress: StartProgress | None = None,
+        *,
+        agent: bool = False,
+    ) -> None:
+        super().__init__()
+        self.begin = begin
+        self.progress = progress
+        self.agent = agent
+        self._over = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="new-box"):
-            yield Static(Text("New conversation", style="bold"))
-            yield Input(placeholder="title (optional)", id="new-title")
+            where = "on the agent server" if self.agent else ""
+            yield Static(Text(f"New conversation {where}".strip(), style="bold"))
+            title = self.progress.title if self.progress is not None else ""
+            yield Input(title, placeholder="title (optional)", id="new-title")
             yield Input(placeholder="first message to the agent (optional)", id="new-message")
             yield Static(id="new-progress")
             with Horizontal(id="new-buttons"):
                 yield Button("Cancel", id="new-cancel")
                 yield Button("Start", id="new-start", variant="primary")
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#new-title", Input).focus()
+        self.set_interval(TICK_S, self.draw)
+        if self.progress is not None:
+            self.progress.listener = self.draw
+        self.draw()
+
+    def on_unmount(self) -> None:
+        if self.progress is not None and self.progress.listener == self.draw:
+            self.progress.listener = None
+
+    @property
+    def running(self) -> bool:
+        return self.progress is not None and not self.progress.done
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("start", "cancel"):
+            return not self.running
+        if action == "stop_waiting":
+            return self.running
+        return True
+
+    def draw(self) -> None:
+        if self._over or not self.is_attached:
+            return
+        progress = self.progress
+        box = self.query_one("#new-progress", Static)
+        running = self.running
+        for widget in self.query(Input):
+            widget.disabled = running
+        self.query_one("#new-start", Button).disabled = running
+        cancel = self.query_one("#new-cancel", Button)
+        cancel.label = "Stop waiting" if running else "Cancel"
+        if progress is None:
+            box.update("")
+            return
+        text = progress.lines()
+        if progress.done and progress.error is not None:
+            text.append("\n")
+            text.append(progress.error, style=theme_style("$error bold"))
+        elif running:
+            text.append(
+                "\nesc stops waiting; the server goes on and the list shows it.", style="dim"
+            )
+        box.update(text)
+        if progress.done:
+            self.refresh_bindings()
+        if progress.done and progress.error is None and progress.conversation_id:
+            self._over = True
+            self.dismiss(progress.conversation_id)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
         if event.input.id == "new-title":
             self.query_one("#new-message", Input).focus()
         else:
-            self.start()
+            self.action_start()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "new-start":
-            self.start()
+            self.action_start()
         else:
             self.action_cancel()
 
-    def action_cancel(self) -> None:
-        self.workers.cancel_group(self, "start")
-        self.dismiss(None)
-
-    @work(exclusive=True, group="start")
-    async def start(self) -> None:
-        if self.app.readonly:
-            self.notify("Read-only mode: starting conversations is disabled.", severity="warning")
+    def action_start(self) -> None:
+        if self.running:
             return
-        progress = self.query_one("#new-progress", Static)
-        self.query_one("#new-start", Button).disabled = True
         title = self.query_one("#new-title", Input).value.strip()
         message = self.query_one("#new-message", Input).value.strip()
-        request: dict = {}
-        if title:
-            request["title"] = title
-        if message:
-            request["initial_message"] = {
-                "role": "user",
-                "content": [{"type": "text", "text": message}],
-                "run": True,
-            }
+        self.progress = self.begin(title, message)
+        self.progress.listener = self.draw
+        self.refresh_bindings()
+        self.draw()
 
-        def on_progress(task) -> None:
-            status = status_value(task.status)
-            detail = f" — {clean(task.detail)}" if task.detail else ""
-            progress.update(Text(f"start task: {status}{detail}"))
+    def action_cancel(self) -> None:
+        """Close; while a start runs this only stops watching it."""
+        if not self._over:
+            self._over = True
+            self.dismiss(None)
 
-        try:
-            task = await self.app.client.create_conversation(request, on_progress=on_progress)
-        except Exception as exc:  # noqa: BLE001
-            progress.update(
-                Text(f"failed: {describe_error(exc)}", style=theme_style("$error bold"))
-            )
-            self.query_one("#new-start", Button).disabled = False
-            return
-        self.dismiss(task.app_conversation_id)
+    def action_stop_waiting(self) -> None:
+        self.action_cancel()

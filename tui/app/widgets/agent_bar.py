@@ -13,7 +13,7 @@ them from the live stream and does what :class:`MessageLine.Sent` asks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,10 +24,12 @@ from textual.widgets import Input, Static
 from tui.text import abbreviate, clean
 
 from ..format import status_value
+from .risk_views import risk_style
 
 if TYPE_CHECKING:
     from tui.client import StreamState
 
+    from ..action_index import Risk
     from ..rows import EventRow
 
 MESSAGE_PLACEHOLDER = "message to the agent (enter sends, esc cancels)"
@@ -67,11 +69,19 @@ class RunErrorBanner(Static):
 
 
 class ConfirmBar(Static):
-    """The actions the agent waits to run, while it waits for the user's approval."""
+    """The actions the agent waits to run, while it waits for the user's approval, each with
+    its risk where an analyzer (or the agent) rated it."""
 
-    def show(self, pending: Sequence[EventRow] | None) -> bool:
-        """``pending``: the waiting actions (None: the agent is not waiting). True when the
-        bar appeared or went, so the screen can update which keys apply."""
+    SHOWN = 3  # actions listed; more are counted
+
+    def show(
+        self,
+        pending: Sequence[EventRow] | None,
+        risk_of: Callable[[EventRow], Risk | None] | None = None,
+    ) -> bool:
+        """``pending``: the waiting actions (None: the agent is not waiting); ``risk_of``:
+        each one's risk. True when the bar appeared or went, so the screen can update which
+        keys apply."""
         waiting = pending is not None
         changed = waiting != self.has_class("-visible")
         self.set_class(waiting, "-visible")
@@ -81,9 +91,15 @@ class ConfirmBar(Static):
         text.append(
             f" of {len(pending)} action{'s' if len(pending) != 1 else ''}:" if pending else "."
         )
-        for row in pending[-3:]:
+        if len(pending) > self.SHOWN:
+            text.append(f" (the last {self.SHOWN} shown)", style="dim")
+        for row in pending[-self.SHOWN :]:
             text.append("\n  ")
             text.append(clean(row.summary)[:200])
+            risk = risk_of(row) if risk_of is not None else None
+            if risk is not None:
+                text.append("  ")
+                text.append(risk.describe(), style=risk_style(risk.level))
         text.append("\nA", style="bold")
         text.append(" approve and run   ")
         text.append("R", style="bold")

@@ -42,6 +42,9 @@ def live_mark(state: StreamState | None, *, local: bool = False) -> Text:
     mark = Text(label, style=theme_style(style) if style else "")
     if state.connection.state in ("reconnecting", "offline") and state.connection.attempt:
         mark.append(f" (try {state.connection.attempt})", style="dim")
+    why = getattr(state.connection, "why", None)
+    if why and state.connection.state != "live":  # why it is not live, in words
+        mark.append(f": {clean(why)}", style="dim" if state.connection.state != "failed" else "")
     return mark
 
 
@@ -78,6 +81,9 @@ class ConversationHeader(Static):
             text.append(self.conversation_id, style="dim")
         if self.shared:
             text.append("  shared link (read-only)", style="italic")
+        mark = getattr(self.app, "server_mark", "")  # what the app is connected to
+        if mark and not self.shared:
+            text.append(f"  · {mark}", style="dim")
         if conv is not None:
             text.append("\nagent ")
             status = (

@@ -19,6 +19,7 @@ from tui.models import RawEvent
 from tui.models.parse import event_json
 from tui.text import one_line
 
+from ..guard import GuardedDispatch
 from .event_views import body, json_view, literal
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def _highlight_hits(widgets: list[Widget], pattern: re.Pattern[str]) -> None:
             content.highlight_regex(pattern, style="bold reverse")
 
 
-class EventDetail(VerticalScroll, can_focus=True):
+class EventDetail(GuardedDispatch, VerticalScroll, can_focus=True):
     """Shows the selected event. The screen calls :meth:`show`."""
 
     ALLOW_MAXIMIZE = True  # z zooms it (containers are not maximizable by default)
@@ -67,12 +68,16 @@ class EventDetail(VerticalScroll, can_focus=True):
         super().__init__(id=id)
         self._event: AnyEvent | None = None
         self._paired: AnyEvent | None = None
+        self._note: str | None = None
         self._finder: Finder | None = None
         self.border_title = "Detail"
 
-    def show(self, event: AnyEvent, paired: AnyEvent | None = None) -> None:
-        """Display ``event``; ``paired`` is its observation (for an action) or action."""
-        self._event, self._paired = event, paired
+    def show(
+        self, event: AnyEvent, paired: AnyEvent | None = None, *, note: str | None = None
+    ) -> None:
+        """Display ``event``; ``paired`` is its observation (for an action) or action;
+        ``note`` is said under the header (e.g. that another event has the same id)."""
+        self._event, self._paired, self._note = event, paired, note
         self._rebuild()
 
     def set_finder(self, finder: Finder | None) -> None:
@@ -123,7 +128,9 @@ class EventDetail(VerticalScroll, can_focus=True):
         if event is None:
             return
         widgets: list[Widget] = [self._header(event)]
-        if isinstance(event, RawEvent):
+        if self._note:
+            widgets.append(Static(Text(self._note), classes="detail-error"))
+        if isinstance(event, RawEvent) and not event.unknown_kind:  # a newer kind: its fields
             widgets.append(
                 literal(
                     "This event could not be parsed:\n" + event.error,

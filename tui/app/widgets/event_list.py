@@ -7,6 +7,7 @@ coalescing message, so 100,000 events scroll exactly like 100.
 
 from __future__ import annotations
 
+import textwrap
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Protocol
@@ -20,6 +21,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..duplicate_rows import MARK as DUPLICATE_MARK
+from ..duplicate_rows import is_duplicate
+from ..guard import GuardedDispatch
 from ..rows import KIND_LABELS, EventRow
 from ..search import Finder
 
@@ -63,7 +67,7 @@ class _Empty:
         return None
 
 
-class EventList(ScrollView, can_focus=True, inherit_bindings=False):
+class EventList(GuardedDispatch, ScrollView, can_focus=True, inherit_bindings=False):
     """A virtual list of events; the screen supplies rows and answers :class:`RowsWanted`."""
 
     BINDING_GROUP_TITLE = "Event list"
@@ -96,6 +100,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         "event-list--summary",
         "event-list--match",
         "event-list--match-mark",
+        "event-list--duplicate",
     }
     DEFAULT_CSS = """
     EventList {
@@ -125,6 +130,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
     EventList > .event-list--summary { color: $foreground; }
     EventList > .event-list--match { background: $warning 45%; color: $foreground; text-style: bold; }
     EventList > .event-list--match-mark { color: $warning; text-style: bold; }
+    EventList > .event-list--duplicate { color: $warning; text-style: italic; }
     """
 
     cursor: reactive[int] = reactive(0, always_update=True)
@@ -164,6 +170,7 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         self._cache: OrderedDict[tuple, Strip] = OrderedDict()
         self._styles: dict[str, Style] = {}
         self.empty_text = "No events."
+        self._empty_wrapped: tuple[tuple[str, int], list[str]] = (("", 0), [])
         self._finder: Finder | None = None
         self._following = False  # set while rows_appended moves the cursor
         # End was pressed while the list's length was still unknown (rows arrive before the
@@ -259,9 +266,11 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         width = self.size.width
         total = len(self._source)
         if index >= total:
-            if total == 0 and y == 0:
-                strip = Strip([Segment(f" {self.empty_text}", self._style("loading"))])
-                return strip.adjust_cell_length(width, self.rich_style)
+            if total == 0:
+                lines = self._empty_lines(width)
+                if y < len(lines):
+                    strip = Strip([Segment(f" {lines[y]}", self._style("loading"))])
+                    return strip.adjust_cell_length(width, self.rich_style)
             return Strip.blank(width, self.rich_style)
         key = (index, width, index == self.cursor)
         strip = self._cache.get(key)
@@ -280,6 +289,15 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
         if len(self._cache) > 2000:
             self._cache.popitem(last=False)
         return strip
+
+    def _empty_lines(self, width: int) -> list[str]:
+        """What an empty list says (loading, waiting for the server, no events), wrapped to
+        the width: a countdown must not be cut off on a narrow terminal."""
+        key = (self.empty_text, width)
+        if self._empty_wrapped[0] != key:
+            text = self.empty_text
+            self._empty_wrapped = (key, textwrap.wrap(text, max(10, width - 2)) or [text])
+        return self._empty_wrapped[1]
 
     def _render_row(self, row: EventRow, width: int, is_cursor: bool) -> Strip:
         kind_class = (
@@ -307,14 +325,17 @@ class EventList(ScrollView, can_focus=True, inherit_bindings=False):
             Segment(kind_label.ljust(KIND_W), self._style(kind_class)),
             Segment(" ", base),
         ]
+        summary = row.summary
+        if is_duplicate(row) and summary.startswith(DUPLICATE_MARK):
+            # a second event with an earlier row's id: said before its own summary
+            segments.append(Segment(DUPLICATE_MARK, self._style("duplicate")))
+            summary = summary[len(DUPLICATE_MARK) :]
         if hit:
             segments.extend(
-                _highlighted(
-                    row.summary, finder.spans(row.summary), summary_style, self._style("match")
-                )
+                _highlighted(summary, finder.spans(summary), summary_style, self._style("match"))
             )
         else:
-            segments.append(Segment(row.summary, summary_style))
+            segments.append(Segment(summary, summary_style))
         if is_cursor:  # the cursor's colours go over each part's own
             cursor = self._style("cursor")
             segments = [Segment(seg.text, seg.style + cursor) for seg in segments]

@@ -32,6 +32,7 @@ from ..themes import theme_style
 from ..tree_outline import (
     LineItem,
     MainBranch,
+    MoreBranches,
     Outline,
     Run,
     SideBranch,
@@ -51,8 +52,13 @@ class TreeSource(Protocol):
     @property
     def rows(self) -> Sequence[EventRow]: ...
 
-    def build_tree(self) -> EventTree | None:
-        """The tree over ``rows`` if they changed since the last call, else None."""
+    @property
+    def size(self) -> int | None:
+        """How many events the conversation shows (what the list counts), once known."""
+        ...
+
+    def build_tree(self) -> EventTree:
+        """The tree over ``rows``, extended (or rebuilt) to every row there is."""
         ...
 
 
@@ -108,6 +114,7 @@ class EventTreeView(Tree, inherit_bindings=True):
         self.forks: frozenset[int] = frozenset()
         self.shown_size = 0  # events the shown outline covers (the screen works it out in slices)
         self._outline: Outline | None = None
+        self._roots = 0  # roots of the shown outline (``TreeWalk.grow`` checks none moved)
         self._restore: set[tuple] = set()
         self._source: TreeSource | None = None
         self._stale = False  # rows arrived since the outline was worked out
@@ -137,45 +144,78 @@ class EventTreeView(Tree, inherit_bindings=True):
         self.set_interval(REFRESH_S, self.rebuild)
 
     def mark_stale(self) -> None:
-        """Rows arrived: the next rebuild (the timer's, or :meth:`rebuild`) shows them."""
+        """Rows arrived: the next rebuild (the timer's, or :meth:`rebuild`) shows them; the
+        footer says at once how many of the conversation's events the pane shows so far."""
         self._stale = True
+        self._footer()
 
     def rebuild(self, *, now: bool = False) -> None:
-        """Rebuild if rows arrived: at most once a second (``now`` skips the wait) and never
-        more than a fifth of the time. One walk at a time; a "now" asked for meanwhile
-        follows it."""
+        """Rebuild if rows arrived. Rows that only continue the last run (a live run, nearly
+        always) are added at once, in time proportional to them; anything else is walked
+        again in slices, at most once a second (``now`` skips the wait) and never more than
+        a fifth of the time. One walk at a time; a "now" asked for meanwhile follows it."""
         if not self._stale or self._source is None:
             return
         if self._outlining:
             self._now |= now
             return
+        tree, rows = self._source.build_tree(), self._source.rows  # extending is O(new rows)
+        walk = TreeWalk(tree, rows)
+        outline = self._outline
+        if outline is not None and tree is self._walk.tree:
+            if walk.limit == outline.size:
+                self._stale = False
+                self._footer()
+                return
+            grown = walk.grow(outline, self._roots)
+            if grown is not None:
+                self._stale = False
+                self.show(walk, grown, keep_state=True)
+                return
         if time.perf_counter() < self._next and not now:
-            return
+            return  # still stale: the timer walks it
         self._stale = False
-        tree = self._source.build_tree()  # appended rows extend it: O(new rows)
-        if tree is not None:
-            self._outlining = True
-            self._outline_in_slices(tree, self._source.rows)
+        self._outlining = True
+        self._outline_in_slices(walk)
 
     @work(group="tree")
-    async def _outline_in_slices(self, tree: EventTree, rows: Sequence[EventRow]) -> None:
+    async def _outline_in_slices(self, walk: TreeWalk) -> None:
         busy = 0.0
         try:
-            walk = TreeWalk(tree, rows)
             outline, busy = await slices(walk.outline())
             if not self.is_attached:
                 return
             self.show(walk, outline, keep_state=True)
-            forks = len(outline.forks)  # said only when there are some: a narrow pane cuts it
-            self.border_subtitle = f"{outline.size:,} events" + (
-                f" · {forks} fork{'s' if forks != 1 else ''}" if forks else ""
-            )
         finally:
             self._outlining = False
             self._next = time.perf_counter() + max(REFRESH_S, 4 * busy)
         if self._now and self.is_attached:
             self._now = False
             self.rebuild(now=True)
+
+    def reset(self) -> None:
+        """The conversation's rows were replaced (raw history on or off): start afresh."""
+        self.workers.cancel_group(self, "tree")  # a walk of the old rows is of no use now
+        self._outlining = self._now = False
+        self._walk, self._outline = TreeWalk(EventTree(), ()), None
+        self.forks, self.shown_size = frozenset(), 0
+        self.clear()
+        self.border_subtitle = ""
+        self._stale = True
+
+    def _footer(self) -> None:
+        """``N events · F forks``; ``N of M events`` while the pane catches up with the
+        conversation (indexing, or rows that arrived a moment ago)."""
+        outline = self._outline
+        if outline is None:
+            return
+        total = self._source.size if self._source is not None else None
+        shown = outline.size
+        count = f"{shown:,} events" if total in (None, shown) else f"{shown:,} of {total:,} events"
+        forks = len(outline.forks)  # said only when there are some: a narrow pane cuts it
+        self.border_subtitle = count + (
+            f" · {forks} fork{'s' if forks != 1 else ''}" if forks else ""
+        )
 
     # --- building ------------------------------------------------------------------------
 
@@ -198,7 +238,10 @@ class EventTreeView(Tree, inherit_bindings=True):
 
         ``keep_state`` re-opens the runs and branches that were open and keeps the cursor
         line, so a live conversation's tree can grow while someone is reading it."""
+        limit = outline.size
+        self._roots = sum(1 for root in walk.tree.roots if root < limit)
         if keep_state and self._grow_in_place(walk, outline):
+            self._footer()
             return
         self._outline = outline
         self._restore = set()
@@ -222,6 +265,7 @@ class EventTreeView(Tree, inherit_bindings=True):
                 node.expand()
         if keep_state and cursor_line >= 0:
             self.call_after_refresh(setattr, self, "cursor_line", cursor_line)
+        self._footer()
 
     def _grow_in_place(self, walk: TreeWalk, outline: Outline) -> bool:
         """The usual live case: events only lengthened the last run of the main line.
@@ -285,12 +329,9 @@ class EventTreeView(Tree, inherit_bindings=True):
             if isinstance(item, Run):
                 self._add_run(parent, item)
             elif isinstance(item, SideBranch):
-                label = Text.assemble(
-                    ("↳ ", "bold"),
-                    (f"branch · {item.size:,} events · ", "dim"),
-                    self._first_words(item.start),
-                )
-                parent.add(label, data=Branch(item.start), allow_expand=True)
+                parent.add(self._side_label(item), data=Branch(item.start), allow_expand=True)
+            elif isinstance(item, MoreBranches):
+                parent.add_leaf(self._more_label(item), data=item)
             elif isinstance(item, MainBranch):
                 label = Text.assemble(
                     ("↳ ", "bold"),
@@ -298,6 +339,31 @@ class EventTreeView(Tree, inherit_bindings=True):
                     self._first_words(item.start),
                 )
                 parent.add_leaf(label, data=Branch(item.start))
+
+    def _side_label(self, item: SideBranch) -> Text:
+        return Text.assemble(
+            ("↳ ", "bold"),
+            (f"branch · {item.size:,} events · ", "dim"),
+            self._first_words(item.start),
+        )
+
+    @staticmethod
+    def _more_label(more: MoreBranches) -> Text:
+        return Text(f"↳ … {more.count:,} more branches (⏎)", style="dim italic")
+
+    def _open_branches(self, node: TreeNode, more: MoreBranches) -> None:
+        """List the next chunk of a fork's folded side branches where ``node`` stands."""
+        parent = node.parent
+        if parent is None:
+            return
+        for item in finish(self._walk.side_branches(more, EXPAND_CHUNK)):
+            parent.add(self._side_label(item), data=Branch(item.start), before=node)
+        rest = MoreBranches(more.sides, min(len(more.sides), more.offset + EXPAND_CHUNK))
+        if rest.count:
+            node.data = rest
+            node.set_label(self._more_label(rest))
+        else:
+            node.remove()
 
     def _add_run(self, parent: TreeNode, run: Run) -> None:
         if len(run.positions) == 1:
@@ -375,6 +441,8 @@ class EventTreeView(Tree, inherit_bindings=True):
             event.node.remove()
             if parent is not None:
                 self._fill_run(parent, data.run, data.offset)
+        elif isinstance(data, MoreBranches):
+            self._open_branches(event.node, data)
         elif isinstance(data, EventNode):
             self.post_message(self.EventChosen(data.position))
         elif isinstance(data, Run):

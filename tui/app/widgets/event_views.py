@@ -3,8 +3,16 @@
 Messages render as Markdown, thinking is collapsed, terminal actions show their command
 with the paired observation's output, file edits show a coloured diff, errors stand out.
 Every string from the event is cleaned and placed as literal text (never markup), long
-text is abbreviated, and secrets are masked before anything is drawn. Colours come from
-the theme (``themes.theme_style``); the pane's stylesheet styles the ``detail-*`` classes.
+text is abbreviated, and secrets are masked before anything is drawn (the one policy,
+``tui.models.redact``: :func:`masked`, the raw JSON as ``json_text(redact(x))``). Colours
+come from the theme (``themes.theme_style``); the pane's stylesheet styles the
+``detail-*`` classes.
+
+Bounded work (why): this runs on the UI's loop when the cursor lands on an event, so its
+cost must not follow the input's shape. Diffs come from ``tui.models.textdiff`` (linear:
+a crafted 200k-character edit froze the app 5–11 s under ``difflib``) and show at most
+:data:`MAX_DIFF_LINES` lines of at most :data:`MAX_JSON_LINE` characters, saying what was
+cut; only the part of a long text that can be shown is searched for secrets.
 
 To draw a new kind: write ``_<kind>(event, paired) -> list[Widget]`` and add it to
 :data:`BODIES`.
@@ -12,8 +20,6 @@ To draw a new kind: write ``_<kind>(event, paired) -> list[Widget]`` and add it 
 
 from __future__ import annotations
 
-import difflib
-import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -25,11 +31,15 @@ from textual.widgets import Collapsible, Markdown, Static
 
 from tui.models import RawEvent
 from tui.models.content import TextContent
+from tui.models.jsontext import json_text
 from tui.models.parse import event_json
-from tui.models.redact import redact
-from tui.text import abbreviate, clean, one_line
+from tui.models.redact import redact, redact_text
+from tui.models.textdiff import unified_diff
+from tui.text import MASK_MARGIN, abbreviate, clean, one_line
 
 from ..themes import theme_style
+from .fields_view import fields_widgets
+from .risk_views import security_widgets
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -41,8 +51,12 @@ if TYPE_CHECKING:
 MAX_MARKDOWN = 20_000
 #: Longest single line of the raw JSON view; a 1 MB string value is cut with a note.
 MAX_JSON_LINE = 2_000
-#: Diffs of more than this many characters are not computed (difflib is quadratic).
-MAX_DIFF_CHARS = 200_000
+#: Edits of more than this many characters are shown as their new text, not diffed (the
+#: diff is linear, but a diff nobody can read is not worth drawing).
+MAX_DIFF_CHARS = 2_000_000
+#: Diff lines drawn before a "… N more diff lines" note.
+MAX_DIFF_LINES = 2_000
+
 #: Items listed from a list field (tasks, tools) before a "… N more" line.
 MAX_ITEMS = 500
 
@@ -55,8 +69,9 @@ def literal(
     max_chars: int = 20_000,
     max_lines: int = 400,
 ) -> Static:
-    """A Static showing ``text`` literally (never markup), abbreviated if huge."""
-    shown, hidden = abbreviate(text, max_chars, max_lines)
+    """A Static showing ``text`` literally (never markup), abbreviated if huge, secrets
+    masked."""
+    shown, hidden = abbreviate(text, max_chars, max_lines, mask=redact_text)
     body = Text(shown, style=style)
     if hidden:
         body.append(f"\n… {hidden:,} more lines (r: raw JSON shows everything)", style="dim italic")
@@ -74,9 +89,18 @@ def _texts(blocks: Iterable[object] | None) -> str:
     return "\n".join(b.text for b in blocks or () if isinstance(b, TextContent))
 
 
+def masked(text: str, shown: int | None = None) -> str:
+    """``text`` with its secrets masked: all of it, or (``shown``: how many characters can be
+    drawn) only its first ``shown`` characters and a margin, so a 50 MB output costs what its
+    screen does (the rest is not returned: callers draw the head only)."""
+    if shown is None:
+        return redact_text(text)
+    return redact_text(text[: shown + MASK_MARGIN])
+
+
 def _short(text: str, limit: int = 200) -> str:
     """One cleaned line for a header or title (an id or tool name can be any size)."""
-    return one_line(text, limit)
+    return one_line(masked(text, limit), limit)
 
 
 def diff_label(side: str, path: str) -> str:
@@ -86,31 +110,33 @@ def diff_label(side: str, path: str) -> str:
 
 
 def diff_text(old: str, new: str, path: str = "") -> Text:
-    """A unified diff as coloured, literal Text."""
+    """A unified diff as coloured, literal Text (linear; capped, saying what was cut)."""
     out = Text()
+    note = "dim italic"
     path = _short(path, 500)
     if len(old) + len(new) > MAX_DIFF_CHARS:
-        # difflib is quadratic in the worst case: a huge edit would freeze the app
         out.append(
             f"(edit of {len(old):,} → {len(new):,} characters: too large to diff; new text)\n",
-            style="dim italic",
+            style=note,
         )
-        shown, hidden = abbreviate(new, max_line_chars=MAX_JSON_LINE)
+        shown, hidden = abbreviate(new, max_line_chars=MAX_JSON_LINE, mask=redact_text)
         out.append(shown + (f"\n… {hidden:,} more lines" if hidden else ""))
         return out
+    diff = unified_diff(masked(old), masked(new), diff_label("a", path), diff_label("b", path))
+    if diff is None:
+        out.append("(the text is the same before and after)\n", style=note)
+        return out
+    if diff.note:
+        out.append(f"{diff.note[:1].upper()}{diff.note[1:]}.\n", style=note)
     header, hunk = Style(bold=True), theme_style("$diff-hunk")
     added, removed = theme_style("$diff-added"), theme_style("$diff-removed")
-    lines = difflib.unified_diff(
-        old.splitlines(),
-        new.splitlines(),
-        diff_label("a", path),
-        diff_label("b", path),
-        lineterm="",
-        n=3,
-    )
+    lines = diff.lines
     for count, line in enumerate(lines):
-        if count > 2000:
-            out.append("… diff cut at 2,000 lines\n", style="dim italic")
+        if count >= MAX_DIFF_LINES:
+            out.append(
+                f"… {len(lines) - count:,} more diff lines not shown (r: raw JSON has both texts)\n",
+                style=note,
+            )
             break
         style = (
             header
@@ -140,11 +166,9 @@ JSON_STYLES = {
 
 
 def json_view(data: object) -> Static:
-    """``data`` as indented JSON (secrets masked), highlighted in the theme's colours."""
-    try:
-        dumped = json.dumps(redact(data), indent=2, ensure_ascii=False, default=str)
-    except (TypeError, ValueError, RecursionError) as exc:
-        dumped = f"<not serialisable: {exc}>"
+    """``data`` as indented JSON (secrets masked, numbers as sent; never raises),
+    highlighted in the theme's colours."""
+    dumped = json_text(redact(data), indent=2)
     shown, hidden = abbreviate(
         dumped, max_chars=200_000, max_lines=5_000, max_line_chars=MAX_JSON_LINE
     )
@@ -157,8 +181,10 @@ def json_view(data: object) -> Static:
     return Static(text)
 
 
-def body(event: ev.EventBase, paired: AnyEvent | None) -> list[Widget]:
+def body(event: AnyEvent, paired: AnyEvent | None) -> list[Widget]:
     """The widgets under the header for ``event``; ``paired``: its action or observation."""
+    if isinstance(event, RawEvent):  # an unknown kind (a broken event never gets here)
+        return fields_widgets(event)
     build = BODIES.get(event.kind)
     if build is not None:
         return build(event, paired)
@@ -176,7 +202,7 @@ def body(event: ev.EventBase, paired: AnyEvent | None) -> list[Widget]:
 def markdown(text: str) -> Widget:
     if len(text) > MAX_MARKDOWN:
         return literal(text)
-    return Markdown(clean(text), open_links=False)
+    return Markdown(clean(masked(text)), open_links=False)
 
 
 def thinking(owner: object) -> list[Widget]:
@@ -451,4 +477,5 @@ BODIES: dict[str, Callable[..., list[Widget]]] = {
     "HookExecutionEvent": _hook_execution,
     "CondensationSummaryEvent": _condensation_summary,
     "StreamingDeltaEvent": _streaming_delta,
+    "SecurityAnalysisEvent": security_widgets,
 }

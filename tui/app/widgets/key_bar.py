@@ -9,6 +9,11 @@ in well under a millisecond. A click on a key presses it, as with the footer.
 
 When the keys do not fit (80 columns), the last ones give way first, but help and quit are
 kept at every width: a "…" before them says keys were left out, and ``?`` lists them all.
+
+While a text field has the focus (a dialog's input, a prompt, the filter box), a key that
+types a character goes into the field, not to the screen: the bar leaves those out and
+shows only what still works there (enter, escape, ctrl keys). A dialog (a modal screen)
+has a bar of its own, so the screen underneath never advertises keys it cannot get.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.keys import key_to_character
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -27,6 +33,23 @@ DIVIDER = "▏"
 ESSENTIAL = frozenset({"app.help", "app.quit"})
 ESSENTIAL_ACTIONS = frozenset({"quit", "app.quit", "toggle_help", "app.toggle_help"})
 MORE = "…"  # stands for the keys left out; a click on it opens the help (which lists them)
+
+
+#: key names whose character ``key_to_character`` does not find
+_NAMED_CHARACTERS = {"slash": "/", "backslash": "\\", "at": "@", "minus": "-", "plus": "+"}
+
+
+def types_text(key: str) -> bool:
+    """A key that, in a text field, types a character (``j``, ``?``, ``space``, ``slash``)."""
+    character = key_to_character(key) or _NAMED_CHARACTERS.get(key)
+    return character is not None and len(character) == 1 and character.isprintable()
+
+
+def typing_in(screen: Screen) -> bool:
+    """A text field of ``screen`` has the focus: printable keys go into it."""
+    from textual.widgets import Input, TextArea
+
+    return isinstance(screen.focused, (Input, TextArea))
 
 
 @dataclass(frozen=True)
@@ -86,11 +109,14 @@ class KeyBar(Widget, can_focus=False):
     def _collect(self) -> None:
         app = self.app
         active = self.screen.active_bindings
+        typing = typing_in(self.screen)
         items: list[KeyItem] = []
         seen: set[str] = set()
-        for _node, binding, enabled, _tooltip in active.values():
+        for key, (_node, binding, enabled, _tooltip) in active.items():
             if not binding.show or binding.action in seen:
                 continue
+            if typing and not binding.priority and types_text(key):
+                continue  # it types into the field
             seen.add(binding.action)  # one entry per action, as the footer shows them
             items.append(
                 KeyItem(

@@ -8,10 +8,12 @@ requests to the agent server run here, in workers of the ``agent`` group.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.client import Conflict
 from tui.models import ExecutionStatus
 
 from ...widgets.agent_bar import ConfirmBar, MessageLine
@@ -21,6 +23,10 @@ from ..confirm import ConfirmScreen
 if TYPE_CHECKING:
     from ...conversation_events import ConversationEvents
     from ...live_session import LiveSession
+
+#: "run" answered 409 just after a pause is asked again this often, this many times in all.
+RUN_RETRY_S = 0.5
+RUN_TRIES = 7
 
 CONTROL_DONE = {
     "pause": "Pause requested (takes effect between steps).",
@@ -51,7 +57,8 @@ class AgentMixin:
     def render_confirm(self) -> None:
         """Show what the agent waits to run while it waits for the user's approval."""
         waiting = self.live is not None and self.live.waiting_for_confirmation
-        if self.query_one(ConfirmBar).show(self.events.pending_actions() if waiting else None):
+        pending = self.events.pending_actions() if waiting else None
+        if self.query_one(ConfirmBar).show(pending, self.events.risk_of):
             self.refresh_bindings()  # A/R appear in the key bar only while they apply
 
     def action_toggle_run(self) -> None:
@@ -77,11 +84,22 @@ class AgentMixin:
     async def control(self, verb: str) -> None:
         live = self.live
         assert live is not None
-        try:
-            await getattr(live.agent, verb)()
-        except Exception as exc:  # noqa: BLE001
-            self.failed(f"Could not {verb} the agent", exc)
-            return
+        for attempt in range(RUN_TRIES):
+            try:
+                await getattr(live.agent, verb)()
+                break
+            except Conflict as exc:
+                # Right after a pause the agent server still says "already running" for
+                # ~1.4 s (facts §10): say so, and ask again for a few seconds.
+                if verb != "run" or attempt == RUN_TRIES - 1 or self.live is not live:
+                    self.failed(f"Could not {verb} the agent", exc)
+                    return
+                if attempt == 0:
+                    self.notify("The agent is still stopping…; run is asked for again shortly.")
+                await asyncio.sleep(RUN_RETRY_S)
+            except Exception as exc:  # noqa: BLE001
+                self.failed(f"Could not {verb} the agent", exc)
+                return
         if verb == "interrupt":  # takes effect at once: show it before the stream says so
             live.state.execution_status = ExecutionStatus.PAUSED
             self.render_header()

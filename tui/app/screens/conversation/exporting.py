@@ -1,29 +1,64 @@
 """Copying an event (``c`` / ``C``) and exporting what the list shows (``ctrl+s``, palette).
 
-Copies put the event's useful text or its JSON (secrets masked, ``copying.py``) on the
-clipboard. Exports load every page of the view first (through outages: the event store),
-render Markdown or JSONL with ``tui.export`` and write a new file in the working
-directory, never over an existing one.
+Copies put the event's useful text or its JSON on the clipboard, made safe to paste
+(secrets masked, control sequences removed, lone surrogates replaced: ``copying.py``), and
+say what was changed. Exports load every page of the view first (through outages: the
+event store), then write Markdown or JSONL with ``tui.export.write_export`` in a thread:
+the full events are fetched a hundred at a time as the writer needs them (memory stays
+bounded), the list's corner shows how far it got, and ``ctrl+s`` again (or leaving the
+screen) cancels it, leaving no file behind. A new file is made in the working directory,
+never over an existing one, named only with safe characters (a server chooses the id).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
 
-from ...copying import event_json_text, useful_text
+from ...copying import clip
 from ...row_windows import PagedWindow, PathWindow
 from ...widgets.event_list import EventList
 
 if TYPE_CHECKING:
-    from tui.models import AppConversation
+    from tui.export import ExportProgress
+    from tui.models import AnyEvent, AppConversation
 
     from ...conversation_events import ConversationEvents
     from ...row_windows import RowWindow
     from ...rows import EventRow
+
+#: Events fetched by id per request while an export writes.
+EXPORT_BATCH = 100
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def safe_name(text: str, limit: int = 40) -> str:
+    """``text`` as a file-name part: letters, digits, ``-`` and ``_`` only (a NUL, ``/``,
+    ``..`` or a control character from a server can't reach the file system)."""
+    cleaned = _UNSAFE_NAME.sub("_", text)[:limit].strip("_")
+    return cleaned or "unnamed"
+
+
+@dataclass
+class ExportRun:
+    """One export on its way: where it writes, how far it got, whether it was cancelled."""
+
+    path: Path
+    name: str
+    total: int
+    written: int = 0
+    cancelled: bool = False
+
+    def status(self) -> str:
+        share = f" ({100 * self.written // self.total}%)" if self.total else ""
+        return f"exporting {self.written:,}/{self.total:,}{share} · ctrl+s: cancel"
 
 
 class ExportMixin:
@@ -33,6 +68,10 @@ class ExportMixin:
     events: ConversationEvents
     window: RowWindow
     conversation: AppConversation | None
+    export_run: ExportRun | None = None
+    export_status: str = ""  # what the list's corner says while an export loads or writes
+
+    # --- copy ------------------------------------------------------------------------------
 
     def action_copy(self, what: str) -> None:
         row = self.query_one(EventList).current
@@ -41,7 +80,7 @@ class ExportMixin:
         else:
             self.copy_event(row, what)
 
-    @work(group="copy")
+    @work(group="copy", exit_on_error=False)
     async def copy_event(self, row: EventRow, what: str) -> None:
         try:
             event = await self.events.event(row)
@@ -51,13 +90,27 @@ class ExportMixin:
         if event is None:
             self.notify("This event is no longer available.", severity="warning", markup=False)
             return
-        label, text = (
-            ("event JSON", event_json_text(event)) if what == "json" else useful_text(event)
+        try:
+            copied = clip(event, what)
+            self.app.copy_to_clipboard(copied.text)
+        except Exception as exc:  # noqa: BLE001 - a copy that fails is said, never raised
+            self.failed("Could not copy", exc)
+            return
+        self.notify(
+            copied.summary(),
+            severity="warning" if copied.notes else "information",
+            timeout=8 if copied.notes else 4,
+            markup=False,
         )
-        self.app.copy_to_clipboard(text)
-        self.notify(f"Copied the {label} ({len(text):,} characters).", markup=False)
+
+    # --- export ----------------------------------------------------------------------------
 
     def action_export(self, fmt: str, scope: str) -> None:
+        run = self.export_run
+        if run is not None:  # ctrl+s again: stop the one on its way
+            run.cancelled = True
+            self.notify("Cancelling the export…", markup=False)
+            return
         self.export_events(fmt, scope)
 
     def view_name(self) -> str:
@@ -66,54 +119,103 @@ class ExportMixin:
             return self.window.what
         return "conversation" if self.window.query.is_plain else "filtered"
 
-    @work(exclusive=True, group="export")
+    def _set_export_status(self, text: str) -> None:
+        self.export_status = text
+        if not self.closing:
+            self.update_list_title()
+
+    @work(exclusive=True, group="export", exit_on_error=False)
     async def export_events(self, fmt: str, scope: str) -> None:
         """Write the conversation (``scope="all"``) or what the list shows (``"view"``) to a
-        file in the working directory, as Markdown or JSONL."""
-        from tui.export import to_jsonl, to_markdown
-
+        new file in the working directory, as Markdown or JSONL (see the module doc)."""
         window = self.window if scope == "view" else self.events.base
         name = self.view_name() if scope == "view" else "conversation"
+        stem = f"ohtui-{safe_name(self.conversation_id, 8)}-{name}"
+        run = self.export_run = ExportRun(Path(), name, 0)
         try:
             if isinstance(window, PagedWindow):
                 await self.events.load_all(
                     window,
-                    lambda w: self.notify(
-                        f"Loading {len(w):,} events to export…", timeout=2, markup=False
+                    lambda w: self._set_export_status(
+                        f"export: loading {len(w.head):,}/{w.total or '?'} rows · ctrl+s: cancel"
                     ),
                 )
             rows = [row for row in (window.row(i) for i in range(len(window))) if row is not None]
-            events = await self.events.events_for(rows)
-        except Exception as exc:  # noqa: BLE001
-            self.failed("Could not export", exc)
+            if run.cancelled:
+                self.notify("Export cancelled: nothing was written.", markup=False)
+                return
+            run.total = len(rows)
+            run.path = await asyncio.to_thread(unused_name, stem, fmt)
+            self._set_export_status(run.status())
+            count = await self._write(run, rows, fmt, name)
+        except asyncio.CancelledError:
+            run.cancelled = True  # the screen closed: the writer stops at its next event
+            raise
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
+            from tui.export import ExportCancelled
+
+            if isinstance(exc, ExportCancelled):
+                self.notify("Export cancelled: nothing was written.", markup=False)
+            else:
+                self.failed("Could not export", exc)
             return
+        finally:
+            self.export_run = None
+            if not self.closing:
+                self._set_export_status("")
+        self.notify(f"Exported {count:,} events ({name}) to {run.path}", timeout=8, markup=False)
+
+    async def _write(self, run: ExportRun, rows: list[EventRow], fmt: str, name: str) -> int:
+        """Write ``rows``' events to ``run.path`` in a thread; the events are fetched on this
+        loop a batch at a time as the writer asks for them."""
+        from tui.export import ExportCancelled, write_export
+
+        loop = asyncio.get_running_loop()
         title = self.conversation.title if self.conversation is not None else None
-        if fmt == "jsonl":
-            text = to_jsonl(events)
-        else:
-            text = to_markdown(
-                events,
+        if name != "conversation":
+            title = f"{title or 'Conversation'} ({name})"
+
+        def fetched(batch: list[EventRow]) -> list[AnyEvent]:
+            future = asyncio.run_coroutine_threadsafe(self.events.events_for(batch), loop)
+            while True:
+                try:
+                    return future.result(timeout=0.25)
+                except concurrent.futures.TimeoutError:
+                    if run.cancelled:
+                        future.cancel()
+                        raise ExportCancelled() from None
+
+        def events() -> Iterator[AnyEvent]:
+            for start in range(0, len(rows), EXPORT_BATCH):
+                if run.cancelled:
+                    raise ExportCancelled()
+                yield from fetched(rows[start : start + EXPORT_BATCH])
+
+        def progress(done: ExportProgress) -> None:
+            run.written = done.events
+            loop.call_soon_threadsafe(self._set_export_status, run.status())
+
+        def write() -> int:  # <path>.part, renamed when whole: nothing left if stopped
+            return write_export(
+                events(),
+                run.path,
+                fmt,
+                title=title,
                 conversation_id=self.conversation_id,
-                title=title if name == "conversation" else f"{title or 'Conversation'} ({name})",
+                total=run.total,
+                progress=progress,
+                cancelled=lambda: run.cancelled,
             )
-        try:
-            path = await asyncio.to_thread(
-                write_new, f"ohtui-{self.conversation_id[:8]}-{name}", fmt, text
-            )
-        except OSError as exc:
-            self.failed("Could not write the export", exc)
-            return
-        self.notify(f"Exported {len(events):,} events ({name}) to {path}", timeout=8, markup=False)
+
+        return await asyncio.to_thread(write)
 
 
-def write_new(stem: str, suffix: str, text: str) -> str:
-    """Write ``text`` to ``stem.suffix`` in the working directory, never over an existing file."""
+def unused_name(stem: str, suffix: str, folder: Path | None = None) -> Path:
+    """A name ``stem.suffix`` (or ``stem-N.suffix``) in ``folder`` (the working directory)
+    that no file (nor an export's ``.part``) has: an export never writes over a file."""
+    folder = folder or Path.cwd()
     for n in range(1, 1000):
-        path = Path.cwd() / (f"{stem}.{suffix}" if n == 1 else f"{stem}-{n}.{suffix}")
-        try:
-            with path.open("x", encoding="utf-8") as out:
-                out.write(text)
-            return str(path)
-        except FileExistsError:
-            continue
+        path = folder / (f"{stem}.{suffix}" if n == 1 else f"{stem}-{n}.{suffix}")
+        if not path.exists() and not path.with_name(path.name + ".part").exists():
+            return path
     raise FileExistsError(f"{stem}.{suffix}: too many exports with this name")

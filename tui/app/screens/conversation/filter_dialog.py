@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 
 from ...row_windows import EventQuery
 from ...widgets.filter_bar import kind_choices, parse_when, show_time
+from ...widgets.key_bar import KeyBar
 
 #: How many count queries run at once (20 kinds: a slow server is not asked all at once).
 PARALLEL_COUNTS = 4
@@ -50,6 +51,7 @@ class FilterDialog(ModalScreen[EventQuery | None]):
         self._width = max(len(label) + len(kind) + 3 for label, kind in self._choices)
 
     def compose(self) -> ComposeResult:
+        yield KeyBar()  # the dialog's own keys: the screen's underneath do not reach it
         with Vertical(id="filter-box") as box:
             box.border_title = "Filter events"
             yield Label(self._kind_title(), id="filter-kind-title")
@@ -127,10 +129,9 @@ class FilterDialog(ModalScreen[EventQuery | None]):
                 except Exception:  # noqa: BLE001 - a count is a hint: "?" says it failed
                     count = "?"
             self.counts[option_id] = "" if count is None else count
-            if self.is_attached:
-                self.query_one("#filter-kind", OptionList).replace_option_prompt(
-                    option_id, self._prompt(label, kind, option_id)
-                )
+            # the dialog may be closing (its widgets already gone while it is still attached)
+            for kinds in self.query("#filter-kind").results(OptionList):
+                kinds.replace_option_prompt(option_id, self._prompt(label, kind, option_id))
 
         await asyncio.gather(
             one(ALL, "all kinds", None),

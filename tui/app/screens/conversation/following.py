@@ -17,7 +17,7 @@ from tui.text import clean
 
 from ...format import status_value, title_of
 from ...gc_freeze import FREEZE_EVERY, freeze_long_lived
-from ...live_session import LiveSession
+from ...live_session import LiveSession, can_follow
 from ...messages import AgentStatusChanged
 from ...widgets.agent_bar import RunErrorBanner, StreamPreview
 from ...widgets.event_list import EventList
@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 
     from ...conversation_events import ConversationEvents
     from ...row_windows import PagedWindow, RowWindow
+
+
+#: Seconds between reads of the open conversation's record (its sandbox's status shows
+#: within 5 s of a change made elsewhere; one small request each).
+RECORD_POLL_S = 2.5
 
 
 class FollowMixin:
@@ -43,23 +48,71 @@ class FollowMixin:
     new_below: int  # live rows below a cursor that does not follow them
     frozen_rows: int  # rows when long-lived objects were last frozen (gc_freeze.py)
 
-    @work(exclusive=True, group="live")
-    async def follow_live(self) -> None:
+    def follow_live(self) -> None:
+        """Follow the conversation's agent over its stream (its sandbox runs)."""
+        assert self.conversation is not None
         try:
-            assert self.conversation is not None
-            self.live = LiveSession(self.app.client.base_url, self.conversation)
-            self.refresh_bindings()
+            live = LiveSession(self.app.client.base_url, self.conversation)
+        except Exception as exc:  # noqa: BLE001 - an address it cannot use: said, not raised
+            self.failed("Cannot follow this conversation live", exc)
+            return
+        self.live = live
+        self.refresh_bindings()
+        self._stream_live(live)
+
+    @work(exclusive=True, group="live")
+    async def _stream_live(self, live: LiveSession) -> None:
+        try:
             if not self.events.base.complete:
                 await self.events.fill(self.events.base, "tail")  # the newest page fixes "since"
         except Exception as exc:  # noqa: BLE001
             self.failed("Cannot follow this conversation live", exc)
             return
-        stream = self.live.open_stream(self.events.newest_timestamp)
+        stream = live.open_stream(self.events.newest_timestamp)
         async with stream:
             async for batch in stream.batches(0.05):
-                if self.closing:  # the screen was closed while a batch was on its way
+                if self.closing or live is not self.live:  # closed, or stopped meanwhile
                     return
                 self.apply_live(batch)
+
+    def poll_record(self) -> None:
+        """Timer: read the record again while this screen is shown, so a sandbox paused,
+        resumed or deleted elsewhere shows in the header (and the stream stops or starts)
+        within :data:`RECORD_POLL_S` seconds, whatever the stream noticed."""
+        # not while the record is on its way, nor while the screen loads (it reads it then)
+        busy = any(w.group in ("record", "load") and not w.is_finished for w in self.workers)
+        shown = self.app.screen is self  # not under another screen (or a dialog)
+        if not busy and shown and not self.closing and not self.events.shared:
+            self.refresh_record()  # (a slow answer is waited for, not asked for again)
+
+    def sync_live(self) -> None:
+        """Follow live exactly while the record says the agent can be followed: stop when
+        its sandbox stopped, start when it runs again (at its new address, if it moved)."""
+        record = self.conversation
+        if record is None or self.closing:
+            return
+        followable = can_follow(record)
+        if self.live is not None and (not followable or self.live.url != record.conversation_url):
+            self.stop_following()
+        if self.live is None and followable:
+            self.follow_live()
+
+    def stop_following(self) -> None:
+        """The agent cannot be followed now: close the stream, clear what it showed."""
+        live, self.live = self.live, None
+        self.workers.cancel_group(self, "live")
+        if live is not None:
+            self._close_live(live)
+        self.new_below = 0
+        self.refresh_bindings()
+        self.query_one(StreamPreview).set_class(False, "-visible")
+        self.query_one(RunErrorBanner).set_class(False, "-visible")
+        self.render_confirm()
+        self.render_header()
+
+    @work(group="live-close")
+    async def _close_live(self, live: LiveSession) -> None:
+        await live.aclose()
 
     def apply_live(self, batch: list[StreamEvent | StreamStatus]) -> None:
         """Fold one batch and redraw what it changed."""
@@ -109,7 +162,9 @@ class FollowMixin:
         )
         follow = shows_base and event_list.at_end and not self.window.query.descending
         added = self.events.add_live(events, [self.query_window])
-        self.query_one(EventTreeView).mark_stale()
+        tree = self.query_one(EventTreeView)
+        tree.mark_stale()
+        tree.rebuild()  # rows that continue the last run join the pane now, with the list
         if not added:
             return
         if self.frozen_rows and len(self.events.base.head) - self.frozen_rows >= FREEZE_EVERY:

@@ -79,6 +79,14 @@ CONVERSATION_KEYS = [
     Binding("C", "copy('json')", "Copy JSON", show=False, id="conversation.copy-json"),
     Binding("ctrl+s", "export('md', 'view')", "Export", show=False, id="conversation.export"),
     Binding("a", "show_all", "All events", id="conversation.all"),
+    Binding(
+        "v",
+        "toggle_history",
+        "Raw history",
+        show=False,
+        id="conversation.raw-history",
+        tooltip="Show every streaming delta and state snapshot the server stored, or fold them",
+    ),
     Binding("o", "toggle_sort", "Sort", id="conversation.sort"),
     Binding("z", "zoom", "Zoom pane", show=False, id="conversation.zoom"),
     Binding(

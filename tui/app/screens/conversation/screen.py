@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -24,7 +25,10 @@ from textual.widgets import Input
 from tui.text import clean
 
 from ...conversation_events import ConversationEvents
+from ...duplicate_rows import NOTE as DUPLICATE_NOTE
+from ...duplicate_rows import is_duplicate
 from ...gc_freeze import freeze_long_lived
+from ...guard import GuardedDispatch
 from ...live_session import LiveSession, can_follow
 from ...row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
 from ...rows import EventRow
@@ -42,10 +46,12 @@ from .agent import AgentMixin
 from .exporting import ExportMixin
 from .filter_dialog import FilterDialog
 from .find import FindMixin
-from .following import FollowMixin
+from .following import RECORD_POLL_S, FollowMixin
+from .history import HistoryMixin
 from .insights import InsightsMixin
 from .keys import CONVERSATION_KEYS
 from .panes import PanesMixin
+from .waiting import WaitingMixin, duration, short_reason
 
 if TYPE_CHECKING:
     from tui.models import AppConversation
@@ -57,7 +63,16 @@ PANES = ("event-tree", "event-list", "event-detail")  # what z zooms
 
 
 class ConversationScreen(
-    FindMixin, ExportMixin, FollowMixin, AgentMixin, PanesMixin, InsightsMixin, Screen
+    GuardedDispatch,
+    FindMixin,
+    ExportMixin,
+    FollowMixin,
+    AgentMixin,
+    PanesMixin,
+    WaitingMixin,
+    InsightsMixin,
+    HistoryMixin,
+    Screen,
 ):
     """Tree | list over detail. The base index loads in the background for the tree."""
 
@@ -123,6 +138,8 @@ class ConversationScreen(
         self.load()
         self.query_one(EventTreeView).follow(self.events)
         self.watch_tree_content()
+        self.set_interval(RECORD_POLL_S, self.poll_record)
+        self.start_waiting_clock()
 
     @property
     def closing(self) -> bool:
@@ -161,7 +178,10 @@ class ConversationScreen(
         else:
             total = f"{len(window):,}" if window.total is not None else f"{len(window):,}+"
             event_list.border_title = Text(f"Events · {window.query.describe()} · {total}")
-        if not self.events.base.complete:
+        status = self.list_status()
+        if status:
+            event_list.border_subtitle = Text(status)
+        elif not self.events.base.complete:
             event_list.border_subtitle = (
                 f"indexing {len(self.events.base.head):,}/{self.events.base.total or '?'}"
             )
@@ -213,7 +233,9 @@ class ConversationScreen(
             await self.events.load_record(patient=False)
         except Exception:  # noqa: BLE001 - best effort; the stream status already says enough
             return
-        self.render_header()
+        if not self.closing:
+            self.render_header()
+            self.sync_live()  # a sandbox paused or resumed elsewhere: the stream follows
 
     @work(exclusive=True, group="index")
     async def index(self) -> None:
@@ -287,10 +309,11 @@ class ConversationScreen(
             self._filling = False
 
     def _retry_notice(self, exc: BaseException, delay: float) -> None:
-        """The store tries a failed load again after ``delay`` seconds: say so."""
+        """The store tries a failed load again after ``delay`` seconds: say so (the list
+        counts it down where it waits: ``waiting.py``)."""
         if not self.closing:
             self.notify(
-                f"Loading failed ({describe_error(exc)}); retrying in {delay:.1f}s.",
+                f"Loading failed ({short_reason(exc)}); retrying in {duration(delay)}.",
                 severity="warning",
                 timeout=min(5.0, delay + 1),
                 markup=False,
@@ -308,6 +331,7 @@ class ConversationScreen(
 
     @work(exclusive=True, group="load")
     async def apply_query(self, query: EventQuery) -> None:
+        query = replace(query, raw=self.events.raw)  # the filter bar knows nothing of it
         try:
             window = await self.events.open_window(query, self._total_known)
         except Exception as exc:  # noqa: BLE001
@@ -400,7 +424,7 @@ class ConversationScreen(
         if event is None:
             detail.clear_event("This event is no longer available.")
         else:
-            detail.show(event, paired)
+            detail.show(event, paired, note=DUPLICATE_NOTE if is_duplicate(row) else None)
 
     @on(EventList.Selected)
     def _selected(self, message: EventList.Selected) -> None:
