@@ -44,10 +44,10 @@ SANDBOXES = "sandboxes"
 #: App keys that leave a dialog or a text field alone (they would type, or open a screen
 #: behind the dialog).
 DIALOG_FREE = frozenset(
-    {"show_conversations", "show_sandboxes", "show_server", "toggle_help", "quit"}
+    {"show_conversations", "show_sandboxes", "show_server", "show_board", "toggle_help", "quit"}
 )
 
-NAVIGATION = frozenset({"show_conversations", "show_sandboxes", "show_server"})
+NAVIGATION = frozenset({"show_conversations", "show_sandboxes", "show_server", "show_board"})
 
 #: Every screen's stylesheet (each beside its screen, named by its ``CSS_PATH``), read once at
 #: start: a sheet first read when its screen opens makes Textual restyle every widget on
