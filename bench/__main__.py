@@ -24,6 +24,7 @@ RUNS = {
     "hostile": ["--repeat", "3"],
     "big_output": [],
     "insights": ["--repeat", "3", "--presses", "40"],
+    "board": ["--agents", "200", "--seconds", "20"],
 }
 QUICK = {
     "open": ["--repeat", "2"],
@@ -34,6 +35,7 @@ QUICK = {
     "hostile": ["--sizes", "0.1,1", "--tree", "20000", "--repeat", "1"],
     "big_output": ["--mb", "5", "--line", "100000"],
     "insights": ["--repeat", "1", "--presses", "10"],
+    "board": ["--agents", "200", "--seconds", "5", "--presses", "30"],
 }
 
 
@@ -65,6 +67,7 @@ def table(r: dict[str, dict]) -> list[str]:
     h = r.get("hostile", {})
     b = r.get("big_output", {})
     ins = r.get("insights", {})
+    b = r.get("board", {})
     rows = []
 
     def add(
@@ -295,6 +298,41 @@ def table(r: dict[str, dict]) -> list[str]:
             f"once done: median {ins['key_after_median_ms']:.0f} ms",
             "",
             "responsive",
+            None,
+        )
+    if b:
+        n = b["rows"]
+        add(
+            f"board: {n} live agents shown (key 3 → every row painted)",
+            f"{b['rows_ms']:.0f} ms",
+            f"every row's details: {b['detailed_s']:.1f} s",
+            "",
+            "",
+            None,
+        )
+        for key in ("down", "sort", "filter"):
+            add(
+                f"board of {n}: key {key} → paint",
+                f"median {b[f'{key}_median_ms']:.1f} ms, p95 {b[f'{key}_p95_ms']:.1f} ms",
+                f"handled: {b['handled_median_ms']:.2f} ms" if key == "down" else "",
+                "",
+                "median ≤ 16 ms" if key == "down" else "",
+                b[f"{key}_median_ms"] <= 16 if key == "down" else None,
+            )
+        add(
+            f"board of {n}: websockets held",
+            f"at most {b['followers_max']} ({b['tcp_max']} TCP connections)",
+            f"limit {b['sockets']}",
+            "",
+            "≤ the limit",
+            b["followers_max"] <= b["sockets"],
+        )
+        add(
+            f"board of {n}: row changes absorbed",
+            f"{b['row_changes_per_s']:.0f}/s in {b['flushes_per_s']:.1f} repaints/s",
+            f"a repaint's work: median {b['flush_median_ms']:.2f} ms, p95 {b['flush_p95_ms']:.2f} ms",
+            "",
+            "",
             None,
         )
     return rows

@@ -149,8 +149,44 @@ async def sandboxes(pilot) -> None:
     await until(pilot, lambda: table.row_count >= 4)
 
 
+async def board() -> None:
+    """The board over 16 simulated agents at work (on the wall clock: they run live)."""
+    from tui.app.board.options import BoardOptions
+    from tui.app.screens.board import BoardScreen
+    from tui.server import start_server
+
+    store = Store()
+    load_demo(store)
+    server = start_server(store, agents=16, agent_pace=0.35)
+    try:
+        url = server.base_url
+        options = BoardOptions(sockets=8)
+        app = OhtuiApp(OpenHandsClient(url), url=url, board=options, profile="demo")
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ConversationsScreen))
+            await pilot.press("3")
+            await until(pilot, lambda: isinstance(app.screen, BoardScreen))
+            screen = app.screen
+
+            def lively() -> bool:
+                statuses = {row.status for row in screen.model.rows.values()}
+                return {"waiting_for_confirmation", "error", "running", "paused"} <= statuses
+
+            await until(pilot, lively, timeout=60)
+            await pilot.pause(4.0)  # rates have samples to go on
+            app.clear_notifications()
+            screen.flush(force=True)
+            await pilot.pause(0.3)
+            app.save_screenshot("board.svg", str(OUT))
+            print("wrote", OUT / "board.svg")
+    finally:
+        server.stop()
+        store.close()
+
+
 async def main() -> None:
     OUT.mkdir(exist_ok=True)
+    await board()
     url, stop = start_demo_server()
     try:
         await shoot(url, "conversations", conversations)

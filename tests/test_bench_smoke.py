@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ("live", ["--rates", "200", "--seconds", "1"]),
         ("startup", ["--repeat", "1"]),
         ("hostile", ["--sizes", "0.01,0.02", "--tree", "2000", "--repeat", "1"]),
+        ("board", ["--agents", "6", "--sockets", "2", "--seconds", "0.5", "--presses", "3"]),
         ("big_output", ["--mb", "0.05", "--line", "2000"]),
         ("insights", ["--size", "300", "--repeat", "1", "--presses", "2"]),
     ],
@@ -46,6 +47,8 @@ def test_bench_runs_and_reports(name, args, tmp_path):
         assert reported[-1]["lost_200"] == 0 and reported[-1]["sent_200"] > 0
     if name == "load":
         assert reported[-1]["events"] == 300
+    if name == "board":
+        assert reported[-1]["rows"] == 6 and reported[-1]["followers_max"] <= 2
     if name == "big_output":
         assert reported[-1]["mb"] == 0.05 and reported[-1]["long_line_s"] > 0
     if name == "insights":

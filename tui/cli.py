@@ -47,6 +47,13 @@ def build_serve_parser() -> argparse.ArgumentParser:
         metavar="RATE",
         help="fail this share (0-1) of API GETs at random: 5xx, 429, slow or truncated answers, to watch recovery",
     )
+    parser.add_argument(
+        "--agents",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also run N simulated agents at once, each in its own conversation (for the board)",
+    )
     return parser
 
 
@@ -165,6 +172,7 @@ def run_app(args: argparse.Namespace) -> int:
     from textual.app import InvalidThemeError
 
     from tui.app.app import OhtuiApp
+    from tui.app.board.options import BoardOptions
     from tui.app.notices import Notifier
 
     stop = warm_up = folder_key = None
@@ -217,6 +225,9 @@ def run_app(args: argparse.Namespace) -> int:
             profile=resolved.profile,
             on_exit=stop,
             warm_up=warm_up,
+            board=BoardOptions.from_settings(
+                resolved.settings.board, all_profiles=args.all_profiles
+            ),
         )
     except InvalidThemeError:
         if stop is not None:
@@ -273,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
         if not 0.0 <= args.chaos <= 1.0:
             print("ohtui serve: --chaos takes a rate between 0 and 1", file=sys.stderr)
             return 2
+        if not 0 <= args.agents <= 2000:
+            print("ohtui serve: --agents takes a number from 0 to 2000", file=sys.stderr)
+            return 2
         return serve_main(
             args.host,
             args.port,
@@ -281,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
             args.session_key,
             chaos=args.chaos,
             session_key_file=args.session_key_file,
+            agents=args.agents,
         )
     if command is not None:
         return run_command(argv)

@@ -18,6 +18,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from .board.options import BoardOptions
 from .commands import OhtuiCommands
 from .gc_freeze import freeze_long_lived
 from .guard import AppGuard, GuardedDispatch
@@ -43,10 +44,10 @@ SANDBOXES = "sandboxes"
 #: App keys that leave a dialog or a text field alone (they would type, or open a screen
 #: behind the dialog).
 DIALOG_FREE = frozenset(
-    {"show_conversations", "show_sandboxes", "show_server", "toggle_help", "quit"}
+    {"show_conversations", "show_sandboxes", "show_server", "show_board", "toggle_help", "quit"}
 )
 
-NAVIGATION = frozenset({"show_conversations", "show_sandboxes", "show_server"})
+NAVIGATION = frozenset({"show_conversations", "show_sandboxes", "show_server", "show_board"})
 
 #: Every screen's stylesheet (each beside its screen, named by its ``CSS_PATH``), read once at
 #: start: a sheet first read when its screen opens makes Textual restyle every widget on
@@ -74,6 +75,7 @@ class OhtuiApp(AppGuard, GuardedDispatch, App):
         Binding("1", "show_conversations", "Conversations", id="app.conversations"),
         Binding("2", "show_sandboxes", "Sandboxes", id="app.sandboxes"),
         Binding("2", "show_server", "Server", id="app.server"),  # a bare agent server's
+        Binding("3", "show_board", "Board", id="app.board"),
     ]
 
     def __init__(
@@ -95,6 +97,7 @@ class OhtuiApp(AppGuard, GuardedDispatch, App):
         notice: str | None = None,
         local: bool = False,
         warm_up: Callable[[], object] | None = None,
+        board: BoardOptions | None = None,
     ) -> None:
         super().__init__()
         if (client is None) == (client_factory is None):
@@ -117,6 +120,8 @@ class OhtuiApp(AppGuard, GuardedDispatch, App):
         self._held_timer: Timer | None = None
         #: configured server profiles: name → a factory giving (client, url); the palette switches
         self.profiles = dict(profiles or {})
+        #: the board of running agents (key 3): ``[board]`` of the config, ``--all-profiles``
+        self.board_options = board or BoardOptions()
         self.profile = profile
         self._notice = notice
         self.clock = clock or (lambda: datetime.now(UTC))
@@ -407,6 +412,19 @@ class OhtuiApp(AppGuard, GuardedDispatch, App):
         if isinstance(self.screen, ServerScreen) or info is None or not info.can("server_info"):
             return
         self.push_screen(ServerScreen())
+
+    def action_show_board(self) -> None:
+        """The board of running agents: back to the one open, else a new one."""
+        from .screens.board import BoardScreen
+
+        if self.shared:
+            return
+        boards = [screen for screen in self.screen_stack if isinstance(screen, BoardScreen)]
+        if not boards:
+            self.push_screen(BoardScreen())
+            return
+        while self.screen is not boards[-1]:
+            self.pop_screen()
 
     def action_toggle_help(self) -> None:
         if self.screen.query("HelpPanel"):

@@ -12,6 +12,29 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from .opening import ID_LIKE, is_whole_id, open_by_id
 
 
+def board_commands(screen: object) -> list[tuple[str, object, str]]:
+    """On the board: sort by each column, and every server at once."""
+    from .screens.board import BoardScreen
+
+    if not isinstance(screen, BoardScreen):
+        return []
+    from .board.model import COLUMNS
+
+    out: list[tuple[str, object, str]] = [
+        (f"Board: sort by {c.label.lower()}", partial(screen.sort_by, c.key), "Again: reversed")
+        for c in COLUMNS
+    ]
+    if screen.check_action("all_profiles", ()):
+        out.append(
+            (
+                "Board: this server only" if screen.all_profiles else "Board: all servers",
+                screen.action_all_profiles,
+                "Watch every configured profile at once, or only the current server",
+            )
+        )
+    return out
+
+
 class OhtuiCommands(Provider):
     def _commands(self) -> list[tuple[str, object, str]]:
         app = self.app
@@ -36,6 +59,13 @@ class OhtuiCommands(Provider):
                     "The agent server's version, uptime, tools and runtime",
                 )
             )
+        out.append(
+            (
+                "Go to board",
+                app.action_show_board,
+                "Every running agent live: status, step, cost; act on several at once",
+            )
+        )
         out.append(("Show keys and help", app.action_toggle_help, "The focused pane's keys"))
         from .screens.conversations import ConversationsScreen
 
@@ -65,6 +95,7 @@ class OhtuiCommands(Provider):
                     (f"Theme: {name}", partial(app.set_theme, name), "Switch the colour theme")
                 )
         screen = self.screen  # the screen the palette was opened from
+        out.extend(board_commands(screen))
         from .screens.conversation import ConversationScreen
 
         if isinstance(screen, ConversationScreen):

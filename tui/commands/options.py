@@ -156,6 +156,13 @@ def build_parser(*, env_defaults: bool = True) -> argparse.ArgumentParser:
         help="browse local OpenHands conversation folders (a folder of conversations, or one)",
     )
     parser.add_argument("--local", metavar="PATH", help="same as PATH")
+    parser.add_argument(
+        "--all-profiles",
+        action="store_true",
+        default=None,
+        help="the board (key 3) watches every configured profile at once (also [board] "
+        "all_profiles = true)",
+    )
     add_settings_options(parser, env_defaults=env_defaults)
     return parser
 

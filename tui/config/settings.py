@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from .board import BoardSettings
 from .urls import check_url
 
 ENV_PREFIX = "OHTUI_"
@@ -29,6 +30,7 @@ FILE_KEYS = (
     "notify",
     "notify_bell",
     "notify_desktop",
+    "board",
     "agent_settings_file",
 )
 #: Settings that are secrets: accepted from flags and the environment only.
@@ -140,6 +142,8 @@ class Settings(BaseSettings):
     profile of its own; a profile's ``agent_settings_file`` wins for its URL)."""
     profiles: dict[str, Profile] = {}
     """Named services."""
+    board: BoardSettings = BoardSettings()
+    """``[board]``: the live board of running agents (``config/board.py``)."""
 
     @field_validator("url")
     @classmethod

@@ -33,6 +33,14 @@ TEMPLATE = """\
 # [keymap]                          # binding id = comma-separated keys (see the README)
 # "list.down" = "j,down,ctrl+n"
 # "app.sandboxes" = "2,f2"
+
+# [board]                           # the live board of running agents (key 3)
+# statuses = ["running", "waiting_for_confirmation", "paused", "stuck", "error"]
+# recent_minutes = 60               # ended statuses (error, stuck) only while this recent
+# sockets = 20                      # rows followed live over websockets; the rest are polled
+# poll_seconds = 4                  # seconds between two looks at each server
+# scan = 500                        # conversations looked at per server, newest first
+# all_profiles = false              # every configured profile at once (also --all-profiles)
 """
 
 

@@ -52,6 +52,7 @@ def create_app(
     start_failure: tuple[str, str] | None = None,
     store_transient_events: bool = False,
     kind: str = "app",
+    agents: int = 0,
 ) -> FastAPI:
     """Build a server over ``store`` (a fresh in-memory one if omitted).
 
@@ -92,6 +93,9 @@ def create_app(
       for every server ``ohtui`` starts for itself.
     - ``kind``: ``"app"`` (default) serves the app server's routes; ``"agent"`` a bare agent
       server's instead (``routes_agent_server.py``: no ``/api/v1``, no shared routes).
+    - ``agents``: add this many simulated agents, each working through stories in its own
+      conversation on its own sandbox, all at once (``live/swarm.py``; the board's demo and
+      benchmark); they step every ``agent_pace`` seconds (the demo's pace if not given).
 
     The agent-server routes (websocket ``/sockets/events/{id}``, ``/api/conversations/{id}/
     events|run|pause|interrupt|events/respond_to_confirmation``) authenticate with the
@@ -131,6 +135,16 @@ def create_app(
         ignore_start_title=ignore_start_title,
         start_failure=start_failure,
     )
+    swarm: list[str] = []
+    if agents:
+        from .live.swarm import add_swarm
+
+        swarm = add_swarm(store, app.state.lifecycle, agents, clock=clock)
+        if agent_pace is None:
+            from .demo import DEMO_PACE
+
+            agent_pace = DEMO_PACE
+    app.state.swarm = swarm
     app.state.live = LiveHub(
         store,
         app.state.lifecycle,
@@ -140,6 +154,7 @@ def create_app(
         max_subscribers=ws_max_subscribers,
         session_key=app.state.session_key,
         store_transient=store_transient_events,
+        swarm=swarm,
     )
     app.state.faults = faults if faults is not None else Faults()
     # outermost first: a body limit applies even to requests a fault would answer

@@ -73,13 +73,15 @@ def serve_main(
     *,
     chaos: float = 0.0,
     session_key_file: str | None = None,
+    agents: int = 0,
     environ: Mapping[str, str] = os.environ,
 ) -> int:
     """Run until interrupted; prints the URL (and the demo conversation ids). Exit status.
 
     ``session_key`` (the flag), ``session_key_file`` and ``OHTUI_SESSION_KEY`` in
     ``environ``, in that order, give the key (:func:`resolve_session_key`). Agent runs step
-    every ``DEMO_PACE`` seconds; with ``--demo`` the demo's live stories play one after another."""
+    every ``DEMO_PACE`` seconds; with ``--demo`` the demo's live stories play one after another;
+    ``agents`` simulated agents work at once besides (``live/swarm.py``)."""
     import uvicorn
 
     from .app import create_app
@@ -134,6 +136,11 @@ def serve_main(
     sys.stdout.flush()
     if chaos:
         print(f"  chaos: about {chaos:.0%} of API GETs fail on purpose")
+    if agents:
+        print(
+            f"  agents    {agents} simulated agents at work (the board: ohtui --url {url}, key 3)"
+        )
+    sys.stdout.flush()
     app = create_app(
         store,
         session_key=session_key,
@@ -141,6 +148,7 @@ def serve_main(
         autoplay=[names["live"]] if "live" in names else (),
         faults=Faults(chaos_rate=chaos),
         loopback_only=is_loopback(host),
+        agents=agents,
     )
     config = uvicorn.Config(
         with_connection_faults(app), log_level="warning", access_log=False, lifespan="on"

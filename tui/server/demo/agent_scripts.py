@@ -248,6 +248,19 @@ def fail_script(b: LiveBuilder, n: int) -> Script:
     )
 
 
+def stuck_script(b: LiveBuilder, n: int) -> Script:
+    """The same failing command again and again, until stuck detection stops the run."""
+    for _ in range(3):
+        yield from terminal(
+            b,
+            "pytest tests/integration -x -q",
+            "E   TimeoutError: the payments sandbox did not answer in 30 s\n1 failed in 31.02s",
+            1,
+            summary="Run the integration tests",
+        )
+    b.status("stuck")
+
+
 def execute_pending(b: LiveBuilder, event: dict[str, Any]) -> Script:
     """Run an action found waiting for confirmation in a stored log, once accepted."""
     action = event.get("action") or {}
@@ -281,6 +294,7 @@ SCRIPTS: dict[str, Callable[[LiveBuilder, int], Script]] = {
     "continue": continue_script,
     "confirm": confirm_script,
     "fail": fail_script,
+    "stuck": stuck_script,
 }
 
 #: Work scripts used in turn for ordinary requests.

@@ -19,6 +19,7 @@ from .conversation import LiveConversation
 from .errors import ConversationNotFound, LiveError
 from .frames import Close
 from .state import dashed
+from .swarm import play_agent
 
 log = logging.getLogger("tui.server.live")
 
@@ -42,14 +43,17 @@ class LiveHub:
         max_subscribers: int = MAX_SUBSCRIBERS,
         session_key: str | None = None,
         store_transient: bool = False,
+        swarm: Iterable[str] = (),
     ) -> None:
         """``store_transient``: runs also store their StreamingDeltaEvents and ``full_state``
-        updates in the searchable history (the real app server does, facts §10)."""
+        updates in the searchable history (the real app server does, facts §10).
+        ``swarm``: conversations each played as one agent of many (``swarm.py``)."""
         self.store = store
         self.lifecycle = lifecycle
         self.clock = lifecycle.clock
         self.pace = None if pace is None else max(0.0, pace)
         self.autoplay_ids = [str(cid) for cid in autoplay]
+        self.swarm_ids = [str(cid) for cid in swarm]
         self.auth_timeout = auth_timeout
         self.max_subscribers = max_subscribers
         self.session_key = session_key
@@ -168,6 +172,8 @@ class LiveHub:
             return
         for cid in self.autoplay_ids:
             self._spawn(play_stories(self, cid))
+        for index, cid in enumerate(self.swarm_ids):
+            self._spawn(play_agent(self, cid, index))
         for conv in list(self.conversations.values()):
             conv.ensure_runner()
 

@@ -1,0 +1,412 @@
+"""The board (key 3): every active agent in one list, changing in place, acted on by key.
+
+Against the reference server over loopback; agents advance only when a test steps them,
+and statuses change either on the server's record (a polled row) or on the conversation's
+websocket (a followed row)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+
+from tests.app_helpers import FIXED_NOW, make_app, screen_text, wait_for
+from tests.board_helpers import add_agent, board_store, open_board, set_status
+from tui.app.app import OhtuiApp
+from tui.app.board.options import BoardOptions
+from tui.app.screens.board import BoardScreen
+from tui.app.screens.board_answer import BoardAnswerScreen
+from tui.app.screens.confirm import ConfirmScreen
+from tui.app.widgets.board_table import BoardTable
+from tui.client import OpenHandsClient
+
+POLLED = BoardOptions(sockets=0, poll_seconds=60, details_per_poll=100)
+LIVE = BoardOptions(sockets=20, poll_seconds=60, details_per_poll=100)
+
+
+def board_app(server, options=POLLED, **kw):
+    return make_app(server.base_url, board=options, profile="ref", **kw)
+
+
+def rows_by_id(screen):
+    """Rows by conversation id (a bare agent server spells them dashed; the store does not)."""
+    return {row.conversation_id.replace("-", ""): row for row in screen.query_one(BoardTable).rows}
+
+
+def move_to(screen, cid: str) -> None:
+    table = screen.query_one(BoardTable)
+    table.cursor = next(
+        i for i, row in enumerate(table.rows) if row.conversation_id.replace("-", "") == cid
+    )
+
+
+async def test_board_lists_the_active_agents_needing_a_human_first(make_server):
+    store, ids = board_store(14)
+    finished = add_agent(store, 20, "finished")
+    old_error = add_agent(store, 21, "error", minutes_ago=180)
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 14)
+        table = screen.query_one(BoardTable)
+        shown = {row.conversation_id for row in table.rows}
+        assert shown == set(ids)  # the finished run and the error 3 h ago are not active
+        assert finished not in shown and old_error not in shown
+        statuses = [row.status for row in table.rows]
+        first = [s for s in statuses if s in ("waiting_for_confirmation", "error", "stuck")]
+        assert statuses[: len(first)] == first and len(first) == 6  # needing a human: on top
+        row = rows_by_id(screen)[ids[3]]  # waiting, 4 terminal steps and the waiting action
+        assert row.steps == 5 and row.step == "$ rm -rf build-3"
+        assert rows_by_id(screen)[ids[5]].error == "LLMError: upstream 503 for agent 5"
+        assert rows_by_id(screen)[ids[0]].step == "$ pytest -x tests/test_api.py"
+        text = screen_text(app)
+        assert "14 agents · 6 need you · 0 live, 14 polled" in text
+        assert "Agent 03: build docs" in text and "confirm?" in text
+
+
+async def test_a_polled_row_changes_in_place_and_floats_up(make_server):
+    store, ids = board_store(7)
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 7)
+        table = screen.query_one(BoardTable)
+        move_to(screen, ids[0])
+        row = rows_by_id(screen)[ids[0]]
+        assert row.status == "running" and not row.needs_human
+        set_status(store, ids[0], "waiting_for_confirmation")
+        screen.feed.refresh_now()
+        await wait_for(lambda: row.status == "waiting_for_confirmation", pilot=pilot)
+        await wait_for(lambda: table.rows.index(row) < 4, pilot=pilot)
+        assert rows_by_id(screen)[ids[0]] is row  # the same row, changed in place
+        assert table.current is row  # the cursor went with it
+        await wait_for(
+            lambda: any("waits for your confirmation" in n.message for n in app._notifications),
+            pilot=pilot,
+        )
+
+
+async def test_a_followed_row_changes_live_from_its_websocket(make_server):
+    store, ids = board_store(3, statuses=("running",))
+    server = make_server(store)
+    app = board_app(server, LIVE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 3)
+        row = rows_by_id(screen)[ids[1]]
+        await wait_for(lambda: row.followed, pilot=pilot)
+        steps = row.steps
+        await asyncio.to_thread(server.live.send_message_sync, ids[1], "[confirm] free space")
+        await asyncio.to_thread(server.live.run_until_idle_sync, ids[1])
+        await wait_for(lambda: row.status == "waiting_for_confirmation", pilot=pilot)
+        assert row.steps == steps + 2 and row.step.startswith("$ rm -rf")
+        table = screen.query_one(BoardTable)
+        await wait_for(lambda: table.rows[0] is row, pilot=pilot)
+        assert screen.feed.scans == 1  # no listing was needed: the socket said it
+        assert len(screen.feed.followers) <= LIVE.sockets
+
+
+async def test_sockets_are_bounded_and_the_rest_polled(make_server):
+    store, _ids = board_store(9, statuses=("running",))
+    server = make_server(store)
+    app = board_app(server, BoardOptions(sockets=3, poll_seconds=60, details_per_poll=100))
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 9)
+        table = screen.query_one(BoardTable)
+        await wait_for(lambda: sum(row.followed for row in table.rows) == 3, pilot=pilot)
+        shown = screen.model.shown()  # (the table shows it at its next repaint)
+        assert [row.followed for row in shown] == [True] * 3 + [False] * 6  # the first ones
+        screen.feed.refresh_now()
+        await wait_for(lambda: screen.feed.scans == 2, pilot=pilot)
+        assert len(screen.feed.followers) == 3 and screen.feed.most_followed == 3
+        await wait_for(lambda: "3 live, 6 polled" in screen_text(app), pilot=pilot)
+
+
+async def test_pause_the_marked_rows(make_server):
+    store, ids = board_store(6, statuses=("running", "paused"))
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 6)
+        for cid in (ids[0], ids[4]):
+            move_to(screen, cid)
+            await pilot.press("space")
+        assert {row.conversation_id for row in screen.model.marked()} == {ids[0], ids[4]}
+        assert "2 marked" in screen_text(app)
+        await pilot.press("p")
+        for cid in (ids[0], ids[4]):
+            await wait_for(lambda c=cid: server.live.status_sync(c) == "paused", pilot=pilot)
+        assert server.live.status_sync(ids[2]) == "running"  # not marked: left alone
+        assert not screen.model.marks  # done: the marks go
+        await wait_for(
+            lambda: any("Pause asked" in n.message for n in app._notifications), pilot=pilot
+        )
+        screen.feed.refresh_now()
+        await wait_for(lambda: rows_by_id(screen)[ids[0]].status == "paused", pilot=pilot)
+
+
+async def test_run_a_paused_row(make_server):
+    store, ids = board_store(2, statuses=("paused",))
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 2)
+        move_to(screen, ids[1])
+        await pilot.press("p")
+        await wait_for(lambda: server.live.status_sync(ids[1]) == "running", pilot=pilot)
+        assert server.live.status_sync(ids[0]) == "paused"
+
+
+async def test_approve_shows_the_waiting_action_first(make_server):
+    store, ids = board_store(4)
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 4)
+        move_to(screen, ids[3])
+        await pilot.press("A")
+        await wait_for(lambda: isinstance(app.screen, BoardAnswerScreen), pilot=pilot)
+        text = screen_text(app)
+        assert "Approve what this agent waits to run?" in text
+        assert "Agent 03: build docs" in text and "$ rm -rf build-3" in text
+        assert server.live.status_sync(ids[3]) == "waiting_for_confirmation"  # not yet
+        await pilot.press("y")
+        await wait_for(lambda: server.live.status_sync(ids[3]) == "running", pilot=pilot)
+        assert app.screen is screen
+
+
+async def test_reject_with_a_reason(make_server):
+    store, ids = board_store(4)
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 4)
+        move_to(screen, ids[3])
+        await pilot.press("R")
+        await wait_for(lambda: isinstance(app.screen, BoardAnswerScreen), pilot=pilot)
+        await pilot.press(*"not the build dir", "enter")
+        await wait_for(lambda: server.live.status_sync(ids[3]) == "idle", pilot=pilot)
+        page = await OpenHandsClient(server.base_url).search_events(
+            ids[3], kind="UserRejectObservation"
+        )
+        assert page.items[0].rejection_reason == "not the build dir"
+
+
+async def test_approve_on_a_row_that_waits_on_nothing_says_so(make_server):
+    store, _ids = board_store(2, statuses=("running",))
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 2)
+        await pilot.press("A")
+        await wait_for(
+            lambda: any("waits for confirmation" in n.message for n in app._notifications),
+            pilot=pilot,
+        )
+        assert app.screen is screen
+
+
+async def test_interrupt_asks_first(make_server):
+    store, ids = board_store(2, statuses=("running",))
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 2)
+        move_to(screen, ids[0])
+        await pilot.press("X")
+        await wait_for(lambda: isinstance(app.screen, ConfirmScreen), pilot=pilot)
+        await pilot.press("n")
+        await wait_for(lambda: app.screen is screen, pilot=pilot)
+        assert server.live.status_sync(ids[0]) == "running"
+        await pilot.press("X")
+        await wait_for(lambda: isinstance(app.screen, ConfirmScreen), pilot=pilot)
+        await pilot.press("y")
+        await wait_for(lambda: server.live.status_sync(ids[0]) == "paused", pilot=pilot)
+
+
+async def test_pause_the_sandbox(make_server):
+    store, ids = board_store(2, statuses=("running",))
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 2)
+        move_to(screen, ids[1])
+        sandbox = rows_by_id(screen)[ids[1]].conversation.sandbox_id
+        await pilot.press("P")
+        await wait_for(lambda: store.get_sandbox(sandbox)["status"] == "PAUSED", pilot=pilot)
+
+
+async def test_read_only_shows_no_actions(make_server):
+    store, ids = board_store(4)
+    server = make_server(store)
+    app = board_app(server, readonly=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 4)
+        keys = screen_text(app).splitlines()[-1]
+        for label in ("Mark", "Pause/run", "Interrupt", "Approve", "Reject"):
+            assert label not in keys
+        assert "Open" in keys and "Filter" in keys
+        move_to(screen, ids[3])
+        await pilot.press("space", "A", "p")
+        await pilot.pause(0.1)
+        assert not screen.model.marks and app.screen is screen
+        assert server.live.status_sync(ids[3]) == "waiting_for_confirmation"
+
+
+async def test_filter_sort_and_status_filter(make_server):
+    store, _ids = board_store(8)
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 8)
+        table = screen.query_one(BoardTable)
+        await pilot.press("slash", *"docs")
+        await wait_for(lambda: len(table.rows) == 2, pilot=pilot)
+        assert {row.title for row in table.rows} == {"Agent 03: build docs", "Agent 07: build docs"}
+        await pilot.press("enter", "escape")
+        await wait_for(lambda: len(table.rows) == 8, pilot=pilot)
+        await pilot.press("f")  # only the rows needing a human
+        await wait_for(lambda: len(table.rows) == 3, pilot=pilot)
+        assert all(row.needs_human for row in table.rows)
+        await pilot.press("escape")
+        await wait_for(lambda: len(table.rows) == 8, pilot=pilot)
+        screen.sort_by("title")
+        calm = [row.title for row in table.rows if not row.needs_human]
+        assert calm == sorted(calm)
+        screen.sort_by("title")  # again: reversed
+        calm = [row.title for row in table.rows if not row.needs_human]
+        assert calm == sorted(calm, reverse=True)
+        await pilot.press("s")
+        assert screen.model.sort == "status"
+
+
+async def test_enter_opens_the_row(make_server):
+    from tui.app.screens.conversation import ConversationScreen
+
+    store, ids = board_store(3)
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 3)
+        move_to(screen, ids[1])
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        assert app.screen.conversation_id == ids[1]
+        await pilot.press("3")  # back to the same board
+        await wait_for(lambda: app.screen is screen, pilot=pilot)
+
+
+async def test_a_broken_profile_is_one_row_and_never_blocks_the_others(make_server):
+    store, ids = board_store(3)
+    server = make_server(store)
+    dead = httpx.AsyncHTTPTransport(retries=0)  # a port where nothing listens
+
+    def broken():
+        return OpenHandsClient("http://127.0.0.1:9", transport=dead, max_retries=0), "x"
+
+    def misconfigured():
+        raise RuntimeError("profile 'staging' has no url")
+
+    profiles = {"down": broken, "staging": misconfigured}
+    app = board_app(
+        server, BoardOptions(sockets=0, poll_seconds=60, all_profiles=True), profiles=profiles
+    )
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 5)
+        table = screen.query_one(BoardTable)
+        failed = {row.source: row.failure for row in table.rows if row.failure is not None}
+        assert failed["down"].title == "cannot reach the server"
+        assert failed["staging"].title == "cannot use this profile"
+        assert "has no url" in failed["staging"].detail
+        assert [row.failure is not None for row in table.rows][:2] == [True, True]
+        assert {row.conversation_id for row in table.rows if row.failure is None} == set(ids)
+        text = screen_text(app)
+        assert "Board · 3 servers" in text and "cannot reach the server" in text
+
+
+async def test_toggle_all_profiles(make_server):
+    store, _ids = board_store(2)
+    other_store, _other_ids = board_store(1, statuses=("paused",))
+    server, other = make_server(store), make_server(other_store)
+    profiles = {"other": lambda: (OpenHandsClient(other.base_url), other.base_url)}
+    app = board_app(server, profiles=profiles)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 2)
+        assert len(screen.feed.sources) == 1
+        await pilot.press("a")
+        table = screen.query_one(BoardTable)
+        await wait_for(lambda: len(table.rows) == 3, pilot=pilot)
+        assert {row.source for row in table.rows} == {"ref", "other"}
+        await pilot.press("a")
+        await wait_for(lambda: len(table.rows) == 2, pilot=pilot)
+
+
+async def test_a_bare_agent_server(make_server):
+    store, ids = board_store(4)
+    server = make_server(store, kind="agent", session_key="agent-key")
+    client = OpenHandsClient(server.base_url, server_kind="agent", session_api_key="agent-key")
+    app = OhtuiApp(
+        client, url=server.base_url, clock=lambda: FIXED_NOW, board=LIVE, profile="agent"
+    )
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 4)
+        row = rows_by_id(screen)[ids[0]]
+        assert row.steps == 1 and row.status == "running"
+        await wait_for(lambda: row.followed, pilot=pilot)
+        move_to(screen, ids[3])
+        await pilot.press("A")
+        await wait_for(lambda: isinstance(app.screen, BoardAnswerScreen), pilot=pilot)
+        await pilot.press("y")
+        await wait_for(lambda: server.live.status_sync(ids[3]) == "running", pilot=pilot)
+
+
+async def test_board_from_the_palette(make_server):
+    store, _ids = board_store(2)
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(lambda: app.screen.query("DataTable"), pilot=pilot)
+        await pilot.press("ctrl+p", *"board")
+        await wait_for(lambda: "Go to board" in screen_text(app), pilot=pilot)
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, BoardScreen), pilot=pilot)
+
+
+async def test_open_a_row_of_another_profile_connects_there(make_server):
+    from tui.app.screens.conversation import ConversationScreen
+
+    store, _ids = board_store(1)
+    other_store, other_ids = board_store(2, statuses=("paused",))
+    server, other = make_server(store), make_server(other_store)
+    profiles = {"other": lambda: (OpenHandsClient(other.base_url), other.base_url)}
+    app = board_app(server, BoardOptions(sockets=0, all_profiles=True), profiles=profiles)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 3)
+        table = screen.query_one(BoardTable)
+        table.cursor = next(
+            i for i, r in enumerate(table.rows) if r.conversation_id == other_ids[1]
+        )
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        assert app.profile == "other" and app.url == other.base_url
+        assert app.screen.conversation_id == other_ids[1]
+
+
+async def test_keys_typed_right_after_slash_go_into_the_filter(make_server):
+    """A paste or a fast typist: the keys arrive before the filter could take the focus
+    the usual (deferred) way; none of them may act on the board (s sorts, enter opens)."""
+    from textual import events
+
+    store, _ids = board_store(8)
+    server = make_server(store)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 8)
+        for key, char in [("slash", "/"), *((c, c) for c in "docs"), ("enter", None)]:
+            event = events.Key(key, char)
+            event.set_sender(app)
+            app._driver.send_message(event)
+        box = screen.query_one("#board-filter")
+        await wait_for(lambda: box.value == "docs", pilot=pilot)
+        await wait_for(lambda: screen.query_one(BoardTable).has_focus, pilot=pilot)
+        assert screen.model.sort == "status"
+        assert app.screen is screen and len(screen.query_one(BoardTable).rows) == 2

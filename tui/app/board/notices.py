@@ -1,0 +1,70 @@
+"""How many status notifications the board sends: a few at a time, the rest summed up.
+
+Two hundred agents finish, fail and wait all the time; one toast each would cover the
+board and ring the bell without pause. The changes a flush collects go to the app one by
+one (it decides what is news: ``notices.Notifier``) while at most ``per_window`` have gone
+in the last ``window`` seconds, those needing a human first; the rest become one line.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable
+
+from .options import ATTENTION
+
+WINDOW_S = 10.0
+PER_WINDOW = 3
+#: What a held change is called in the summary.
+WORDS = {
+    "finished": "finished",
+    "error": "stopped with an error",
+    "stuck": "got stuck",
+    "waiting_for_confirmation": "wait for confirmation",
+    "paused": "paused",
+    "running": "running",
+    "idle": "idle",
+}
+
+Change = tuple[object, str | None, str | None]  # (row, old, new)
+
+
+class NoticeGate:
+    def __init__(
+        self,
+        newsworthy: Callable[[str | None, str | None], bool],
+        *,
+        window: float = WINDOW_S,
+        per_window: int = PER_WINDOW,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.newsworthy = newsworthy
+        self.window, self.per_window, self.clock = window, per_window, clock
+        self._sent: deque[float] = deque()
+        self.held: Counter[str] = Counter()
+
+    def admit(self, changes: Iterable[Change]) -> tuple[list[Change], str | None]:
+        """The changes to pass on now, and a summary of those held back (when there is
+        room for it)."""
+        now = self.clock()
+        while self._sent and now - self._sent[0] >= self.window:
+            self._sent.popleft()
+        passed: list[Change] = []
+        ordered = sorted(changes, key=lambda change: change[2] not in ATTENTION)
+        for change in ordered:
+            if not self.newsworthy(change[1], change[2]):
+                passed.append(change)  # the app ignores it anyway: costs nothing
+            elif len(self._sent) < self.per_window:
+                self._sent.append(now)
+                passed.append(change)
+            else:
+                self.held[change[2] or "?"] += 1
+        summary = None
+        if self.held and len(self._sent) < self.per_window:
+            self._sent.append(now)
+            parts = [f"{n} {WORDS.get(status, status)}" for status, n in self.held.most_common()]
+            total = sum(self.held.values())
+            summary = f"{total} more agent{'s' if total != 1 else ''}: " + ", ".join(parts)
+            self.held.clear()
+        return passed, summary
