@@ -62,7 +62,9 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         Binding("c", "copy_id", "Copy id", id="conversations.copy-id"),
         Binding("s", "sort", "Sort", id="conversations.sort"),
         Binding("o", "order", "Order", show=False, id="conversations.order"),
-        Binding("dollar_sign", "cost_chart", "Cost chart", id="conversations.cost-chart"),
+        Binding(
+            "dollar_sign", "cost_chart", "Cost chart", show=False, id="conversations.cost-chart"
+        ),
         Binding("i", "sandbox_ids", "Sandbox ids", show=False, id="conversations.sandbox-ids"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="conversations.clear"),
     ]

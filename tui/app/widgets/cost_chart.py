@@ -9,17 +9,22 @@ chart's title says how many those are (unknown, not $0).
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.color import Color
+from textual.containers import Vertical
 from textual_plotext import PlotextPlot
 
 from ..format import money
 
 
-class CostChart(PlotextPlot):
-    """Cost per conversation of the listed rows (the screen calls :meth:`show`)."""
+class CostChart(Vertical):
+    """Cost per conversation of the listed rows (the screen calls :meth:`show`): a framed
+    plot whose frame's title sums it up (the plot draws over its whole region, so the frame
+    is this box's)."""
 
     DEFAULT_CSS = """
     CostChart { height: 11; border: round $foreground 25%; }
+    CostChart > PlotextPlot { height: 1fr; }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -27,9 +32,14 @@ class CostChart(PlotextPlot):
         self.costs: list[float | None] = []
         self.selected: int | None = None
 
+    def compose(self) -> ComposeResult:
+        yield PlotextPlot()
+
     def on_mount(self) -> None:
-        super().on_mount()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.redraw())
+
+    def on_resize(self) -> None:
+        self.redraw()
 
     def show(self, costs: list[float | None], selected: int | None) -> None:
         """The listed rows' costs, top to bottom, and the cursor's row (redrawn only when
@@ -49,13 +59,13 @@ class CostChart(PlotextPlot):
         return Color.parse(value).rgb
 
     def redraw(self) -> None:
-        plt = self.plt
-        plt.clear_figure()
-        self._draw()
-        self.refresh()
+        plot = self.query_one(PlotextPlot)
+        plot.plt.clear_figure()
+        self._draw(plot)
+        plot.refresh()
 
-    def _draw(self) -> None:
-        plt = self.plt
+    def _draw(self, plot: PlotextPlot) -> None:
+        plt = plot.plt
         known = [(row, cost) for row, cost in enumerate(self.costs, 1) if cost is not None]
         unknown = len(self.costs) - len(known)
         if not known:
@@ -78,7 +88,7 @@ class CostChart(PlotextPlot):
             plt.bar([chosen[0][0]], [chosen[0][1]], color=self._colour("accent"), width=0.6)
         plt.xlim(0.4, len(self.costs) + 0.6)
         count = len(self.costs)
-        room = max(2, self.size.width // 6)
+        room = max(2, plot.size.width // 6)
         step = next((s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500) if count / s <= room), 1000)
         ticks = [1, *range(step, count + 1, step)] if step > 1 else list(range(1, count + 1))
         plt.xticks(ticks, [str(t) for t in ticks])
