@@ -183,3 +183,19 @@ async def test_the_chart_says_how_many_costs_are_unknown():
         chart.show([None, None], selected=0)
         await pilot.pause()
         assert "gives no cost" in chart.border_title
+
+
+async def test_a_chart_of_zero_costs_says_so_rather_than_draw_nothing():
+    from textual.app import App
+
+    class One(App):
+        def compose(self):
+            yield CostChart()
+
+    async with One().run_test(size=(80, 14)) as pilot:
+        chart = pilot.app.query_one(CostChart)
+        chart.show([0.0, 0.0, None], selected=0)
+        await pilot.pause()
+        assert chart.border_title == (
+            "Cost per conversation: $0.00 for each of the 2 with a cost · 1 unknown"
+        )

@@ -75,6 +75,10 @@ class CostChart(Vertical):
                 else "Cost per conversation: the server gives no cost for the listed ones"
             )
             return
+        if not any(cost for _, cost in known):  # nothing to draw: say it instead
+            title = f"Cost per conversation: $0.00 for each of the {len(known)} with a cost"
+            self.border_title = title + (f" · {unknown} unknown" if unknown else "")
+            return
         others = [(row, cost) for row, cost in known if row - 1 != self.selected]
         if others:
             plt.bar(
