@@ -28,6 +28,7 @@ from textual.widgets import DataTable, Input, Static
 
 from tui.text import one_line
 
+from ..board.notices import NoticeGate, app_newsworthy
 from ..conversation_rows import ConversationRows, conversation_cells, conversation_detail
 from ..conversation_sort import sort_line, sorter
 from ..format import status_value, title_of
@@ -82,6 +83,9 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         self._cursor_id: str | None = None
         self._sandbox_ids = False
         self._polling = False
+        #: status notifications a few at a time, the rest summed up (twenty agents changing
+        #: at once would cover the list with toasts)
+        self._gate = NoticeGate(app_newsworthy(self.app))
 
     @property
     def _rows(self) -> dict[str, AppConversation]:
@@ -336,16 +340,17 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         if self._table() is None:
             return
         self._redraw_rows()
-        for cid, conv in self.rows.rows.items():
-            if cid in before:
-                self.post_message(
-                    AgentStatusChanged(
-                        cid,
-                        title_of(conv),
-                        status_value(before[cid]),
-                        status_value(conv.execution_status),
-                    )
-                )
+        rows = self.rows.rows
+        changes = [
+            (cid, status_value(before[cid]), status_value(conv.execution_status))
+            for cid, conv in rows.items()
+            if cid in before
+        ]
+        passed, summary = self._gate.admit(changes)
+        for cid, old, new in passed:
+            self.post_message(AgentStatusChanged(cid, title_of(rows[cid]), old, new))
+        if summary:
+            self.notify(summary, title="Conversations", timeout=8, markup=False)
 
     # --- actions -------------------------------------------------------------------------
 
