@@ -17,13 +17,12 @@ to say.
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from tui.client import PageLoopError, is_retryable
+from tui.client import JitteredBackoff, PageLoopError, is_retryable
 from tui.client.stream import is_oversize
 from tui.models import EventTree
 from tui.models.events import SecurityAnalysisEvent
@@ -55,19 +54,6 @@ class Backoff(Protocol):
     """What the store needs of a backoff policy: seconds to wait before retry ``attempt``."""
 
     def delay(self, attempt: int) -> float: ...
-
-
-@dataclass(frozen=True)
-class JitteredBackoff:
-    """``base`` seconds doubling per attempt up to ``cap``, times a random 0.5–1.0 (the
-    client's rule for its HTTP retries). Anything with ``delay(attempt)`` can stand in,
-    e.g. the client's own policy object."""
-
-    base: float = 0.25
-    cap: float = 4.0
-
-    def delay(self, attempt: int) -> float:
-        return min(self.cap, self.base * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0)
 
 
 #: Told when a load failed and will be tried again: (the failure, seconds until the next try).

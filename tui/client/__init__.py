@@ -31,6 +31,7 @@ from .errors import (
     Unsupported,
     is_retryable,
 )
+from .backoff import JitteredBackoff
 from .http import MAX_RETRY_AFTER, RETRY_STATUSES
 from .kinds import ServerInfo, ServerKind
 
@@ -39,25 +40,19 @@ _LAZY = {
     "AgentServerClient": ".agent",
     "agent_endpoint": ".agent",
     "endpoint_from_url": ".agent",
-    "EventDeduper": ".stream",
+    "EventDeduper": ".stream_items",
     "EventStream": ".stream",
-    "StreamEvent": ".stream",
-    "StreamItem": ".stream",
-    "StreamStatus": ".stream",
-    "is_transient": ".stream",
+    "StreamEvent": ".stream_items",
+    "StreamItem": ".stream_items",
+    "StreamStatus": ".stream_items",
+    "is_transient": ".stream_items",
     "StreamState": ".stream_state",
 }
 
 if TYPE_CHECKING:
     from .agent import AgentEndpoint, AgentServerClient, agent_endpoint, endpoint_from_url
-    from .stream import (
-        EventDeduper,
-        EventStream,
-        StreamEvent,
-        StreamItem,
-        StreamStatus,
-        is_transient,
-    )
+    from .stream import EventStream
+    from .stream_items import EventDeduper, StreamEvent, StreamItem, StreamStatus, is_transient
     from .stream_state import StreamState
 
 
@@ -79,6 +74,7 @@ __all__ = [
     "EventStream",
     "HTTPStatusError",
     "InvalidParameter",
+    "JitteredBackoff",
     "NotFound",
     "OpenHandsClient",
     "OpenHandsError",

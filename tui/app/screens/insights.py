@@ -1,7 +1,7 @@
 """Insights of one conversation: where the time and the money went (``i`` in a conversation).
 
 A worker walks the whole log page by page into :mod:`tui.insights` (bounded memory, the
-UI free between pages), through outages with the event store's backoff, showing how far it
+UI free between pages), through outages with the client's one retry policy, showing how far it
 got; the result is kept per conversation (:data:`CACHE`), so reopening is instant, and a
 conversation that grew since is read again by itself. Tabs keep 80×24 readable: the
 answers at a glance, the timeline drawn, then one table per question. Enter on a row of
@@ -25,13 +25,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static, TabbedContent, TabPane
 
-from tui.client import is_retryable
 from tui.insights import Insights
 from tui.insights.load import InsightsWalk, start_walk
 from tui.insights.summary import glance
 from tui.text import clean, one_line
 
-from ..conversation_events import OUTAGE_TRIES, JitteredBackoff
 from ..insight_tables import TABLES
 from ..widgets.fitted_table import FittedTable
 from ..widgets.insight_charts import ActivityPlot, InsightPlot, TotalsPlot
@@ -186,32 +184,30 @@ class InsightsScreen(Screen[str | None]):
 
     @work(exclusive=True, group="insights")
     async def compute(self) -> None:
-        """Every page of the log into a walk (through outages), then the figures."""
-        backoff, attempt = JitteredBackoff(), 0
-        walk: InsightsWalk | None = None
+        """Every page of the log into a walk, then the figures. A page that fails is tried
+        again through the client's one retry policy (``client.patiently``), never a loop of
+        the screen's own."""
+        client = self.app.client
         self._status("Reading the events…", progress=True)
         loop, shown_at = asyncio.get_running_loop(), 0.0
-        while walk is None or not walk.done:
-            try:
-                if walk is None:
-                    walk = self.walk = await start_walk(
-                        self.app.client, self.conversation_id, shared=self.shared
-                    )
-                else:
-                    await walk.step()
-                attempt = 0
-            except Exception as exc:  # noqa: BLE001 - shown, then tried again or given up
-                attempt += 1
-                if not is_retryable(exc) or attempt >= OUTAGE_TRIES:
-                    self._status(f"Stopped: {describe_error(exc)} · r tries again", error=True)
-                    return
-                delay = backoff.delay(attempt)
-                self._status(f"{describe_error(exc)}; trying again in {delay:.1f}s…", progress=True)
-                await asyncio.sleep(delay)
-                continue
-            if loop.time() - shown_at >= PROGRESS_S:  # a repaint per page would double the time
-                shown_at = loop.time()
-                self._progress(walk)
+
+        def retrying(exc: BaseException, delay: float) -> None:
+            self._status(f"{describe_error(exc)}; trying again in {delay:.1f}s…", progress=True)
+
+        try:
+            walk = self.walk = await client.patiently(
+                lambda: start_walk(client, self.conversation_id, shared=self.shared),
+                "the first page of events",
+                retrying,
+            )
+            while not walk.done:
+                await client.patiently(walk.step, "a page of events", retrying)
+                if loop.time() - shown_at >= PROGRESS_S:  # a repaint per page doubles the time
+                    shown_at = loop.time()
+                    self._progress(walk)
+        except Exception as exc:  # noqa: BLE001 - shown; r tries again
+            self._status(f"Stopped: {describe_error(exc)} · r tries again", error=True)
+            return
         found = walk.finish()
         key = cache_key(self.app.client, self.conversation_id)
         CACHE[key] = (found, walk.read)
