@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from tui.lazy import lazy_getattr
 
 from .api import OpenHandsClient, segment
+from .backoff import JitteredBackoff
 from .errors import (
     ApiValidationError,
     AuthError,
@@ -31,7 +32,6 @@ from .errors import (
     Unsupported,
     is_retryable,
 )
-from .backoff import JitteredBackoff
 from .http import MAX_RETRY_AFTER, RETRY_STATUSES
 from .kinds import ServerInfo, ServerKind
 
