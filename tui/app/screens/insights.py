@@ -12,7 +12,6 @@ event's id: the conversation screen moves its list there.
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from typing import Any
 
 from rich.style import Style
@@ -28,6 +27,7 @@ from textual.widgets import DataTable, ProgressBar, Static, TabbedContent, TabPa
 from tui.insights import Insights
 from tui.insights.load import InsightsWalk, start_walk
 from tui.insights.summary import glance
+from tui.lru import LRU
 from tui.text import clean, one_line
 
 from ..insight_tables import TABLES
@@ -37,8 +37,8 @@ from ..widgets.key_bar import KeyBar
 from .errors import describe_error
 
 #: Insights kept, newest last: (server, conversation id) → (insights, events read).
-CACHE: OrderedDict[tuple[str, str], tuple[Insights, int]] = OrderedDict()
 CACHE_SIZE = 8
+CACHE: LRU[tuple[str, str], tuple[Insights, int]] = LRU(CACHE_SIZE)
 TABS = ("summary", "timeline", "tools", "slowest", "steps", "models", "failures")
 TAB_TITLES = ("Summary", "Timeline", "Tools", "Slowest", "Steps", "Models", "Failures")
 OPENS = ("slowest", "steps", "failures")  # tables whose rows open an event
@@ -169,7 +169,6 @@ class InsightsScreen(Screen[str | None]):
         self.set_class(self.app.size.height >= TALL, "-tall")
         cached = CACHE.get(cache_key(self.app.client, self.conversation_id))
         if cached is not None:
-            CACHE.move_to_end(cache_key(self.app.client, self.conversation_id))
             found, read = cached
             self.show(found)
             self._status(self._done_text(found))
@@ -210,10 +209,7 @@ class InsightsScreen(Screen[str | None]):
             return
         found = walk.finish()
         key = cache_key(self.app.client, self.conversation_id)
-        CACHE[key] = (found, walk.read)
-        CACHE.move_to_end(key)
-        while len(CACHE) > CACHE_SIZE:
-            CACHE.popitem(last=False)
+        CACHE.set(key, (found, walk.read))
         self.show(found)
         self._status(self._done_text(found))
 
