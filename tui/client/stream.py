@@ -240,10 +240,6 @@ class EventStream:
         return f"EventStream(url={self.display_url!r}, auth={self._auth!r}, state={state!r})"
 
     @property
-    def is_live(self) -> bool:
-        return self._ws is not None and self.status is not None and self.status.state == "live"
-
-    @property
     def newest_timestamp(self) -> str | None:
         """Newest timestamp among the persisted events seen (the resume point)."""
         return self.dedup.newest_timestamp
