@@ -314,6 +314,10 @@ class EventTreeView(Tree, inherit_bindings=True):
     def fork_count(self) -> int:
         return len(self.forks)
 
+    def first_words(self, pos: int) -> Text:
+        """What a branch starting at ``pos`` is labelled with (its first message's words)."""
+        return first_words(self._walk, pos)
+
     def _add_items(self, parent: TreeNode, items: Sequence[LineItem]) -> None:
         """Add a line: runs at this indent, side branches nested."""
         for item in items:
