@@ -32,6 +32,7 @@ from ..board.sources import board_sources
 from ..messages import AgentStatusChanged
 from ..widgets.board_table import BoardTable
 from ..widgets.key_bar import KeyBar
+from ..widgets.ordered_input import OrderedInput
 from .board_answer import BoardAnswerScreen
 from .confirm import ConfirmScreen
 
@@ -83,7 +84,7 @@ class BoardScreen(Screen):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="board-filter-row"):
-            yield Input(
+            yield OrderedInput(
                 placeholder="filter: words in server, title, step, error; status:NAME",
                 id="board-filter",
             )
