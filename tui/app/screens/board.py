@@ -420,7 +420,7 @@ class BoardScreen(Screen):
         feed = self.feed
         assert feed is not None
 
-        async def waits(row: BoardRow) -> tuple[str, list[str]]:
+        async def waits(row: BoardRow) -> tuple[str, list]:
             label = row.title if len(feed.sources) == 1 else f"{row.source}: {row.title}"
             source = feed.source(row.source)
             try:
