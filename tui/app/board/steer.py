@@ -50,6 +50,14 @@ def toggle_verb(row: BoardRow) -> str:
     return "pause" if row.status == "running" else "run"
 
 
+def toggle_words(rows: Sequence[BoardRow]) -> str:
+    """What pause/run did, said before the rows' statuses move on."""
+    verbs = {toggle_verb(row) for row in rows}
+    if verbs == {"pause"}:
+        return "Pause asked (takes effect between steps)"
+    return "Running" if verbs == {"run"} else "Paused or ran"
+
+
 def _agent(source: Source, row: BoardRow) -> AgentServerClient:
     from tui.client import AgentServerClient
 

@@ -178,7 +178,14 @@ class BoardScreen(Screen):
             reverse=model.reverse,
         )
         table.border_title = self._title()
+        self.server_known()
         self._status()
+
+    def server_known(self) -> None:
+        """The app learned what its server is: the mark under the board, as on the lists
+        (watching several servers, the Server column says which is which)."""
+        several = self.feed is not None and len(self.feed.sources) > 1
+        self.query_one(BoardTable).border_subtitle = "" if several else self.app.server_mark
 
     def _tick(self) -> None:
         self.query_one(BoardTable).refresh_times()  # times in a status, elapsed, rates
@@ -278,7 +285,7 @@ class BoardScreen(Screen):
             self.act(
                 rows,
                 lambda source, row: steer.control(source, row, verbs[row.key]),
-                _toggle_words(rows),
+                steer.toggle_words(rows),
             )
 
     def action_interrupt(self) -> None:
@@ -439,11 +446,3 @@ class BoardScreen(Screen):
         self.model.marks.clear()
         feed.refresh_now()
         self.flush(force=True)
-
-
-def _toggle_words(rows: list[BoardRow]) -> str:
-    """What pause/run did, said before the rows' statuses move on."""
-    verbs = {steer.toggle_verb(row) for row in rows}
-    if verbs == {"pause"}:
-        return "Pause asked (takes effect between steps)"
-    return "Running" if verbs == {"run"} else "Paused or ran"
