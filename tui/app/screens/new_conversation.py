@@ -32,6 +32,7 @@ from ..server_marks import duration
 from ..themes import theme_style
 from ..widgets.key_bar import KeyBar
 from .errors import server_words
+from .field_keys import FIELD_KEYS
 
 TICK_S = 0.5
 START_POLL_S = 0.5  # how often the start task is asked while it is young (the client slows down)
@@ -221,6 +222,9 @@ class NewConversationScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="new.cancel"),
         Binding("escape", "stop_waiting", "Stop waiting", id="new.stop-waiting"),
         Binding("ctrl+s", "start", "Start", id="new.start"),
+        *FIELD_KEYS,
+        # enter in the title goes on to the message as it arrives (see field_keys.py)
+        Binding("enter", "next_field", "Next field", show=False, priority=True),
     ]
     CSS_PATH = "new_conversation.tcss"
 
@@ -270,6 +274,9 @@ class NewConversationScreen(ModalScreen[str | None]):
             return not self.running
         if action == "stop_waiting":
             return self.running
+        if action == "next_field":  # elsewhere enter is the field's or the button's own
+            focused = self.focused
+            return focused is not None and focused.id == "new-title" and not self.running
         return True
 
     def draw(self) -> None:
@@ -307,6 +314,9 @@ class NewConversationScreen(ModalScreen[str | None]):
             self.query_one("#new-message", Input).focus()
         else:
             self.action_start()
+
+    def action_next_field(self) -> None:
+        self.set_focus(self.query_one("#new-message", Input))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "new-start":

