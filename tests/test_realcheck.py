@@ -4,6 +4,8 @@ app server overwrites after the start."""
 
 from __future__ import annotations
 
+import os
+
 from textual import events
 from textual.widgets import Input
 
@@ -11,7 +13,9 @@ from tests.app_helpers import SIZE, conversations_shown, make_app, screen_ready,
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import FilterDialog
 from tui.app.screens.new_conversation import NewConversationScreen
+from tui.cli import main
 from tui.server import Store, load_demo
+from tui.server.demo import generate_conversation
 
 IDS = load_demo(Store())
 
@@ -67,3 +71,24 @@ async def test_the_filter_dialog_fields_typed_in_one_burst(demo_server):
         await wait_for(lambda: until.value == "2027", pilot=pilot)
         assert since.value == "2026"
         await pilot.press("escape")
+
+
+def test_a_failed_export_writes_nothing_to_stdout(make_server, tmp_path, monkeypatch, capsys):
+    """``ohtui export ID --shared`` against a self-hosted app server (no shared route) said
+    so on stderr, but stdout already held the transcript's header."""
+    for name in list(os.environ):
+        if name.startswith("OHTUI_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    server = make_server()
+    cid = generate_conversation(server.store, 5, seed=1)
+    server.app.state.faults.add(
+        "status", "/api/shared-events", times=-1, status=404, body='{"detail":"Not Found"}'
+    )
+    assert main(["export", cid, "--shared", "--url", server.base_url]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "does not share conversations" in err
+    assert main(["export", cid, "--url", server.base_url]) == 0  # the header still heads it
+    assert capsys.readouterr().out.startswith("# ")

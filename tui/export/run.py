@@ -208,13 +208,20 @@ async def export_conversation(
 
     exporter = Exporter(fmt, conversation_id=conversation_id, title=title, info=info)
     chars = 0
-    await emit(exporter.header())
+    # the header waits for the first page: a walk that fails at once (no shared route, a
+    # refused key) leaves nothing half-written on stdout
+    header: str | None = exporter.header()
     async for event in client.iter_events(conversation_id, shared=shared):
+        if header is not None:
+            await emit(header)
+            header = None
         chunk = exporter.feed(event)
         chars += len(chunk)
         await emit(chunk)
         if progress is not None and exporter.count % PROGRESS_EVERY == 0:
             progress(ExportProgress(exporter.count, None, chars))
+    if header is not None:
+        await emit(header)
     await emit(exporter.finish())
     if progress is not None:
         progress(ExportProgress(exporter.count, None, chars, done=True))
