@@ -10,6 +10,7 @@ from textual import events
 from textual.widgets import Input
 
 from tests.app_helpers import SIZE, conversations_shown, make_app, screen_ready, wait_for
+from tui.app.screens import new_conversation
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import FilterDialog
 from tui.app.screens.new_conversation import NewConversationScreen
@@ -92,3 +93,33 @@ def test_a_failed_export_writes_nothing_to_stdout(make_server, tmp_path, monkeyp
     assert "does not share conversations" in err
     assert main(["export", cid, "--url", server.base_url]) == 0  # the header still heads it
     assert capsys.readouterr().out.startswith("# ")
+
+
+async def test_a_title_the_app_server_replaces_after_the_start_is_set_again(
+    make_server, monkeypatch
+):
+    """The real app server ignores the title at creation (ohtui sets it at READY), then its
+    set-title callback writes the agent's own title a few seconds later: ohtui sets the typed
+    title again. The server's late title is done here by the test, on the server's store."""
+    monkeypatch.setattr(new_conversation, "TITLE_CHECK_S", 0.05)
+    monkeypatch.setattr(new_conversation, "TITLE_CHECKS", 400)
+    store = Store()
+    load_demo(store)
+    server = make_server(store, start_delay=0.1, ignore_start_title=True)
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
+        await pilot.press("n")
+        await wait_for(lambda: screen_ready(app, NewConversationScreen), pilot=pilot)
+        app.screen.query_one("#new-title", Input).value = "typed title"
+        await pilot.press("ctrl+s")
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        cid = app.screen.conversation_id
+
+        def title() -> str | None:
+            return (store.get_conversation(cid) or {}).get("title")
+
+        await wait_for(lambda: title() == "typed title", pilot=pilot)  # applied at READY
+        record = store.get_conversation(cid)
+        store.put_conversation({**record, "title": "Fake: the agent's own title"})
+        await wait_for(lambda: title() == "typed title", pilot=pilot)  # and again
