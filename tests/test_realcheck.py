@@ -4,6 +4,8 @@ app server overwrites after the start."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 
 from textual import events
@@ -123,3 +125,47 @@ async def test_a_title_the_app_server_replaces_after_the_start_is_set_again(
         record = store.get_conversation(cid)
         store.put_conversation({**record, "title": "Fake: the agent's own title"})
         await wait_for(lambda: title() == "typed title", pilot=pilot)  # and again
+
+
+def _stats_state(cid: str, status: str, prompt: int) -> str:
+    """A ``base_state.json`` as the agent server writes it: status and accumulated stats."""
+    usage = {"prompt_tokens": prompt, "completion_tokens": 10}
+    metrics = {"model_name": "m", "accumulated_cost": 0.0, "accumulated_token_usage": usage}
+    stats = {"usage_to_metrics": {"agent": metrics}}
+    return json.dumps({"id": cid, "execution_status": status, "stats": stats})
+
+
+async def test_a_folder_status_change_carries_the_stats_of_now(make_server, tmp_path):
+    """Following a local folder of the real agent server (the ``pause`` scenario), the header
+    said 13.8k tokens, then 440 when the run finished: the ``full_state`` sent for the new
+    status carried the stats of when following began."""
+    from tests.folder_helpers import write_folder
+    from tests.test_folder_watch import agent_events, subscribe, wait_ready
+    from tui.server.folder_watch import start_following
+    from tui.server.folders import FolderStore
+
+    cid, events = agent_events(6, seed=3)
+    folder = write_folder(
+        tmp_path, cid, events, state=json.loads(_stats_state(cid, "running", 400))
+    )
+    store = FolderStore(tmp_path)
+    server = make_server(store)
+    await wait_ready(start_following(server, store, poll_s=3600.0, sweep_s=3600.0))
+    ws = await subscribe(server, store, cid)
+    try:
+        first = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        assert first["key"] == "full_state"
+        (folder / "base_state.json").write_text(_stats_state(cid, "finished", 13_000))
+
+        async def next_state() -> dict:
+            while True:
+                frame = json.loads(await ws.recv())
+                if frame.get("key") == "full_state":
+                    return frame["value"]
+
+        value = await asyncio.wait_for(next_state(), 10)
+        assert value["execution_status"] == "finished"
+        usage = value["stats"]["usage_to_metrics"]["agent"]["accumulated_token_usage"]
+        assert usage["prompt_tokens"] == 13_000
+    finally:
+        await ws.close()
