@@ -128,7 +128,7 @@ class ConversationStarts:
             return
         app: Any = self.app  # type: ignore[attr-defined]
         info = app.server_info
-        agent = info is not None and getattr(info.kind, "value", info.kind) == "agent"
+        agent = info is not None and info.kind == "agent"
         pending = self.starting()
         if pending is not None:
             pending.watched = True
@@ -148,7 +148,7 @@ class ConversationStarts:
         client = app.client
         try:
             info = app.server_info
-            if info is not None and getattr(info.kind, "value", info.kind) == "agent":
+            if info is not None and info.kind == "agent":
                 progress.seen(AGENT_STATUS)
                 conv = await client.start_agent_conversation(
                     message=message or None, title=title or None
