@@ -169,3 +169,19 @@ async def test_a_folder_status_change_carries_the_stats_of_now(make_server, tmp_
         assert usage["prompt_tokens"] == 13_000
     finally:
         await ws.close()
+
+
+async def test_ctrl_s_heads_the_transcript_as_ohtui_export_does(demo_server, tmp_path, monkeypatch):
+    """The app's export had no Created / Model lines under the title; ``ohtui export`` had."""
+    monkeypatch.chdir(tmp_path)
+    app = make_app(demo_server.base_url, conversation_id=IDS["hello"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        screen = app.screen
+        await wait_for(lambda: screen.conversation is not None, pilot=pilot)
+        await pilot.press("ctrl+s")
+        target = tmp_path / f"ohtui-{IDS['hello'][:8]}-conversation.md"
+        await wait_for(target.exists, pilot=pilot)
+        head = target.read_text(encoding="utf-8").split("\n\n")[1]
+    assert f"- Conversation: `{IDS['hello']}`" in head
+    assert "- Created: 20" in head and "- Model: " in head

@@ -162,6 +162,16 @@ def write_export(
     return count
 
 
+def record_info(record: Any) -> dict[str, str]:
+    """The lines under a transcript's title from the conversation's record (an
+    ``AppConversation``): the same from ``ohtui export`` and from the app's ``ctrl+s``."""
+    return {
+        "Created": (record.created_at or "")[:19].replace("T", " "),
+        "Model": record.llm_model or "",
+        "Repository": record.selected_repository or "",
+    }
+
+
 async def export_conversation(
     client: Any,
     conversation_id: str,
@@ -194,11 +204,7 @@ async def export_conversation(
             if record is None:
                 raise ExportError(f"no conversation {conversation_id!r} on this server")
             title = record.title
-            info = {
-                "Created": (record.created_at or "")[:19].replace("T", " "),
-                "Model": record.llm_model or "",
-                "Repository": record.selected_repository or "",
-            }
+            info = record_info(record)
 
     async def emit(text: str) -> None:
         if text:
