@@ -133,4 +133,12 @@ def sandbox_text(conv: AppConversation) -> Text:
     (``ohtui PATH``), whose always-running pseudo sandbox is not a sandbox anyone controls."""
     if getattr(conv, "trigger", None) == "local":
         return Text("local folder", style="dim")
+    if not has_sandbox(conv):
+        return Text("—", style="dim")
     return status_text(conv.sandbox_status)
+
+
+def has_sandbox(conv: AppConversation) -> bool:
+    """A bare agent server runs its conversations itself: no sandbox id, nothing to show
+    (its records say RUNNING only so that they can be followed)."""
+    return bool(conv.sandbox_id) or getattr(conv, "trigger", None) == "local"

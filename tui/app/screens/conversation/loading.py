@@ -79,7 +79,9 @@ class LoadingMixin:
             return
         self._first_shown = True
         self.query_one(EventList).empty_text = (
-            "No events match." if window.total == 0 else "No events."
+            ("No events yet." if window.query.is_plain else "No events match.")
+            if window.total == 0
+            else "No events."
         )
         self.query_window = self.window = window
         # the first rows are painted before the rest of the screen is built (deferred.py)
@@ -188,6 +190,7 @@ class LoadingMixin:
         if self.window is self.events.base:
             self.query_one(EventList).rows_changed()
         self.update_list_title()
+        self.render_header()  # the record may have no figures: the events' newest stats
         tree = self.query_one(EventTreeView)
         tree.mark_stale()
         tree.rebuild(now=complete)
