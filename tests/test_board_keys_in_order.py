@@ -50,3 +50,29 @@ async def test_editing_keys_in_a_burst_act_where_they_were_typed(make_server):
         assert screen.model.text == "docs" and screen.model.sort == "status"
         await pilot.press("enter")
         await wait_for(lambda: len(screen.query_one(BoardTable).rows) == 2, pilot=pilot)
+
+
+async def test_every_text_field_takes_a_burst_in_order(demo_server):
+    """Find and the list's title filter: editing keys in a burst act where they were typed
+    (``ab backspace c`` is ``ac``), as in the board's filter."""
+    from tests.app_helpers import conversations_shown, screen_ready, settled
+    from tui.app.screens.conversation import ConversationScreen
+
+    app = make_app(demo_server.base_url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
+        await pilot.press("slash")
+        box = app.screen.query_one("#conv-filter")
+        await wait_for(lambda: box.has_focus, pilot=pilot)
+        _burst(app, [("a", "a"), ("b", "b"), ("backspace", None), ("c", "c")])
+        await wait_for(lambda: box.value == "ac", pilot=pilot)
+        await pilot.press("escape", "escape")
+        await wait_for(lambda: app.screen.query_one("#conversations").has_focus, pilot=pilot)
+        await pilot.press("enter")
+        await wait_for(lambda: screen_ready(app, ConversationScreen), pilot=pilot)
+        await settled(pilot)
+        await pilot.press("slash")
+        await wait_for(lambda: app.screen.query_one("#find-input").has_focus, pilot=pilot)
+        find = app.screen.query_one("#find-input")
+        _burst(app, [("x", "x"), ("y", "y"), ("backspace", None), ("z", "z")])
+        await wait_for(lambda: find.value == "xz", pilot=pilot)

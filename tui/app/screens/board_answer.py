@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ..action_index import Risk
+from ..widgets.ordered_input import OrderedInput
 from ..widgets.risk_views import risk_style
 
 #: Actions listed per conversation (the rest are counted).
@@ -68,7 +69,7 @@ class BoardAnswerScreen(ModalScreen[str | None]):
             with VerticalScroll(id="answer-list"):
                 yield Static(waiting_text(self.waiting, self.accept))
             if not self.accept:
-                yield Input(
+                yield OrderedInput(
                     placeholder="why (optional: the agent is told), enter to reject",
                     id="answer-reason",
                 )
