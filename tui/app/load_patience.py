@@ -10,12 +10,23 @@ when and until when, is in :attr:`PatientLoads.waiting` for the screen to say.
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from tui.client import is_retryable
+from tui.client import JitteredBackoff, is_retryable
+
+#: The client's one backoff policy (``tui.client.backoff``), named here for the store.
+__all__ = [
+    "MAX_RETRY_AFTER",
+    "OUTAGE_TRIES",
+    "Backoff",
+    "JitteredBackoff",
+    "PatientLoads",
+    "RetryNotice",
+    "Waiting",
+    "retry_after",
+]
 
 #: Tries of one load through a server or network outage (each try is a whole client call,
 #: with its own quick retries) before the failure is shown and the load given up.
@@ -29,19 +40,6 @@ class Backoff(Protocol):
     """What the store needs of a backoff policy: seconds to wait before retry ``attempt``."""
 
     def delay(self, attempt: int) -> float: ...
-
-
-@dataclass(frozen=True)
-class JitteredBackoff:
-    """``base`` seconds doubling per attempt up to ``cap``, times a random 0.5–1.0 (the
-    client's rule for its HTTP retries). Anything with ``delay(attempt)`` can stand in,
-    e.g. the client's own policy object."""
-
-    base: float = 0.25
-    cap: float = 4.0
-
-    def delay(self, attempt: int) -> float:
-        return min(self.cap, self.base * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0)
 
 
 #: Told when a load failed and will be tried again: (the failure, seconds until the next try).

@@ -15,7 +15,15 @@ from textual.widgets import Static
 
 from tui.text import clean
 
-from ..format import conversation_cost, money, sandbox_text, status_text, title_of, tokens
+from ..format import (
+    conversation_cost,
+    has_sandbox,
+    money,
+    sandbox_text,
+    status_text,
+    title_of,
+    tokens,
+)
 from ..themes import theme_style
 
 if TYPE_CHECKING:
@@ -92,8 +100,9 @@ class ConversationHeader(Static):
                 else conv.execution_status
             )
             text.append_text(status_text(status))
-            text.append("   sandbox ")
-            text.append_text(sandbox_text(conv))
+            if has_sandbox(conv):
+                text.append("   sandbox ")
+                text.append_text(sandbox_text(conv))
             mark = live_mark(live, local=self.app.local)
             if mark:  # before cost and model: a narrow terminal cuts the line's end
                 text.append("   ")

@@ -79,7 +79,9 @@ class LoadingMixin:
             return
         self._first_shown = True
         self.query_one(EventList).empty_text = (
-            "No events match." if window.total == 0 else "No events."
+            ("No events yet." if window.query.is_plain else "No events match.")
+            if window.total == 0
+            else "No events."
         )
         self.query_window = self.window = window
         # the first rows are painted before the rest of the screen is built (deferred.py)
