@@ -44,7 +44,7 @@ def locked(method: F) -> F:
     return run  # type: ignore[return-value]
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+def _stamp(path: str | Path) -> tuple[int, int] | None:
     """What tells a rewritten file from the one looked at before: (mtime, size)."""
     try:
         st = os.stat(path)
@@ -93,7 +93,7 @@ class FolderEvents(Store):
         if text is not None:
             return text
         log = self.logs[cid]
-        path = log.path(seq)
+        path = log.file_name(seq)
         stamp = _stamp(path)
         bad = self._bad.get(key)
         if bad is not None and bad[0] == stamp:
@@ -105,9 +105,9 @@ class FolderEvents(Store):
                 return None  # the agent may still be writing it: not corrupt yet
             event = {
                 "id": log.ids[seq],
-                "timestamp": file_time(path),
+                "timestamp": file_time(Path(path)),
                 "kind": "UnreadableEventFile",
-                "file": clean_text(path.name),
+                "file": clean_text(log.files[seq]),
                 "error": exc.reason,
             }
             if exc.preview is not None:
