@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING
 
 from tui.client import PageLoopError
 from tui.client.stream import is_oversize
+from tui.client.stream_state import stats_totals
 from tui.models import EventTree
+from tui.models.events import ConversationStateUpdateEvent
 
 from .action_index import ActionIndex
 from .duplicate_rows import row_key
@@ -91,6 +93,8 @@ class ConversationEvents(PatientLoads, EventRelations):
         self._by_tool_call: dict[str, list[int]] = {}
         #: actions by id and what answers them (confirmation, pairing, security verdicts)
         self.actions = ActionIndex()
+        #: (timestamp, cost, tokens) of the newest stats among the loaded events
+        self.newest_stats: tuple[str, float, int] | None = None
         self._result_at: dict[str, int] = {}  # action id → its result's position in base
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
         self._followed: dict[tuple[int, str], set[str]] = {}  # page ids walked, per window end
@@ -295,7 +299,23 @@ class ConversationEvents(PatientLoads, EventRelations):
     def _row(self, event: AnyEvent) -> EventRow:
         row = make_row(event)
         self.actions.remember(event, row)
+        if isinstance(event, ConversationStateUpdateEvent):
+            self._note_stats(event)
         return row
+
+    def _note_stats(self, event: ConversationStateUpdateEvent) -> None:
+        """Keep the newest cost and tokens the loaded events state: the header's figures
+        when the record has none (a paused app-server conversation's record says 0)."""
+        value = event.value
+        if event.key == "full_state" and isinstance(value, dict):
+            value = value.get("stats")
+        elif event.key != "stats":
+            return
+        totals = stats_totals(value)
+        stamp = event.timestamp or ""
+        if totals is not None and (self.newest_stats is None or stamp >= self.newest_stats[0]):
+            cost, prompt, completion = totals
+            self.newest_stats = (stamp, cost, prompt + completion)
 
     def _remember(self, event: AnyEvent) -> EventRow:
         if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id

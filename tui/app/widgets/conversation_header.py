@@ -71,14 +71,25 @@ class ConversationHeader(Static):
         self.conversation_id = conversation_id
         self.fallback_title = title  # what the list said, until the record is loaded
         self.shared = shared
-        self._shown: tuple[AppConversation | None, StreamState | None] = (None, None)
+        self._shown: tuple[AppConversation | None, StreamState | None, tuple | None] = (
+            None,
+            None,
+            None,
+        )
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show(*self._shown))
 
-    def show(self, conversation: AppConversation | None, live: StreamState | None) -> None:
-        """Draw from the record (None: not loaded yet) and the live stream's state."""
-        self._shown = (conversation, live)  # drawn again if the theme changes
+    def show(
+        self,
+        conversation: AppConversation | None,
+        live: StreamState | None,
+        seen: tuple[float, int] | None = None,
+    ) -> None:
+        """Draw from the record (None: not loaded yet) and the live stream's state;
+        ``seen``: the newest cost and tokens among the loaded events, for a record that
+        has none."""
+        self._shown = (conversation, live, seen)  # drawn again if the theme changes
         conv = conversation
         text = Text()
         if conv is not None or self.fallback_title:
@@ -110,6 +121,8 @@ class ConversationHeader(Static):
             cost, used = conversation_cost(conv)
             if live is not None and (live.cost or live.total_tokens):
                 cost, used = live.cost, live.total_tokens
+            elif not cost and not used and seen is not None and any(seen):
+                cost, used = seen
             text.append(f"   cost {money(cost)}   tokens {tokens(used)}")
             if conv.llm_model:
                 text.append(f"   model {clean(conv.llm_model)}", style="dim")

@@ -190,6 +190,7 @@ class LoadingMixin:
         if self.window is self.events.base:
             self.query_one(EventList).rows_changed()
         self.update_list_title()
+        self.render_header()  # the record may have no figures: the events' newest stats
         tree = self.query_one(EventTreeView)
         tree.mark_stale()
         tree.rebuild(now=complete)

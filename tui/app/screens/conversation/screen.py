@@ -164,7 +164,12 @@ class ConversationScreen(
 
     def render_header(self) -> None:
         for header in self.query(ConversationHeader):  # none once the screen is closing
-            header.show(self.conversation, self.live.state if self.live is not None else None)
+            seen = self.events.newest_stats
+            header.show(
+                self.conversation,
+                self.live.state if self.live is not None else None,
+                seen[1:] if seen is not None else None,
+            )
 
     def update_list_title(self) -> None:
         event_list = self.query_one(EventList)
