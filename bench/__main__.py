@@ -49,6 +49,7 @@ QUICK = {
 
 def run(name: str, args: list[str]) -> tuple[dict, str]:
     print(f"== bench.{name} {' '.join(args)}", flush=True)
+    load_before = os.getloadavg()[0]
     result = subprocess.run(
         [sys.executable, "-m", f"bench.{name.split('@')[0]}", *args],
         cwd=ROOT,
@@ -63,7 +64,9 @@ def run(name: str, args: list[str]) -> tuple[dict, str]:
     if result.returncode != 0:
         print(result.stderr[-3000:], file=sys.stderr)
     found = [json.loads(line[7:]) for line in lines if line.startswith("RESULT ")]
-    return (found[-1] if found else {}), text
+    # the machine is shared: its load (1-minute average) before and after, beside the figures
+    load = f"load average {load_before:.1f} → {os.getloadavg()[0]:.1f}"
+    return (found[-1] if found else {}), f"{text}\n({load})"
 
 
 def verdict(ok: bool | None) -> str:
