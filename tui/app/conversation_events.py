@@ -198,6 +198,8 @@ class ConversationEvents(PatientLoads, EventRelations):
                 raise
             if total is None or window.head_page is None:
                 folded.cancel()
+                if window.total is not None:  # walked to the end already: the rows are the count
+                    on_total(window)
                 return
             window.set_count(total, 0)
             on_total(window)
