@@ -253,11 +253,12 @@ class ConversationEvents(PatientLoads, EventRelations):
                 taken = window.add_head(rows, next_page)
             else:
                 taken = window.add_tail(rows, next_page)
+            sizes = [weigh(e) for e in events]  # once: for the cache and the next page's size
             for index, row in taken:  # a duplicate's event under its own key
                 key = row_key(row)
                 if key is not None:
-                    self._cache.set(key, events[index])
-            self._fit_page(events)
+                    self._cache.set(key, events[index], sizes[index])
+            self._fit_page(sizes)
             if window is self.base:
                 self._index_pairs(head_before)
             return len(window.head) + len(window.tail) - before
@@ -324,11 +325,11 @@ class ConversationEvents(PatientLoads, EventRelations):
             self._cache.set(event.id, event)
         return self._row(event)
 
-    def _fit_page(self, events: list[AnyEvent]) -> None:
+    def _fit_page(self, sizes: list[int]) -> None:
         """Size the next pages to what this one weighed (about PAGE_BYTES a page)."""
-        if not events:
+        if not sizes:
             return
-        each = sum(weigh(e) for e in events) / len(events)
+        each = sum(sizes) / len(sizes)
         self.page_size = max(MIN_PAGE, min(PAGE, int(PAGE_BYTES / max(each, 1.0))))
 
     def cached(self, key: str | None) -> AnyEvent | None:
