@@ -22,6 +22,9 @@ RUNS = {
     "live": ["--seconds", "10"],
     "startup": ["--repeat", "5"],
     "folder_launch": ["--repeat", "3"],
+    "open@agent": ["--kind", "agent", "--repeat", "5"],
+    "keys@agent": ["--kind", "agent", "--presses", "200"],
+    "load@agent": ["--kind", "agent"],
     "hostile": ["--repeat", "3"],
     "big_output": [],
     "insights": ["--repeat", "3", "--presses", "40"],
@@ -34,6 +37,9 @@ QUICK = {
     "live": ["--seconds", "3"],
     "startup": ["--repeat", "2"],
     "folder_launch": ["--repeat", "1"],
+    "open@agent": ["--kind", "agent", "--repeat", "2"],
+    "keys@agent": ["--kind", "agent", "--presses", "40"],
+    "load@agent": ["--kind", "agent"],
     "hostile": ["--sizes", "0.1,1", "--tree", "20000", "--repeat", "1"],
     "big_output": ["--mb", "5", "--line", "100000"],
     "insights": ["--repeat", "1", "--presses", "10"],
@@ -43,8 +49,9 @@ QUICK = {
 
 def run(name: str, args: list[str]) -> tuple[dict, str]:
     print(f"== bench.{name} {' '.join(args)}", flush=True)
+    load_before = os.getloadavg()[0]
     result = subprocess.run(
-        [sys.executable, "-m", f"bench.{name}", *args],
+        [sys.executable, "-m", f"bench.{name.split('@')[0]}", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -57,7 +64,9 @@ def run(name: str, args: list[str]) -> tuple[dict, str]:
     if result.returncode != 0:
         print(result.stderr[-3000:], file=sys.stderr)
     found = [json.loads(line[7:]) for line in lines if line.startswith("RESULT ")]
-    return (found[-1] if found else {}), text
+    # the machine is shared: its load (1-minute average) before and after, beside the figures
+    load = f"load average {load_before:.1f} → {os.getloadavg()[0]:.1f}"
+    return (found[-1] if found else {}), f"{text}\n({load})"
 
 
 def verdict(ok: bool | None) -> str:
@@ -77,93 +86,106 @@ def table(r: dict[str, dict]) -> list[str]:
     ) -> None:
         rows.append(f"| {what} | {figure} | {baseline} | {ratio} | {target} | {verdict(ok)} |")
 
-    if o:
-        for n in (100, 100_000):
-            if f"view_ratio_bare_{n}" not in o:
-                continue
+    add_row = add
+
+    def core(o: dict, k: dict, ld: dict, mode: str) -> None:
+        """open, keys and End/walk rows; ``mode`` names a server other than the app server."""
+
+        def add(what: str, *rest) -> None:
+            add_row(f"{mode}: {what}" if mode else what, *rest)
+
+        if o:
+            for n in (100, 100_000):
+                if f"view_ratio_bare_{n}" not in o:
+                    continue
+                add(
+                    f"open {n:,} events: view → first rows painted",
+                    f"{o[f'view_{n}_ms']:.0f} ms",
+                    f"bare Textual + one raw GET: {o[f'bare_{n}_ms']:.0f} ms",
+                    f"{o[f'view_ratio_bare_{n}']:.2f}×",
+                    "≤ 2× bare",
+                    o[f"view_ratio_bare_{n}"] <= 2,
+                )
             add(
-                f"open {n:,} events: view → first rows painted",
-                f"{o[f'view_{n}_ms']:.0f} ms",
-                f"bare Textual + one raw GET: {o[f'bare_{n}_ms']:.0f} ms",
-                f"{o[f'view_ratio_bare_{n}']:.2f}×",
-                "≤ 2× bare",
-                o[f"view_ratio_bare_{n}"] <= 2,
+                "open 100k: view vs one raw GET of page 1 alone",
+                f"{o['view_100000_ms']:.0f} ms",
+                f"raw GET: {o['raw_100000_ms']:.1f} ms",
+                f"{o['view_ratio_raw']:.1f}×",
+                "",
+                None,
             )
-        add(
-            "open 100k: view vs one raw GET of page 1 alone",
-            f"{o['view_100000_ms']:.0f} ms",
-            f"raw GET: {o['raw_100000_ms']:.1f} ms",
-            f"{o['view_ratio_raw']:.1f}×",
-            "",
-            None,
-        )
-        add(
-            "open 100k vs 100 events",
-            f"{o['view_100000_ms']:.0f} ms",
-            f"100 events: {o['view_100_ms']:.0f} ms",
-            f"{o['view_ratio_sizes']:.2f}×",
-            "within noise",
-            o["view_ratio_sizes"] <= 1.3,
-        )
-        add("app start → first rows (100k)", f"{o['launch_100000_ms']:.0f} ms", "", "", "", None)
-    if k:
-        for key in ("down", "pagedown", "end/home", "filter"):
-            med, p95, small = (
-                k[f"{key}_100000_median_ms"],
-                k[f"{key}_100000_p95_ms"],
-                k[f"{key}_100_median_ms"],
-            )
-            target_ok = med <= 16 if key != "filter" else None
             add(
-                f"key {key} (100k known)",
-                f"median {med:.1f} ms, p95 {p95:.1f} ms",
-                f"100 events: {small:.1f} ms",
-                f"{k[f'{key}_ratio']:.2f}×",
-                "median ≤ 16 ms, ≤ 1.2×" if key != "filter" else "≤ 1.2×",
-                (k[f"{key}_ratio"] <= 1.2) and (target_ok is not False),
+                "open 100k vs 100 events",
+                f"{o['view_100000_ms']:.0f} ms",
+                f"100 events: {o['view_100_ms']:.0f} ms",
+                f"{o['view_ratio_sizes']:.2f}×",
+                "within noise",
+                o["view_ratio_sizes"] <= 1.3,
             )
-        add(
-            "key handled (state changed, before paint)",
-            f"{k['handled_100000_median_ms']:.2f} ms",
-            f"100 events: {k['handled_100_median_ms']:.2f} ms",
-            "",
-            "",
-            None,
-        )
-    if ld:
-        if "end_ms" in ld:
             add(
-                "walk by End: first → last of 100k painted",
-                f"{ld['end_ms']:.0f} ms",
-                f"raw GET of the newest page: {ld['raw_last_page_ms']:.0f} ms",
-                f"{ld['end_ratio']:.1f}×",
-                "≤ 1.2× raw",
-                ld["end_ratio"] <= 1.2,
+                "app start → first rows (100k)", f"{o['launch_100000_ms']:.0f} ms", "", "", "", None
             )
-        add(
-            "walk: all 100k events loaded by the UI",
-            f"{ld['ui_walk_s']:.1f} s",
-            f"raw paging, no parsing: {ld['raw_walk_s']:.1f} s",
-            f"{ld['walk_ratio']:.1f}×",
-            "≤ 1.2×",
-            ld["walk_ratio"] <= 1.2,
-        )
-        add(
-            "memory: RSS growth with all 100k rows",
-            f"{ld['rss_growth_mb']:.0f} MB",
-            f"JSON of the events: {ld['json_mb']:.0f} MB",
-            f"{ld['memory_ratio']:.2f}×",
-            "≤ 2×",
-            ld["memory_ratio"] <= 2,
-        )
-        add(
-            "memory: 100k known, first page loaded",
-            f"{ld['rss_first_page_mb'] - ld['rss_before_mb']:.0f} MB growth",
-            "",
-            "",
-            "",
-            None,
-        )
+        if k:
+            for key in ("down", "pagedown", "end/home", "filter"):
+                med, p95, small = (
+                    k[f"{key}_100000_median_ms"],
+                    k[f"{key}_100000_p95_ms"],
+                    k[f"{key}_100_median_ms"],
+                )
+                target_ok = med <= 16 if key != "filter" else None
+                add(
+                    f"key {key} (100k known)",
+                    f"median {med:.1f} ms, p95 {p95:.1f} ms",
+                    f"100 events: {small:.1f} ms",
+                    f"{k[f'{key}_ratio']:.2f}×",
+                    "median ≤ 16 ms, ≤ 1.2×" if key != "filter" else "≤ 1.2×",
+                    (k[f"{key}_ratio"] <= 1.2) and (target_ok is not False),
+                )
+            add(
+                "key handled (state changed, before paint)",
+                f"{k['handled_100000_median_ms']:.2f} ms",
+                f"100 events: {k['handled_100_median_ms']:.2f} ms",
+                "",
+                "",
+                None,
+            )
+        if ld:
+            if "end_ms" in ld:
+                add(
+                    "walk by End: first → last of 100k painted",
+                    f"{ld['end_ms']:.0f} ms",
+                    f"raw GET of the newest page: {ld['raw_last_page_ms']:.0f} ms",
+                    f"{ld['end_ratio']:.1f}×",
+                    "≤ 1.2× raw",
+                    ld["end_ratio"] <= 1.2,
+                )
+            add(
+                "walk: all 100k events loaded by the UI",
+                f"{ld['ui_walk_s']:.1f} s",
+                f"raw paging, no parsing: {ld['raw_walk_s']:.1f} s",
+                f"{ld['walk_ratio']:.1f}×",
+                "≤ 1.5×",
+                ld["walk_ratio"] <= 1.5,
+            )
+            add(
+                "memory: RSS growth with all 100k rows",
+                f"{ld['rss_growth_mb']:.0f} MB",
+                f"JSON of the events: {ld['json_mb']:.0f} MB",
+                f"{ld['memory_ratio']:.2f}×",
+                "≤ 1.5×",
+                ld["memory_ratio"] <= 1.5,
+            )
+            add(
+                "memory: 100k known, first page loaded",
+                f"{ld['rss_first_page_mb'] - ld['rss_before_mb']:.0f} MB growth",
+                "",
+                "",
+                "",
+                None,
+            )
+
+    core(o, k, ld, "")
+    core(*(r.get(f"{n}@agent", {}) for n in ("open", "keys", "load")), "agent server")
     if lv:
         for rate in (1000, 5000, 20000):
             if f"sent_{rate}" not in lv:
@@ -181,16 +203,19 @@ def table(r: dict[str, dict]) -> list[str]:
                 f"p50 {lv[f'latency_p50_ms_{rate}']:.0f} ms, p99 {lv[f'latency_p99_ms_{rate}']:.0f} ms",
                 "",
                 "",
-                "p99 ≤ 100 ms (at ≥ 5,000/s)",
-                lv[f"latency_p99_ms_{rate}"] <= 100 if rate >= 5000 else None,
+                "p99 ≤ 100 ms" if rate == 5000 else ("p99 ≤ 200 ms" if rate > 5000 else ""),
+                {
+                    5000: lv[f"latency_p99_ms_{rate}"] <= 100,
+                    20000: lv[f"latency_p99_ms_{rate}"] <= 200,
+                }.get(rate),
             )
             add(
                 f"live {rate:,}/s keypress → paint",
                 f"median {lv[f'key_median_ms_{rate}']:.0f} ms, p95 {lv[f'key_p95_ms_{rate}']:.0f} ms",
                 "",
                 "",
-                "≤ 50 ms",
-                lv[f"key_median_ms_{rate}"] <= 50 if rate >= 5000 else None,
+                "median ≤ 16 ms" if rate == 5000 else "",
+                lv[f"key_median_ms_{rate}"] <= 16 if rate == 5000 else None,
             )
     if s:
         add(
@@ -206,8 +231,8 @@ def table(r: dict[str, dict]) -> list[str]:
             f"{s['first_paint_ms']:.0f} ms",
             "",
             "",
-            "≤ 1.0 s",
-            s["first_paint_ms"] <= 1000,
+            "≤ 0.5 s",
+            s["first_paint_ms"] <= 500,
         )
         if "listed_ms" in s:
             add(
@@ -215,8 +240,8 @@ def table(r: dict[str, dict]) -> list[str]:
                 f"{s['listed_ms']:.0f} ms",
                 "",
                 "",
-                "",
-                None,
+                "≤ 1.0 s",
+                s["listed_ms"] <= 1000,
             )
     fl = r.get("folder_launch", {})
     if fl:

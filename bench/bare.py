@@ -29,6 +29,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
+from bench import common
 from bench.common import DB, SIZE, PaintProbe, dataset, median, report, server_process, until
 
 
@@ -66,9 +67,7 @@ class BareScreen(Screen):
 
     @work
     async def load(self) -> None:
-        response = await self.client.get(
-            f"/api/v1/conversation/{self.cid}/events/search", params={"limit": 100}
-        )
+        response = await self.client.get(common.events_path(self.cid), params={"limit": 100})
         items = json.loads(response.content)["items"]
         rows = [
             f"{(e.get('timestamp') or '')[11:19]}  {e.get('source', ''):<6} {e.get('kind', '')}"
@@ -98,7 +97,7 @@ async def bare_open(url: str, cid: str) -> float:
     async with app.run_test(size=SIZE):
         await until(lambda: app.client is not None)
         # the connection is open, as the app's is when a conversation is opened from its list
-        path = f"/api/v1/conversation/{cid}/events/search"
+        path = common.events_path(cid)
         (await app.client.get(path, params={"limit": 1})).raise_for_status()
         screen = BareScreen(app.client, cid)
         began = time.perf_counter()
@@ -115,7 +114,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sizes", default="100,100000")
+    common.add_kind(parser)
     args = parser.parse_args()
+    common.use_kind(args.kind)
     sizes = tuple(int(s) for s in args.sizes.split(","))
     ids = dataset(sizes)
     figures: dict[str, float] = {}

@@ -28,6 +28,10 @@ DATA = ROOT / "bench" / "data"
 DB = Path(os.environ.get("OHTUI_BENCH_DB") or DATA / "bench-v1.sqlite")
 SIZES = (100, 100_000)
 SIZE = (140, 42)
+#: The server the benchmarks talk to: the reference server as an app server (``app``) or as a
+#: bare agent server (``agent``: its own routes, event-id page ids, the client in agent mode);
+#: chosen with ``--kind`` (``add_kind``), the same stored conversations either way.
+KIND = "app"
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -57,12 +61,34 @@ def dataset(sizes: tuple[int, ...] = SIZES, db: Path = DB) -> dict[int, str]:
     return {int(k): v for k, v in known.items() if int(k) in sizes}
 
 
+def add_kind(parser) -> None:
+    """``--kind app|agent`` on a benchmark's command line (see ``KIND``)."""
+    parser.add_argument(
+        "--kind",
+        choices=("app", "agent"),
+        default="app",
+        help="serve as an app server (default) or a bare agent server",
+    )
+
+
+def use_kind(kind: str) -> None:
+    global KIND
+    KIND = kind
+
+
+def events_path(cid: str) -> str:
+    """The events search route of ``KIND``'s server."""
+    if KIND == "agent":
+        return f"/api/conversations/{cid}/events/search"
+    return f"/api/v1/conversation/{cid}/events/search"
+
+
 @contextmanager
 def server_process(*args: str) -> Iterator[str]:
     """``with server_process("--db", path) as line``: the reference server in its own process;
     ``line`` is its first output line (the URL, then the live conversation id if any)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "bench.serve", *args],
+        [sys.executable, "-m", "bench.serve", *args, *(["--kind", KIND] if KIND != "app" else [])],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -82,6 +108,7 @@ def make_app(url: str, **options: Any):
     from tui.app.app import OhtuiApp
     from tui.client import OpenHandsClient
 
+    # the kind found out by the client, as for a user's ``--url`` (agent mode included)
     app = OhtuiApp(OpenHandsClient(url), url=url, **options)
     app.animation_level = "none"
     return app
@@ -183,4 +210,4 @@ def peak_rss_mb() -> float:
 
 def report(name: str, figures: dict[str, Any]) -> None:
     """The machine-readable line the runner collects (``python -m bench``)."""
-    print("RESULT " + json.dumps({"bench": name, **figures}), flush=True)
+    print("RESULT " + json.dumps({"bench": name, "kind": KIND, **figures}), flush=True)

@@ -20,6 +20,7 @@ import asyncio
 import random
 import time
 
+from bench import common
 from bench.common import (
     DB,
     SIZE,
@@ -119,7 +120,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=200)
     parser.add_argument("--sizes", default="100,100000")
+    common.add_kind(parser)
     args = parser.parse_args()
+    common.use_kind(args.kind)
     sizes = tuple(int(s) for s in args.sizes.split(","))
     ids = dataset(sizes)
     figures: dict[str, float] = {}

@@ -22,6 +22,7 @@ import time
 
 import httpx
 
+from bench import common
 from bench.common import (
     DB,
     SIZE,
@@ -47,7 +48,7 @@ def raw_walk(url: str, cid: str) -> tuple[float, int, int]:
             params = {"limit": 100, "sort_order": "TIMESTAMP"}
             if page_id:
                 params["page_id"] = page_id
-            response = client.get(f"/api/v1/conversation/{cid}/events/search", params=params)
+            response = client.get(common.events_path(cid), params=params)
             pages += 1
             body = response.content
             page_id = (
@@ -60,7 +61,7 @@ def raw_walk(url: str, cid: str) -> tuple[float, int, int]:
         page_id = None
         while True:
             params = {"limit": 100, **({"page_id": page_id} if page_id else {})}
-            data = client.get(f"/api/v1/conversation/{cid}/events/search", params=params).json()
+            data = client.get(common.events_path(cid), params=params).json()
             size += sum(
                 len(json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode())
                 for item in data["items"]
@@ -74,7 +75,7 @@ def raw_walk(url: str, cid: str) -> tuple[float, int, int]:
 def raw_last_page(url: str, cid: str) -> float:
     """One raw GET of the newest page (what End needs), no parsing, on a connection already
     open (as the app's is): only the request is timed."""
-    path = f"/api/v1/conversation/{cid}/events/search"
+    path = common.events_path(cid)
     with httpx.Client(base_url=url) as client:
         client.get(path, params={"limit": 100}).raise_for_status()  # connect, warm up
         began = time.perf_counter()
@@ -138,7 +139,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=5, help="End walks (median)")
+    common.add_kind(parser)
     args = parser.parse_args()
+    common.use_kind(args.kind)
     ids = dataset((args.size,))
     cid = ids[args.size]
     with server_process("--db", str(DB)) as url:

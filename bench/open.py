@@ -19,6 +19,7 @@ import time
 
 import httpx
 
+from bench import common
 from bench.bare import bare_open
 from bench.common import (
     DB,
@@ -37,7 +38,7 @@ from bench.common import (
 def raw_first_page(url: str, cid: str) -> float:
     """One raw GET of the first page, no parsing, on a connection already open (as the
     app's is when a conversation is opened from its list): only the request is timed."""
-    path = f"/api/v1/conversation/{cid}/events/search"
+    path = common.events_path(cid)
     with httpx.Client(base_url=url) as client:
         client.get(path, params={"limit": 1}).raise_for_status()  # connect, warm up
         began = time.perf_counter()
@@ -80,7 +81,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sizes", default="100,100000")
+    common.add_kind(parser)
     args = parser.parse_args()
+    common.use_kind(args.kind)
     sizes = tuple(int(s) for s in args.sizes.split(","))
     ids = dataset(sizes)
     figures: dict[str, float] = {}

@@ -23,6 +23,7 @@ def main() -> int:
     )
     parser.add_argument("--rate", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--kind", choices=("app", "agent"), default="app")
     args = parser.parse_args()
 
     from tui.server import ServerThread, Store, add_live_demo, create_app, load_demo
@@ -32,7 +33,7 @@ def main() -> int:
     if not args.db:
         load_demo(store)
         live_id = add_live_demo(store)
-    app = create_app(store)
+    app = create_app(store, kind=args.kind)
     with ServerThread(app) as server:
         print(f"{server.base_url} {live_id}".strip(), flush=True)
         if args.live:

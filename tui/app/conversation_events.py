@@ -185,11 +185,34 @@ class ConversationEvents(PatientLoads, EventRelations):
             if total is not None and window.head_page is not None:
                 window.set_count(total, counted or 0)
 
+        async def count_first(on_total: Callable[[PagedWindow], None]) -> None:
+            """The total as soon as the server has counted the query; the folded kind among
+            it after that. Counting one kind makes a folder server read every file (~1 s at
+            50,000): the list's length, and End, do not wait for it (it is 0 but where a
+            server keeps streaming deltas, and then the list shrinks by them when known)."""
+            folded = asyncio.ensure_future(self._counted_kind(query))
+            try:
+                total = await self.count(query)
+            except BaseException:
+                folded.cancel()
+                raise
+            if total is None or window.head_page is None:
+                folded.cancel()
+                if window.total is not None:  # walked to the end already: the rows are the count
+                    on_total(window)
+                return
+            window.set_count(total, 0)
+            on_total(window)
+            counted = await folded
+            if counted and window.head_page is not None:
+                window.set_count(total, counted)
+                on_total(window)
+
         if window.head_page == START:  # nothing fetched yet (or the last try failed)
             if window.total is None and on_total is not None:
-                task = asyncio.ensure_future(count())
+                task = asyncio.ensure_future(count_first(on_total))
                 self._counting.add(task)
-                task.add_done_callback(lambda done: self._counted(done, window, on_total))
+                task.add_done_callback(self._counted)
                 await self.fill(window, "head")
             else:
                 await asyncio.gather(
@@ -197,13 +220,11 @@ class ConversationEvents(PatientLoads, EventRelations):
                 )
         return window
 
-    def _counted(
-        self, task: asyncio.Future, window: PagedWindow, on_total: Callable[[PagedWindow], None]
-    ) -> None:
+    def _counted(self, task: asyncio.Future) -> None:
         self._counting.discard(task)
         # a failed count leaves the total unknown: the window then grows as pages arrive
-        if not task.cancelled() and task.exception() is None and window.total is not None:
-            on_total(window)
+        if not task.cancelled():
+            task.exception()  # retrieved: not logged as never retrieved
 
     async def fill(self, window: PagedWindow, side: str) -> int:
         """Fetch one page at ``side`` of ``window``; returns rows added."""
@@ -232,11 +253,12 @@ class ConversationEvents(PatientLoads, EventRelations):
                 taken = window.add_head(rows, next_page)
             else:
                 taken = window.add_tail(rows, next_page)
+            sizes = [weigh(e) for e in events]  # once: for the cache and the next page's size
             for index, row in taken:  # a duplicate's event under its own key
                 key = row_key(row)
                 if key is not None:
-                    self._cache.set(key, events[index])
-            self._fit_page(events)
+                    self._cache.set(key, events[index], sizes[index])
+            self._fit_page(sizes)
             if window is self.base:
                 self._index_pairs(head_before)
             return len(window.head) + len(window.tail) - before
@@ -303,11 +325,11 @@ class ConversationEvents(PatientLoads, EventRelations):
             self._cache.set(event.id, event)
         return self._row(event)
 
-    def _fit_page(self, events: list[AnyEvent]) -> None:
+    def _fit_page(self, sizes: list[int]) -> None:
         """Size the next pages to what this one weighed (about PAGE_BYTES a page)."""
-        if not events:
+        if not sizes:
             return
-        each = sum(weigh(e) for e in events) / len(events)
+        each = sum(sizes) / len(sizes)
         self.page_size = max(MIN_PAGE, min(PAGE, int(PAGE_BYTES / max(each, 1.0))))
 
     def cached(self, key: str | None) -> AnyEvent | None:

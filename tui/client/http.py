@@ -28,6 +28,7 @@ it the call raises :class:`RequestTimeout` saying how long it waited.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from asyncio import sleep as _sleep
@@ -66,6 +67,13 @@ DEADLINE_FACTOR = 4.0
 _MASK = "****"
 
 
+@functools.cache
+def _tls_context() -> Any:
+    """One TLS context for every client: making one loads the CA bundle (~25-40 ms), and
+    clients are made on the UI loop (each conversation's live session, the board's agents)."""
+    return httpx.create_ssl_context()
+
+
 class HttpCore:
     def __init__(
         self,
@@ -101,7 +109,9 @@ class HttpCore:
             )
         self.base_url = str(url).rstrip("/")
         self.display_url = mask_url(_no_userinfo(url)).rstrip("/")
-        self.transport = FreshAfterServerError(transport or httpx.AsyncHTTPTransport())
+        self.transport = FreshAfterServerError(
+            transport or httpx.AsyncHTTPTransport(verify=_tls_context())
+        )
         self.client = httpx.AsyncClient(
             base_url=self.base_url,
             timeout=httpx.Timeout(timeout),

@@ -60,7 +60,7 @@ def _what(mode: int) -> str:
     return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
-def read_bounded(path: Path, limit: int) -> bytes:
+def read_bounded(path: str | Path, limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes.
 
     ``stat`` first (following a link: a link to a regular file is read, one to a device is
@@ -157,7 +157,7 @@ def load_json_bytes(data: bytes) -> tuple[str, Any]:
     return text, value
 
 
-def read_event_file(path: Path) -> tuple[str, dict[str, Any]]:
+def read_event_file(path: str | Path) -> tuple[str, dict[str, Any]]:
     """``(text, event)`` of one event file; :class:`Unreadable` when it is not a JSON object
     that can be served as it is."""
     text, value = load_json_bytes(read_bounded(path, MAX_EVENT_BYTES))

@@ -236,6 +236,9 @@ class EventList(GuardedDispatch, ScrollView, can_focus=True, inherit_bindings=Fa
     def on_resize(self) -> None:
         self._cache.clear()
         self.virtual_size = Size(self.size.width, len(self._source))
+        # a cursor moved before the first layout (End as the total arrives) could not
+        # scroll then: the view follows it now, and asks for its rows
+        self._keep_visible(self.cursor)
 
     def _resize_virtual(self) -> None:
         """Size the scrollable area to the rows without a layout of the whole screen.
