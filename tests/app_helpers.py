@@ -70,8 +70,9 @@ async def wait_for(predicate, timeout: float = WAIT_LIMIT, pilot=None) -> None:
             await asyncio.sleep(0.02)
 
 
-#: Worker groups that last as long as their screen (a followed stream): never waited for.
-ENDLESS_WORKERS = frozenset({"live"})
+#: Worker groups that last as long as their screen (a followed stream, the board's feed):
+#: never waited for.
+ENDLESS_WORKERS = frozenset({"live", "board-feed"})
 
 
 def busy_workers(app, keep: frozenset[str] | set[str] = ENDLESS_WORKERS) -> list:

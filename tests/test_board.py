@@ -10,7 +10,7 @@ import asyncio
 
 import httpx
 
-from tests.app_helpers import FIXED_NOW, make_app, screen_text, wait_for
+from tests.app_helpers import FIXED_NOW, make_app, screen_text, settled, wait_for
 from tests.board_helpers import add_agent, board_store, open_board, set_status
 from tui.app.app import OhtuiApp
 from tui.app.board.options import BoardOptions
@@ -247,7 +247,7 @@ async def test_read_only_shows_no_actions(make_server):
         assert "Open" in keys and "Filter" in keys
         move_to(screen, ids[3])
         await pilot.press("space", "A", "p")
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert not screen.model.marks and app.screen is screen
         assert server.live.status_sync(ids[3]) == "waiting_for_confirmation"
 

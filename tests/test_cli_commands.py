@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.folder_helpers import write_folder
-from tui.client import http as client_http
 from tui.cli import main
+from tui.client import http as client_http
 from tui.commands.options import command_word
 from tui.server import Store, load_demo
 from tui.server.demo import generate_conversation
