@@ -1,9 +1,12 @@
-"""open: a conversation's first rows on screen, 100,000 events vs 100, vs one raw page fetch.
+"""open: a conversation's first rows on screen, vs the bare-Textual limit, 100,000 events vs 100.
 
 From the moment the conversation is opened in a running app (the view is pushed) to the
-first paint that shows its rows; the baseline is one raw ``httpx`` GET of the first page of
-100 events from the same server (on an open connection, as the app's is; no parsing). Also: from the app's
-construction (``--conversation ID`` start-up) to the same first rows. Median of --repeat.
+first paint that shows its rows. Baselines, measured in the same run, alternating with it:
+the bare limit (``bench.bare``: a minimal Textual screen with one Line-API list fed by one
+raw ``httpx`` GET + ``json.loads`` of the same page, pushed → rows painted) and one raw GET
+of the first page alone (on an open connection, as the app's is; no parsing). Also: from
+the app's construction (``--conversation ID`` start-up) to the same first rows. Median of
+--repeat.
 
     python -m bench.open [--repeat 5]
 """
@@ -16,6 +19,7 @@ import time
 
 import httpx
 
+from bench.bare import bare_open
 from bench.common import (
     DB,
     SIZE,
@@ -83,19 +87,25 @@ def main() -> int:
     with server_process("--db", str(DB)) as url:
         raw_first_page(url, ids[sizes[0]])  # warm the server
         for n in sizes:
-            raws, views, launches = [], [], []
+            raws, bares, views, launches = [], [], [], []
             for _ in range(args.repeat):
                 raws.append(raw_first_page(url, ids[n]))
+                bares.append(asyncio.run(bare_open(url, ids[n])))
                 view, launch = asyncio.run(open_view(url, ids[n]))
                 views.append(view)
                 launches.append(launch)
             figures[f"raw_{n}_ms"] = median(raws) * 1000
+            figures[f"bare_{n}_ms"] = median(bares) * 1000
             figures[f"view_{n}_ms"] = median(views) * 1000
             figures[f"launch_{n}_ms"] = median(launches) * 1000
+            figures[f"view_ratio_bare_{n}"] = figures[f"view_{n}_ms"] / figures[f"bare_{n}_ms"]
             print(
-                f"{n:>7,} events: raw first page {figures[f'raw_{n}_ms']:7.1f} ms · view opened → rows painted "
-                f"{figures[f'view_{n}_ms']:7.1f} ms ({figures[f'view_{n}_ms'] / figures[f'raw_{n}_ms']:.2f}×) · "
-                f"app start → rows {figures[f'launch_{n}_ms']:7.1f} ms",
+                f"{n:>7,} events: view opened → rows painted {figures[f'view_{n}_ms']:6.1f} ms · "
+                f"bare limit {figures[f'bare_{n}_ms']:5.1f} ms ({figures[f'view_ratio_bare_{n}']:.2f}×) · "
+                f"raw first page {figures[f'raw_{n}_ms']:4.1f} ms · "
+                f"app start → rows {figures[f'launch_{n}_ms']:6.1f} ms\n"
+                f"        runs: view {', '.join(f'{v * 1000:.0f}' for v in views)}; "
+                f"bare {', '.join(f'{b * 1000:.0f}' for b in bares)}",
                 flush=True,
             )
     small, big = sizes[0], sizes[-1]

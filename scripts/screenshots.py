@@ -76,6 +76,11 @@ async def conversations(pilot) -> None:
     await until(pilot, lambda: table.row_count >= 8)
 
 
+async def conversations_by_cost(pilot) -> None:
+    await conversations(pilot)
+    await pilot.press("s")  # by cost, dearest first; the chart shows at this size
+
+
 async def conversation(pilot) -> None:
     await open_conversation(pilot, "hello", select="$ python3")
 
@@ -190,6 +195,7 @@ async def main() -> None:
     url, stop = start_demo_server()
     try:
         await shoot(url, "conversations", conversations)
+        await shoot(url, "conversations-by-cost", conversations_by_cost, size=(160, 48))
         await shoot(url, "conversation", conversation)
         await shoot(url, "conversation-branches", branches)
         await shoot(url, "conversation-raw", raw)

@@ -20,9 +20,10 @@ from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.errors import ConnectionErrorScreen
 from tui.app.screens.new_conversation import NewConversationScreen
 from tui.app.screens.server_info import ServerScreen
+from tui.app.widgets.conversation_header import ConversationHeader
 from tui.app.widgets.fitted_table import FittedTable
 from tui.client import OpenHandsClient
-from tui.server import Store, load_demo
+from tui.server import Store, generate_conversation, load_demo
 
 KEY = "agent-app-key-91d2"
 AGENT = {"kind": "Agent", "llm": {"model": "openai/fake-model"}, "tools": [{"name": "terminal"}]}
@@ -149,3 +150,24 @@ async def test_palette_has_no_id_opening_in_shared_mode(demo_server):
         await pilot.press(*names["payments"][:8])
         await settled(pilot)
         assert "Open conversation" not in screen_text(app)
+
+
+async def test_no_sandbox_is_claimed_and_an_empty_conversation_waits_for_events(make_server):
+    """A bare agent server runs conversations itself: the header names no sandbox and the
+    list's sandbox column says "—"; a conversation with no events yet says so (not "No
+    events match.", which is for filters)."""
+    store = Store()
+    cid = generate_conversation(store, 0, seed=3, title="Nothing yet")
+    server = make_server(store, session_key=KEY, kind="agent")
+    app = agent_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
+        table = app.screen.query_one(FittedTable)
+        await wait_for(lambda: table.row_count == 1, pilot=pilot)
+        assert "RUNNING" not in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        await wait_for(lambda: "No events yet." in screen_text(app), pilot=pilot)
+        header = str(app.screen.query_one(ConversationHeader).render())
+        assert app.screen.conversation_id.replace("-", "") == cid.replace("-", "")
+        assert "sandbox" not in header and "No events match" not in screen_text(app)

@@ -195,8 +195,13 @@ async def replay_into_screen(app, pilot, frames: list, cid: str) -> Conversation
     app.open_conversation(cid)
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
-    await wait_for(
-        lambda: screen.events.base.complete and screen.conversation is not None, pilot=pilot
+    await wait_for(  # the bars are built after the first rows are painted (deferred.py)
+        lambda: (
+            screen.events.base.complete
+            and screen.conversation is not None
+            and screen.stream_preview.is_mounted
+        ),
+        pilot=pilot,
     )
     fake = screen.conversation.model_copy(
         update={"conversation_url": "/api/conversations/" + cid, "session_api_key": "k"}

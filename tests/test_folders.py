@@ -299,3 +299,29 @@ def test_a_folder_made_before_its_first_event_file_is_found_and_titled_later(tmp
     text = events[user]["llm_message"]["content"][0]["text"]
     assert found["title"] == text.splitlines()[0][:120]
     sqlite.close()
+
+
+def test_a_conversation_started_with_no_message_is_listed_and_its_events_come_later(tmp_path):
+    """The SDK writes meta.json and base_state.json when a conversation starts; events/ comes
+    with the first event. Such a folder is a conversation at once (0 events, not invisible to
+    ``ohtui PATH`` and ``ohtui export FOLDER``) and its events are read once they exist."""
+    sqlite = Store()
+    cid = generate_conversation(sqlite, 4, seed=5)
+    events = [json.loads(r.json) for r in sqlite.iter_events(cid)]
+    folder = tmp_path / cid
+    folder.mkdir()
+    (folder / "meta.json").write_text(json.dumps({"id": cid, "title": "No message yet"}))
+    (folder / "base_state.json").write_text(json.dumps({"execution_status": "idle"}))
+    assert conversation_folders(tmp_path) == [folder]
+    assert conversation_folders(folder) == [folder]
+    store = FolderStore(tmp_path)
+    (found,) = store.get_conversations([cid])
+    assert found is not None and found["title"] == "No message yet"
+    assert store.count_events(cid) == 0
+    (folder / "events").mkdir()
+    for index, event in enumerate(events):
+        (folder / "events" / f"event-{index:05d}-{event['id']}.json").write_text(json.dumps(event))
+    assert store.count_events(cid) == len(events)
+    rows, more = store.search_events(cid)
+    assert [json.loads(r.json)["id"] for r in rows] == [e["id"] for e in events] and not more
+    sqlite.close()

@@ -9,7 +9,7 @@ import httpx
 from tests.app_helpers import SIZE, conversations_shown, make_app, screen_ready, settled, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.conversation_header import ConversationHeader
-from tui.app.widgets.event_views import diff_label, diff_text
+from tui.app.widgets.detail_parts import diff_label, diff_text
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

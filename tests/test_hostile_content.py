@@ -492,7 +492,7 @@ async def test_branch_label_from_hostile_message_is_literal(make_server, first_w
         side = next(
             n
             for n in view.root.children
-            if isinstance(n.data, Branch) and "side" in view._first_words(n.data.start).plain
+            if isinstance(n.data, Branch) and "side" in view.first_words(n.data.start).plain
         )
         view.focus()
         view.move_cursor(side)

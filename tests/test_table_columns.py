@@ -86,7 +86,8 @@ async def test_resizing_the_terminal_relays_the_columns_and_keeps_the_cursor(dem
         assert table.row_count == DEMO_ROWS
         assert table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value == chosen
         await pilot.resize_terminal(200, 40)
-        await wait_for(lambda: len(table.ordered_columns) == 9, pilot=pilot)
+        wide = len(conversation_columns(200))
+        await wait_for(lambda: len(table.ordered_columns) == wide, pilot=pilot)
         title = table.ordered_columns[0]
         assert title.width == conversation_columns(200)[0].width
         assert table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value == chosen
@@ -144,6 +145,7 @@ async def test_a_cell_changed_while_its_column_is_hidden_shows_when_it_returns()
             "model",
             "cost",
             "tokens",
+            "duration",
             "created",
             "updated",
             "trigger",

@@ -22,7 +22,9 @@ from .board.options import BoardOptions
 from .commands import OhtuiCommands
 from .gc_freeze import freeze_long_lived
 from .guard import AppGuard, GuardedDispatch
+from .keymap_ids import binding_ids
 from .messages import AgentStatusChanged
+from .navigation import SANDBOXES, AppNavigation
 from .notices import TOAST_CSS, Notifier, desktop_notify, user_is_typing
 from .opening import open_by_id
 from .screens.conversations import ConversationsScreen
@@ -39,23 +41,13 @@ if TYPE_CHECKING:
     ProfileFactory = Callable[[], tuple[OpenHandsClient, str] | tuple[OpenHandsClient, str, bool]]
 
 
-#: The name the sandboxes screen is installed under (one instance per connection).
-SANDBOXES = "sandboxes"
-#: App keys that leave a dialog or a text field alone (they would type, or open a screen
-#: behind the dialog).
-DIALOG_FREE = frozenset(
-    {"show_conversations", "show_sandboxes", "show_server", "show_board", "toggle_help", "quit"}
-)
-
-NAVIGATION = frozenset({"show_conversations", "show_sandboxes", "show_server", "show_board"})
-
 #: Every screen's stylesheet (each beside its screen, named by its ``CSS_PATH``), read once at
 #: start: a sheet first read when its screen opens makes Textual restyle every widget on
 #: screen (~30 ms on the first conversation opened); read up front, it is parsed with the rest.
 SCREEN_SHEETS = sorted((Path(__file__).parent / "screens").rglob("*.tcss"))
 
 
-class OhtuiApp(AppGuard, GuardedDispatch, App):
+class OhtuiApp(AppNavigation, AppGuard, GuardedDispatch, App):
     TITLE = "ohtui"
     CSS_PATH = SCREEN_SHEETS
     # the help panel lies over a screen (help_panel.py); toasts keep clear of the detail pane
@@ -354,114 +346,5 @@ class OhtuiApp(AppGuard, GuardedDispatch, App):
         if self.notifier.bell:
             self.bell()
 
-    def open_conversation(
-        self, conversation_id: str, *, title: str | None = None, shared: bool = False
-    ) -> None:
-        from .screens.conversation import ConversationScreen
-
-        self.push_screen(
-            ConversationScreen(conversation_id, shared=shared or self.shared, title=title)
-        )
-
-    def action_show_conversations(self) -> None:
-        if self.shared:
-            return
-        while len(self.screen_stack) > 1 and not isinstance(self.screen, ConversationsScreen):
-            self.pop_screen()
-        if not isinstance(self.screen, ConversationsScreen):
-            self.push_screen(ConversationsScreen())
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in DIALOG_FREE and user_is_typing(self):
-            return False  # a dialog or a text field has the keys: its own, only
-        if action in NAVIGATION and isinstance(self._top_screen(), ConnectionErrorScreen):
-            return False  # no server to show anything of yet
-        return self.offers(action)
-
-    def _top_screen(self) -> object:
-        stack = self.screen_stack
-        return stack[-1] if stack else None
-
-    def offers(self, action: str) -> bool:
-        """Whether ``action`` makes sense for this server (the palette asks too)."""
-        if action == "show_sandboxes":  # local folders and bare agent servers have none
-            return not (self.local or self.shared) and self.can("sandboxes")
-        if action == "show_server":
-            info = self.server_info
-            return not self.local and info is not None and info.can("server_info")
-        return True
-
-    def action_show_sandboxes(self) -> None:
-        """The sandboxes screen, kept while the app runs: its cursor and a start on its
-        way stay with it when the user looks elsewhere."""
-        from .screens.sandboxes import SandboxesScreen
-
-        if self.shared or self.local or isinstance(self.screen, SandboxesScreen):
-            return
-        if not self.can("sandboxes"):
-            self.action_show_server()
-            return
-        if not self.is_screen_installed(SANDBOXES):
-            self.install_screen(SandboxesScreen(), SANDBOXES)
-        self.push_screen(SANDBOXES)
-
-    def action_show_server(self) -> None:
-        from .screens.server_info import ServerScreen
-
-        info = self.server_info
-        if isinstance(self.screen, ServerScreen) or info is None or not info.can("server_info"):
-            return
-        self.push_screen(ServerScreen())
-
-    def action_show_board(self) -> None:
-        """The board of running agents: back to the one open, else a new one."""
-        from .screens.board import BoardScreen
-
-        if self.shared:
-            return
-        boards = [screen for screen in self.screen_stack if isinstance(screen, BoardScreen)]
-        if not boards:
-            self.push_screen(BoardScreen())
-            return
-        while self.screen is not boards[-1]:
-            self.pop_screen()
-
-    def action_toggle_help(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
-        else:
-            self.action_show_help_panel()
-
-    def action_show_help_panel(self) -> None:
-        """The keys panel over the screen's edge: opening it never squeezes the panes."""
-        from .widgets.help_panel import HelpOverlay
-
-        if not self.screen.query("HelpPanel"):
-            self.screen.mount(HelpOverlay())
-
     def set_theme(self, name: str) -> None:
         self.theme = name
-
-
-def binding_ids() -> set[str]:
-    """Every binding id the app's screens and widgets declare (what ``[keymap]`` can target)."""
-    import importlib
-    import pkgutil
-
-    from textual.dom import DOMNode
-
-    from . import screens, widgets
-
-    for package in (screens, widgets):  # some screens are imported only when first shown
-        for module in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
-            importlib.import_module(module.name)
-    ids: set[str] = set()
-    stack: list[type] = [DOMNode]
-    while stack:
-        cls = stack.pop()
-        stack.extend(cls.__subclasses__())
-        if cls.__module__.startswith("tui."):
-            ids.update(
-                b.id for b in cls.__dict__.get("BINDINGS", ()) if isinstance(b, Binding) and b.id
-            )
-    return ids

@@ -5,33 +5,40 @@ oldest first) doubles as the index the tree is built from; filtered views get th
 window. Full events are kept only in a cache bounded by bytes (``event_cache.py``; rows are
 what stays resident), so memory follows the rows, not the payloads.
 
-Loading outlasts outages here, not in the screen: the client spends its own quick retries
-on each request; a load that still fails with a server or network error (``is_retryable``)
-is tried again after the client's backoff (:class:`Backoff`), or after the server's
-``Retry-After`` (up to :data:`MAX_RETRY_AFTER`), up to ``OUTAGE_TRIES`` times, so a
-restarting server or a rate limit still ends with every event, once. What is being waited
-for, since when and until when, is in :attr:`ConversationEvents.waiting` for the screen
-to say.
+Loading outlasts outages here, not in the screen (``load_patience.py``), so a restarting
+server or a rate limit still ends with every event, once; what is being waited for is in
+:attr:`ConversationEvents.waiting` for the screen to say. Pairing actions with results and
+the tree are in ``event_relations.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from tui.client import PageLoopError, is_retryable
+from tui.client import PageLoopError
 from tui.client.stream import is_oversize
+from tui.client.stream_state import stats_totals
 from tui.models import EventTree
-from tui.models.events import SecurityAnalysisEvent
+from tui.models.events import ConversationStateUpdateEvent
 
-from .action_index import ActionIndex, Risk
+from .action_index import ActionIndex
 from .duplicate_rows import row_key
 from .event_cache import EventCache, weigh
-from .row_windows import FOLDED_COUNTED_KIND, START, EventQuery, PagedWindow, PathWindow
+from .event_relations import EventRelations
+from .load_patience import (  # re-exported: the store's callers and tests name them here
+    MAX_RETRY_AFTER,
+    OUTAGE_TRIES,
+    Backoff,
+    JitteredBackoff,
+    PatientLoads,
+    RetryNotice,
+    Waiting,
+    retry_after,
+)
+from .row_windows import FOLDED_COUNTED_KIND, START, EventQuery, PagedWindow
 from .rows import EventRow, make_row
 
 if TYPE_CHECKING:
@@ -43,57 +50,20 @@ PAGE = 100
 #: megabytes) the next pages ask for fewer, so a page in flight stays about this size.
 PAGE_BYTES = 16 * 1024 * 1024
 MIN_PAGE = 10
-#: Tries of one load through a server or network outage (each try is a whole client call,
-#: with its own quick retries) before the failure is shown and the load given up.
-OUTAGE_TRIES = 8
-#: The longest pause a server's ``Retry-After`` gets (a longer one is waited this long).
-MAX_RETRY_AFTER = 300.0
-T = TypeVar("T")
+
+__all__ = [
+    "MAX_RETRY_AFTER",
+    "OUTAGE_TRIES",
+    "Backoff",
+    "ConversationEvents",
+    "JitteredBackoff",
+    "RetryNotice",
+    "Waiting",
+    "retry_after",
+]
 
 
-class Backoff(Protocol):
-    """What the store needs of a backoff policy: seconds to wait before retry ``attempt``."""
-
-    def delay(self, attempt: int) -> float: ...
-
-
-@dataclass(frozen=True)
-class JitteredBackoff:
-    """``base`` seconds doubling per attempt up to ``cap``, times a random 0.5–1.0 (the
-    client's rule for its HTTP retries). Anything with ``delay(attempt)`` can stand in,
-    e.g. the client's own policy object."""
-
-    base: float = 0.25
-    cap: float = 4.0
-
-    def delay(self, attempt: int) -> float:
-        return min(self.cap, self.base * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0)
-
-
-#: Told when a load failed and will be tried again: (the failure, seconds until the next try).
-RetryNotice = Callable[[BaseException, float], None]
-
-
-@dataclass
-class Waiting:
-    """One load on its way: ``what`` it fetches, since when, and (after a failure) why and
-    when it is tried again; times are the store's clock (``time.monotonic``)."""
-
-    what: str
-    since: float
-    tries: int = 1
-    failure: BaseException | None = None
-    retry_at: float | None = None
-    asked: bool = False  # the pause is the server's Retry-After, not our backoff
-
-
-def retry_after(exc: BaseException) -> float | None:
-    """The pause a failure's server asked for (``Retry-After`` on a 429 or a 503), if any."""
-    asked = getattr(exc, "retry_after", None)
-    return float(asked) if isinstance(asked, (int, float)) and asked >= 0 else None
-
-
-class ConversationEvents:
+class ConversationEvents(PatientLoads, EventRelations):
     """One conversation's events as the screen holds them (see the module docstring)."""
 
     def __init__(
@@ -123,6 +93,8 @@ class ConversationEvents:
         self._by_tool_call: dict[str, list[int]] = {}
         #: actions by id and what answers them (confirmation, pairing, security verdicts)
         self.actions = ActionIndex()
+        #: (timestamp, cost, tokens) of the newest stats among the loaded events
+        self.newest_stats: tuple[str, float, int] | None = None
         self._result_at: dict[str, int] = {}  # action id → its result's position in base
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
         self._followed: dict[tuple[int, str], set[str]] = {}  # page ids walked, per window end
@@ -133,54 +105,6 @@ class ConversationEvents:
     def close(self) -> None:
         """The screen is gone: loads waiting to try again give up instead."""
         self._closed = True
-
-    @property
-    def waiting(self) -> Waiting | None:
-        """The oldest load still on its way (None: nothing is being waited for)."""
-        return self._waits[0] if self._waits else None
-
-    async def _tracked(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
-        """``await call()`` listed in :attr:`waiting` meanwhile (one try, no patience)."""
-        wait = Waiting(what, self.clock())
-        self._waits.append(wait)
-        try:
-            return await call()
-        finally:
-            self._waits.remove(wait)
-
-    async def _patiently(
-        self, call: Callable[[], Awaitable[T]], *, quiet: bool = False, what: str = "events"
-    ) -> T:
-        """``call()``, tried again while the server or network fails: after the server's
-        ``Retry-After`` when it gave one (up to :data:`MAX_RETRY_AFTER`), else the backoff.
-        Listed in :attr:`waiting` meanwhile, as ``what``.
-
-        ``quiet``: no ``on_retry`` notice (the caller shows its own progress)."""
-        wait = Waiting(what, self.clock())
-        self._waits.append(wait)
-        try:
-            for attempt in range(1, OUTAGE_TRIES + 1):
-                wait.tries = attempt
-                try:
-                    return await call()
-                except Exception as exc:
-                    if not is_retryable(exc) or attempt == OUTAGE_TRIES or self._closed:
-                        raise
-                    asked = retry_after(exc)
-                    delay = (
-                        min(asked, MAX_RETRY_AFTER)
-                        if asked is not None
-                        else self.backoff.delay(attempt)
-                    )
-                    wait.failure, wait.asked = exc, asked is not None
-                    wait.retry_at = self.clock() + delay
-                    if not quiet and self.on_retry is not None:
-                        self.on_retry(exc, delay)
-                    await asyncio.sleep(delay)
-                    wait.retry_at = None
-            raise AssertionError("unreachable")
-        finally:
-            self._waits.remove(wait)
 
     # --- fetching --------------------------------------------------------------------------
 
@@ -356,7 +280,23 @@ class ConversationEvents:
     def _row(self, event: AnyEvent) -> EventRow:
         row = make_row(event)
         self.actions.remember(event, row)
+        if isinstance(event, ConversationStateUpdateEvent):
+            self._note_stats(event)
         return row
+
+    def _note_stats(self, event: ConversationStateUpdateEvent) -> None:
+        """Keep the newest cost and tokens the loaded events state: the header's figures
+        when the record has none (a paused app-server conversation's record says 0)."""
+        value = event.value
+        if event.key == "full_state" and isinstance(value, dict):
+            value = value.get("stats")
+        elif event.key != "stats":
+            return
+        totals = stats_totals(value)
+        stamp = event.timestamp or ""
+        if totals is not None and (self.newest_stats is None or stamp >= self.newest_stats[0]):
+            cost, prompt, completion = totals
+            self.newest_stats = (stamp, cost, prompt + completion)
 
     def _remember(self, event: AnyEvent) -> EventRow:
         if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id
@@ -369,44 +309,6 @@ class ConversationEvents:
             return
         each = sum(weigh(e) for e in events) / len(events)
         self.page_size = max(MIN_PAGE, min(PAGE, int(PAGE_BYTES / max(each, 1.0))))
-
-    def _index_pairs(self, start: int) -> None:
-        rows = self.base.head
-        for pos in range(start, len(rows)):
-            row = rows[pos]
-            if row.tool_call_id:
-                self._by_tool_call.setdefault(row.tool_call_id, []).append(pos)
-            if row.action_id is not None:
-                self._result_at.setdefault(row.action_id, pos)
-
-    def _answered(self, action: EventRow) -> bool:
-        """A result names the action by id; failing that (results without an ``action_id``:
-        agent errors, older logs), one shares its ``tool_call_id``."""
-        if action.id is not None and action.id in self._result_at:
-            return True
-        rows = self.base.head
-        return any(
-            rows[pos].kind != "ActionEvent" and rows[pos].action_id is None
-            for pos in self._by_tool_call.get(action.tool_call_id or "", ())
-        )
-
-    def pending_actions(self, look_back: int = 200) -> list[EventRow]:
-        """The newest actions that have no result yet (what a confirmation would run).
-
-        Only the last ``look_back`` rows are searched: a pending action is always recent."""
-        rows = self.base.head
-        pending = []
-        for pos in range(len(rows) - 1, max(-1, len(rows) - 1 - look_back), -1):
-            row = rows[pos]
-            if row.kind == "ActionEvent" and not self._answered(row):
-                pending.append(row)
-            elif row.kind == "MessageEvent" and row.source == "user":
-                break  # actions before the user's last message belong to an earlier turn
-        return pending[::-1]
-
-    def risk_of(self, action: EventRow) -> Risk | None:
-        """The waiting action's risk (the analyzer's verdict, else the agent's estimate)."""
-        return self.actions.risk_of(action, self.cached(action.id))
 
     def cached(self, key: str | None) -> AnyEvent | None:
         """A full event by id (or a duplicate row's key: ``duplicate_rows.row_key``)."""
@@ -449,29 +351,6 @@ class ConversationEvents:
                 out.append(event)
         return out
 
-    async def paired(self, row: EventRow) -> AnyEvent | None:
-        """The action's result (or the result's action), matched by ``action_id`` first and
-        ``tool_call_id`` only where no result names its action; for a security verdict,
-        the most serious action it rates."""
-        if row.kind == "ActionEvent" and row.id in self._result_at:
-            pos = self._result_at[row.id]
-            if pos < len(self.base.head):
-                return await self.event(self.base.head[pos])
-        if row.action_id is not None and row.action_id in self.actions.actions:
-            return await self.event(self.actions.actions[row.action_id])
-        if row.kind == "SecurityAnalysisEvent":
-            event = await self.event(row)
-            if isinstance(event, SecurityAnalysisEvent):
-                action = self.actions.most_serious(event)
-                return await self.event(action) if action is not None else None
-        if not row.tool_call_id:
-            return None
-        for pos in self._by_tool_call.get(row.tool_call_id, ()):
-            other = self.base.head[pos]
-            if other.id != row.id and (row.kind == "ActionEvent") != (other.kind == "ActionEvent"):
-                return await self.event(other)
-        return None
-
     # --- folded or raw ---------------------------------------------------------------------
 
     @property
@@ -492,7 +371,7 @@ class ConversationEvents:
             self.tree, self._tree_size = None, -1
         return self.base
 
-    # --- tree ------------------------------------------------------------------------------
+    # --- tree (event_relations.py) ---------------------------------------------------------
 
     @property
     def rows(self) -> list[EventRow]:
@@ -504,29 +383,6 @@ class ConversationEvents:
         """How many events the conversation shows, once counted: the base window's length.
         The list's title, its indexing note and the tree pane's footer all read this."""
         return len(self.base) if self.base.total is not None else None
-
-    def build_tree(self) -> EventTree:
-        """The tree over the base index, extended to its newest rows (log order = ascending
-        timestamps): O(new rows) when rows were only appended, else built anew."""
-        rows = self.base.head
-        if self.tree is not None and len(rows) == self._tree_size:
-            return self.tree
-        if (
-            self.tree is not None
-            and 0 <= self._tree_size < len(rows)
-            and len(self.tree) == self._tree_size
-        ):
-            # rows were only appended (index pages, live events): extend, O(new rows)
-            self.tree.extend((r.id, r.parent_id) for r in rows[self._tree_size :])
-        else:  # first build, or a row was replaced (it gained its parent): start over
-            self.tree = EventTree((r.id, r.parent_id) for r in rows)
-        self._tree_size = len(rows)
-        return self.tree
-
-    def branch_window(self, position: int, label: str) -> PathWindow:
-        assert self.tree is not None
-        rows = self.base.head
-        return PathWindow([rows[p] for p in self.tree.branch_path(position)], label)
 
     def add_live(self, events: list[AnyEvent], windows: Sequence[PagedWindow] = ()) -> int:
         """Fold live events into the base window (and other open windows of the same

@@ -10,7 +10,7 @@ so the screen keeps its cursor on the same conversation.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,7 @@ from rich.text import Text
 
 from tui.text import one_line
 
+from .conversation_sort import conversation_duration, short_duration
 from .format import (
     conversation_cost,
     money,
@@ -100,8 +101,12 @@ class ConversationRows:
                     wanted[child] = None
         return list(wanted)
 
-    def order(self) -> list[tuple[str, int]]:
-        """``(id, depth)`` top to bottom: each conversation followed by its children."""
+    def order(
+        self, sort: Callable[[list[str], dict[str, AppConversation]], None] | None = None
+    ) -> list[tuple[str, int]]:
+        """``(id, depth)`` top to bottom: each conversation followed by its children.
+        ``sort`` (``conversation_sort.sorter``) orders the top level and each parent's
+        children among themselves; sub-conversations stay under their parents."""
         children: dict[str, list[str]] = {}
         for conv in self.rows.values():
             for child in conv.sub_conversation_ids or ():
@@ -109,6 +114,12 @@ class ConversationRows:
             parent = conv.parent_conversation_id
             if parent and parent in self.rows:
                 children.setdefault(parent, []).append(conv.id)
+        top = list(self.top)
+        if sort is not None:
+            sort(top, self.rows)
+            for kids in children.values():
+                kids[:] = dict.fromkeys(kids)
+                sort(kids, self.rows)
         out: list[tuple[str, int]] = []
         placed: set[str] = set()
 
@@ -120,12 +131,12 @@ class ConversationRows:
             for child in dict.fromkeys(children.get(cid, ())):
                 place(child, min(depth + 1, MAX_DEPTH))
 
-        for cid in self.top:
+        for cid in top:
             parent = self.rows[cid].parent_conversation_id if cid in self.rows else None
             if parent and parent in self.rows and parent != cid:
                 continue  # listed under its parent
             place(cid, 0)
-        for cid in self.top:  # a parent that is its own descendant: shown anyway
+        for cid in top:  # a parent that is its own descendant: shown anyway
             place(cid, 0)
         for cid in self.rows:  # fetched children whose parent went away
             place(cid, 0)
@@ -176,7 +187,9 @@ def conversation_cells(
         # the routing prefix (litellm_proxy/, openai/) is noise here; the detail line has it
         "model": _cut(Text(one_line(short_model(conv.llm_model) or "—", 80), style="dim")),
         "cost": Text(money(cost), justify="right"),
-        "tokens": Text(tokens(used), justify="right"),
+        # known zero is 0; unknown (no metrics from the server) is —
+        "tokens": Text("0" if used == 0 else tokens(used), justify="right"),
+        "duration": Text(short_duration(conversation_duration(conv)), justify="right"),
         "created": _cut(Text(relative_time(conv.created_at, now), style="dim")),
         "updated": _cut(Text(relative_time(conv.updated_at, now), style="dim")),
         "trigger": _cut(Text(one_line(status_value(conv.trigger) or "—", 40), style="dim")),

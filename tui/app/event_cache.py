@@ -12,8 +12,9 @@ caller holds it while it is shown).
 from __future__ import annotations
 
 import sys
-from collections import OrderedDict
 from typing import Any
+
+from tui.lru import LRU
 
 #: What the cache of full events may hold (the README's "Memory" says so too).
 CACHE_BYTES = 64 * 1024 * 1024
@@ -62,13 +63,19 @@ def weigh(value: Any, steps: int = WEIGH_STEPS) -> int:
 
 
 class EventCache:
-    """Least recently used full events by id, at most ``max_bytes`` and ``max_events``."""
+    """Least recently used full events by id, at most ``max_bytes`` and ``max_events``: the
+    one LRU (``tui.lru``), weighed by :func:`weigh`, and an event heavier than the whole
+    bound is not kept at all."""
 
     def __init__(self, max_bytes: int = CACHE_BYTES, max_events: int = CACHE_EVENTS) -> None:
         self.max_bytes = max_bytes
         self.max_events = max_events
-        self.bytes = 0
-        self._items: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self._items: LRU[str, Any] = LRU(max_events, max_weight=max_bytes)
+
+    @property
+    def bytes(self) -> int:
+        """What the events held weigh together."""
+        return self._items.weight
 
     def __len__(self) -> int:
         return len(self._items)
@@ -77,25 +84,15 @@ class EventCache:
         return key in self._items
 
     def get(self, key: str) -> Any | None:
-        found = self._items.get(key)
-        if found is None:
-            return None
-        self._items.move_to_end(key)
-        return found[0]
+        return self._items.get(key)
 
     def set(self, key: str, value: Any) -> None:
         """Keep ``value`` (replacing an earlier one), then drop the oldest while over."""
         size = weigh(value)
-        self.discard(key)
         if size > self.max_bytes:
+            self._items.discard(key)
             return  # heavier than the whole cache: its caller holds it while it is shown
-        self._items[key] = (value, size)
-        self.bytes += size
-        while self._items and (self.bytes > self.max_bytes or len(self._items) > self.max_events):
-            _, (_, dropped) = self._items.popitem(last=False)
-            self.bytes -= dropped
+        self._items.set(key, value, size)
 
     def discard(self, key: str) -> None:
-        found = self._items.pop(key, None)
-        if found is not None:
-            self.bytes -= found[1]
+        self._items.discard(key)

@@ -75,11 +75,10 @@ SHORT_STATUSES = {"waiting_for_confirmation": "confirm?"}  # fits a table column
 def status_value(status: object) -> str | None:
     """A status as its plain string; None when there is none.
 
-    Statuses (and triggers) are ``Enum | str``: a member where the model knows the value,
-    the server's own string where it does not. Every comparison and label goes through
-    here, so both compare the same."""
-    value = getattr(status, "value", status)
-    return value if isinstance(value, str) and value else None
+    Statuses (and triggers) are ``StrEnum | str``: a member where the model knows the value,
+    the server's own string where it does not; both are strings that compare by value.
+    This makes a plain ``str`` of either (or None for an empty or missing one)."""
+    return str(status) if isinstance(status, str) and status else None
 
 
 def status_text(value: object, *, short: bool = False) -> Text:
@@ -134,4 +133,12 @@ def sandbox_text(conv: AppConversation) -> Text:
     (``ohtui PATH``), whose always-running pseudo sandbox is not a sandbox anyone controls."""
     if getattr(conv, "trigger", None) == "local":
         return Text("local folder", style="dim")
+    if not has_sandbox(conv):
+        return Text("—", style="dim")
     return status_text(conv.sandbox_status)
+
+
+def has_sandbox(conv: AppConversation) -> bool:
+    """A bare agent server runs its conversations itself: no sandbox id, nothing to show
+    (its records say RUNNING only so that they can be followed)."""
+    return bool(conv.sandbox_id) or getattr(conv, "trigger", None) == "local"

@@ -182,8 +182,8 @@ def _state_summary(key: str | None, value: Any) -> str:
 
 
 def risk_text(risk: object) -> str:
-    """``SecurityRisk.HIGH`` or ``"HIGH"`` → ``"HIGH"``."""
-    return str(getattr(risk, "value", risk))
+    """``SecurityRisk.HIGH`` or ``"HIGH"`` → ``"HIGH"`` (a ``StrEnum``: its ``str`` is its value)."""
+    return str(risk)
 
 
 def security_summary(event: ev.SecurityAnalysisEvent, actions: dict[str, str] | None = None) -> str:

@@ -30,8 +30,7 @@ def server_mark(info: ServerInfo | None, *, local: bool = False) -> str:
         return "local folders"
     if info is None:
         return ""
-    kind = getattr(info.kind, "value", info.kind)
-    mark = KIND_MARKS.get(kind, str(kind))
+    mark = KIND_MARKS.get(info.kind, str(info.kind))
     if info.version:
         mark += f" {one_line(info.version, 24)}"
     return mark

@@ -59,26 +59,40 @@ def fit_columns(width: int, specs: list[ColumnSpec], *, floor: int, roomy: int) 
 
 
 def conversation_columns(
-    width: int, *, local: bool = False, sandbox_ids: bool = False
+    width: int,
+    *,
+    local: bool = False,
+    sandbox_ids: bool = False,
+    sort: str = "",
+    reverse: bool = False,
 ) -> list[Column]:
     """The conversations table: the title flexes; local folders count events, not sandboxes;
-    ``sandbox_ids``: the sandbox column is wide enough to name the sandbox too."""
-    return fit_columns(
-        width,
-        [
-            ColumnSpec("Title", "title", 40, flex=True),
-            ColumnSpec("Agent", "agent", 9),  # the longest status ("finished") whole
-            ColumnSpec("Events" if local else "Sandbox", "sandbox", 32 if sandbox_ids else 9),
-            ColumnSpec("Model", "model", 18, drop=4, grow=30),
-            ColumnSpec("Cost", "cost", 8, drop=5),
-            ColumnSpec("Tokens", "tokens", 7, drop=3),
-            ColumnSpec("Created", "created", 10, drop=2),
-            ColumnSpec("Updated", "updated", 10),
-            ColumnSpec("Trigger", "trigger", 13, drop=1, grow=22),  # "microagent_management" whole
-        ],
-        floor=24,
-        roomy=72,
-    )
+    ``sandbox_ids``: the sandbox column is wide enough to name the sandbox too. The column
+    the list is sorted by (``sort``) is never left out and says so (▼ biggest first)."""
+    specs = [
+        ColumnSpec("Title", "title", 40, flex=True),
+        ColumnSpec("Agent", "agent", 9),  # the longest status ("finished") whole
+        ColumnSpec("Events" if local else "Sandbox", "sandbox", 32 if sandbox_ids else 9),
+        ColumnSpec("Model", "model", 18, drop=5, grow=30),
+        ColumnSpec("Cost", "cost", 8, drop=6),
+        ColumnSpec("Tokens", "tokens", 7, drop=4),
+        ColumnSpec("Duration", "duration", 8, drop=3),  # "47h59m" whole
+        ColumnSpec("Created", "created", 10, drop=2),
+        ColumnSpec("Updated", "updated", 10),
+        ColumnSpec("Trigger", "trigger", 13, drop=1, grow=22),  # "microagent_management" whole
+    ]
+    if sort:
+        specs = [
+            spec._replace(
+                label=f"{spec.label} {'▲' if reverse else '▼'}",
+                width=max(spec.width, len(spec.label) + 2),
+                drop=None,
+            )
+            if spec.key == sort
+            else spec
+            for spec in specs
+        ]
+    return fit_columns(width, specs, floor=24, roomy=72)
 
 
 def sandbox_columns(width: int) -> list[Column]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from tui.lazy import lazy_getattr
 
 from .api import OpenHandsClient, segment
+from .backoff import JitteredBackoff
 from .errors import (
     ApiValidationError,
     AuthError,
@@ -39,25 +40,19 @@ _LAZY = {
     "AgentServerClient": ".agent",
     "agent_endpoint": ".agent",
     "endpoint_from_url": ".agent",
-    "EventDeduper": ".stream",
+    "EventDeduper": ".stream_items",
     "EventStream": ".stream",
-    "StreamEvent": ".stream",
-    "StreamItem": ".stream",
-    "StreamStatus": ".stream",
-    "is_transient": ".stream",
+    "StreamEvent": ".stream_items",
+    "StreamItem": ".stream_items",
+    "StreamStatus": ".stream_items",
+    "is_transient": ".stream_items",
     "StreamState": ".stream_state",
 }
 
 if TYPE_CHECKING:
     from .agent import AgentEndpoint, AgentServerClient, agent_endpoint, endpoint_from_url
-    from .stream import (
-        EventDeduper,
-        EventStream,
-        StreamEvent,
-        StreamItem,
-        StreamStatus,
-        is_transient,
-    )
+    from .stream import EventStream
+    from .stream_items import EventDeduper, StreamEvent, StreamItem, StreamStatus, is_transient
     from .stream_state import StreamState
 
 
@@ -79,6 +74,7 @@ __all__ = [
     "EventStream",
     "HTTPStatusError",
     "InvalidParameter",
+    "JitteredBackoff",
     "NotFound",
     "OpenHandsClient",
     "OpenHandsError",

@@ -18,6 +18,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from . import kinds
+from .backoff import RetryNotice
 from .errors import (
     AuthError,
     BadResponse,
@@ -91,7 +92,7 @@ class ClientBase:
         self, *, api_key: str | None = None, session_api_key: str | None = None
     ) -> None:
         """Replace both keys (None clears one), e.g. after the user re-enters them."""
-        from .http import KeyAuth
+        from .keys import KeyAuth
 
         auth = KeyAuth(api_key, session_api_key)
         self._http.auth.api_key = auth.api_key
@@ -100,11 +101,14 @@ class ClientBase:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def patiently(self, call: Call[T], what: str = "a request") -> T:
+    async def patiently(
+        self, call: Call[T], what: str = "a request", on_retry: RetryNotice | None = None
+    ) -> T:
         """``await call()``, made again after a pause while the server or network fails
-        (a few times; ``Retry-After`` honoured): for a command that must outlast a flaky
-        server, such as ``ohtui export`` (see ``HttpCore.patiently``)."""
-        return await self._http.patiently(call, what)
+        (a few times; ``Retry-After`` honoured): for work that must outlast a flaky
+        server, such as ``ohtui export`` or the insights' walk (see ``backoff.outlast``).
+        ``on_retry`` is told of each pause, for a caller that shows it."""
+        return await self._http.patiently(call, what, on_retry)
 
     async def __aenter__(self) -> Self:
         return self

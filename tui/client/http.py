@@ -1,7 +1,9 @@
 """The request core: authentication, retries, error mapping, redaction.
 
 One ``httpx.AsyncClient`` per client. Keys are added per request by an ``httpx.Auth`` flow
-instead of default headers, so they are not in the client's header repr; every URL and
+(``keys.py``) instead of default headers, so they are not in the client's header repr;
+error answers become exceptions in ``status_errors.py``; the pauses between retries
+follow the client's one policy (``backoff.py``). Every URL and
 detail that goes into an exception or a log line passes through :meth:`HttpCore.redact_text`.
 
 Retry policy (why): the agent server answers some failures with a 500 and then drops the
@@ -26,40 +28,29 @@ it the call raises :class:`RequestTimeout` saying how long it waited.
 from __future__ import annotations
 
 import asyncio
-import json as jsonlib
 import logging
-import math
-import random
 import time
 from asyncio import sleep as _sleep
-from collections.abc import Callable, Generator
-from email.utils import parsedate_to_datetime
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 
-from tui.models import HTTPValidationError
 from tui.models.redact import mask_url, redact
 
+from .backoff import JitteredBackoff, RetryNotice, outlast
 from .connections import FreshAfterServerError
 from .errors import (
-    ApiValidationError,
-    AuthError,
-    BadRequest,
     BadResponse,
-    Conflict,
     ConnectionLost,
-    HTTPStatusError,
     InvalidParameter,
-    NotFound,
     OpenHandsError,
     OutcomeUnknown,
     OutcomeUnknownTimeout,
-    RateLimited,
     RequestTimeout,
-    ServerError,
-    is_retryable,
 )
+from .keys import KeyAuth
+from .status_errors import status_error
 
 log = logging.getLogger("tui.client")
 
@@ -67,92 +58,12 @@ log = logging.getLogger("tui.client")
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
 #: Upper bound on one wait: a server asking for longer is treated as "give up".
 MAX_RETRY_AFTER = 30.0
+#: The longest pause between two quick retries (:class:`~tui.client.backoff.JitteredBackoff`).
 MAX_BACKOFF = 10.0
-#: Whole calls made by a walk through many pages (``patiently``), and the longest pause
-#: between two of them a ``Retry-After`` may ask for.
-WALK_TRIES = 5
-MAX_WALK_WAIT = 120.0
 #: A call's overall deadline, in read timeouts (15 s reads: one minute for the whole call,
 #: retries included; a long operation's own read timeout scales it).
 DEADLINE_FACTOR = 4.0
-_DETAIL_CHARS = 300
 _MASK = "****"
-
-
-class KeyAuth(httpx.Auth):
-    """Adds ``Authorization: Bearer`` and/or ``X-Session-API-Key`` to each request."""
-
-    def __init__(self, api_key: str | None, session_api_key: str | None) -> None:
-        self.api_key = _check_key(api_key, "api_key")
-        self.session_api_key = _check_key(session_api_key, "session_api_key")
-
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        if self.api_key:
-            request.headers["Authorization"] = f"Bearer {self.api_key}"
-        if self.session_api_key:
-            request.headers["X-Session-API-Key"] = self.session_api_key
-        yield request
-
-    def secrets(self) -> list[str]:
-        return [s for s in (self.api_key, self.session_api_key) if s]
-
-    def describe(self) -> str:
-        names = [
-            n for n, v in (("bearer", self.api_key), ("session-key", self.session_api_key)) if v
-        ]
-        return "+".join(names) or "none"
-
-    def __repr__(self) -> str:
-        return f"KeyAuth({self.describe()})"
-
-
-def _check_key(value: Any, name: str) -> str | None:
-    if value is None or value == "":
-        return None
-    # The messages never echo the value: it is a secret even when malformed.
-    if not isinstance(value, str):
-        raise InvalidParameter(f"{name} must be a string")
-    if any(ch in value for ch in "\r\n\0") or value != value.strip():
-        raise InvalidParameter(f"{name} contains whitespace or control characters")
-    return value
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or HTTP-date); None if unusable."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when is None:
-            return None
-        seconds = when.timestamp() - time.time()
-    if not math.isfinite(seconds):
-        return None
-    return max(0.0, seconds)
-
-
-def _error_class(status: int) -> type[HTTPStatusError]:
-    if status == 400:
-        return BadRequest
-    if status in (401, 403):
-        return AuthError
-    if status == 404:
-        return NotFound
-    if status == 409:
-        return Conflict
-    if status == 422:
-        return ApiValidationError
-    if status == 429:
-        return RateLimited
-    if status >= 500:
-        return ServerError
-    return HTTPStatusError
 
 
 class HttpCore:
@@ -182,6 +93,7 @@ class HttpCore:
         self._secrets: set[str] = set()
         self.max_retries = max_retries
         self.backoff = float(backoff)
+        self.policy = JitteredBackoff(self.backoff, MAX_BACKOFF)
         url = httpx.URL(base_url)
         if url.scheme not in ("http", "https") or not url.host:
             raise InvalidParameter(
@@ -226,10 +138,6 @@ class HttpCore:
         return self.redact_text(_no_userinfo(url))
 
     # --- requests ----------------------------------------------------------------------------
-
-    def _delay(self, attempt: int) -> float:
-        base = min(MAX_BACKOFF, self.backoff * (2**attempt))
-        return base * random.uniform(0.5, 1.0)
 
     async def request(
         self,
@@ -349,7 +257,7 @@ class HttpCore:
                             raise  # a login page or the like: reading it again won't help
                         error, retry = exc, True  # a page cut off mid-way: read it again
                 else:
-                    error = self._status_error(response, method, url)
+                    error = status_error(response, method, url, self.redact_text, self.redact_data)
                     retry_after = getattr(error, "retry_after", None)
                     if response.status_code == 429:
                         retry = True
@@ -360,7 +268,7 @@ class HttpCore:
                             retry = False  # the server wants a pause longer than we block for
                         delay = retry_after
             if retry and delay is None:
-                delay = self._delay(attempt)
+                delay = self.policy.delay(attempt + 1)
             if retry and time.monotonic() + (delay or 0.0) >= ends:
                 retry = False  # the wait would end past the call's deadline
             if not retry or attempt >= budget:
@@ -382,26 +290,18 @@ class HttpCore:
             )
             await _sleep(delay)
 
-    async def patiently(self, call: Callable[[], Any], what: str = "a page") -> Any:
-        """``await call()``, made again after a pause while the server or the network fails.
+    async def patiently(
+        self,
+        call: Callable[[], Any],
+        what: str = "a page",
+        on_retry: RetryNotice | None = None,
+    ) -> Any:
+        """``await call()``, made again after a pause while the server or the network fails
+        (:func:`~tui.client.backoff.outlast` with this client's policy).
 
-        For walks through many pages (an export): each call has spent its own quick retries,
-        and one unlucky page must not end a walk of a hundred. Up to :data:`WALK_TRIES`
-        calls; a ``Retry-After`` is waited out when it asks for at most
-        :data:`MAX_WALK_WAIT` seconds."""
-        for attempt in range(1, WALK_TRIES + 1):
-            try:
-                return await call()
-            except Exception as exc:
-                if attempt == WALK_TRIES or not is_retryable(exc):
-                    raise
-                asked = getattr(exc, "retry_after", None)
-                if asked is not None and asked > MAX_WALK_WAIT:
-                    raise
-                delay = asked if asked is not None else self._delay(attempt)
-                log.info("%s failed (%s); trying again in %.1fs", what, exc, delay)
-                await _sleep(delay)
-        raise AssertionError("unreachable")
+        For walks through many pages (an export, the insights): each call has spent its own
+        quick retries, and one unlucky page must not end a walk of a hundred."""
+        return await outlast(call, self.policy, what=what, on_retry=on_retry, sleep=_sleep)
 
     @staticmethod
     def _unknown(
@@ -435,56 +335,6 @@ class HttpCore:
                 method=method,
                 url=url,
             ) from None
-
-    def _status_error(self, response: httpx.Response, method: str, url: str) -> OpenHandsError:
-        status = response.status_code
-        body: Any
-        try:
-            body = self.redact_data(response.json()) if response.content else None
-        except ValueError:
-            body = self.redact_text(response.text[:_DETAIL_CHARS])
-        detail = body
-        if isinstance(body, dict):
-            for key in ("detail", "error", "message"):
-                if key in body:
-                    detail = body[key]
-                    break
-        cls = _error_class(status)
-        kwargs: dict[str, Any] = {"status": status, "method": method, "url": url, "detail": detail}
-        summary = _summarise(detail)
-        if cls is ApiValidationError:
-            try:
-                validation = HTTPValidationError.model_validate(body)
-            except Exception:  # noqa: BLE001 - a 422 that is not FastAPI-shaped is still a 422
-                validation = HTTPValidationError()
-            else:
-                summary = validation.summary()
-            kwargs["validation"] = validation
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
-        if cls is RateLimited:
-            kwargs["retry_after"] = retry_after
-        reason = response.reason_phrase or ""
-        message = f"{method} {url} -> {status} {reason}".rstrip()
-        if summary:
-            message += f": {summary}"
-        error = cls(message, **kwargs)
-        if status == 503 and retry_after is not None:
-            error.retry_after = retry_after  # type: ignore[attr-defined] # "come back in N s"
-        return error
-
-
-def _summarise(detail: Any) -> str:
-    if detail is None or detail == "":
-        return ""
-    if isinstance(detail, str):
-        text = detail
-    else:
-        try:
-            text = jsonlib.dumps(detail, ensure_ascii=False, separators=(",", ":"))
-        except (TypeError, ValueError):
-            text = repr(detail)
-    text = " ".join(text.split())
-    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
 
 
 def _cut_off_json(response: httpx.Response) -> bool:

@@ -113,16 +113,16 @@ class StartCalls(ConversationCalls):
         task = await self.start_conversation(request, **fields)
         last_status: Any = object()
         while True:
-            status = getattr(task.status, "value", task.status)
+            status = str(task.status)
             if status != last_status:
                 last_status = status
                 if on_progress is not None:
                     result = on_progress(task)
                     if inspect.isawaitable(result):
                         await result
-            if status == StartTaskStatus.READY.value:
+            if status == StartTaskStatus.READY:
                 break
-            if status == StartTaskStatus.ERROR.value:
+            if status == StartTaskStatus.ERROR:
                 shown = self._redacted_task(task)
                 detail = f": {shown.detail}" if shown.detail else ""
                 raise StartTaskFailed(

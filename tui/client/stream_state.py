@@ -45,7 +45,7 @@ from tui.models import (
 from tui.models.events import ServerErrorEvent
 from tui.models.parse import AnyEvent, RawEvent
 
-from .stream import StreamEvent, StreamStatus, is_transient
+from .stream_items import StreamEvent, StreamStatus, is_transient
 
 Aspect = str
 

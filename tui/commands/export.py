@@ -21,14 +21,14 @@ from typing import Any
 from .connect import keys_sent, load_settings, make_client, quiet_client_logs
 
 PROG = "ohtui export"
-_UUID = re.compile(
+UUID_PATTERN = re.compile(
     r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
 )
 #: ``(client, stop)`` of the folder server over a path, or None after saying why (tui.cli).
 OpenFolder = Callable[[str], "tuple[Any, Callable[[], None]] | None"]
 
 
-def _looks_like_folder(text: str) -> bool:
+def looks_like_folder(text: str) -> bool:
     """An id never holds a path separator; a word that is a folder here is one too."""
     if os.sep in text or (os.altsep and os.altsep in text) or text.startswith(("~", ".")):
         return True
@@ -64,11 +64,11 @@ def run_export(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     if folder is None:
         if conversation is None:
             return _usage("name a conversation (an id) or a conversation folder")
-        if _looks_like_folder(conversation):
+        if looks_like_folder(conversation):
             folder, conversation = conversation, None
     if folder is not None and args.shared:
         return _usage("--shared reads a server's shared conversation, not a local folder")
-    if folder is not None and conversation and _UUID.fullmatch(conversation):
+    if folder is not None and conversation and UUID_PATTERN.fullmatch(conversation):
         conversation = conversation.replace("-", "").lower()  # folders are named by hex id
 
     quiet_client_logs()

@@ -26,7 +26,7 @@ KIND_NAMES = {
 
 
 def _kind_line(kind: Any, origin: str) -> str:
-    value = str(getattr(kind, "value", kind))
+    value = str(kind)
     return f"{'kind':<13}{value} ({KIND_NAMES.get(value, value)})  [{origin}]"
 
 
@@ -51,7 +51,7 @@ async def _detect(client: Any, forced: bool) -> tuple[Any, int | None]:
 
     async def probe() -> tuple[Any, int | None]:
         info = await client.detect(refresh=True)
-        kind = str(getattr(info.kind, "value", info.kind))
+        kind = str(info.kind)
         if forced and kind == "agent":
             info = await client.server_info()  # a forced kind is not probed: ask for details
         count = await client.count_conversations() if kind in ("app", "agent") else None

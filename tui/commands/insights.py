@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from .connect import keys_sent, load_settings, make_client, quiet_client_logs
-from .export import _UUID, OpenFolder, _looks_like_folder
+from .export import UUID_PATTERN, OpenFolder, looks_like_folder
 
 PROG = "ohtui insights"
 
@@ -52,11 +52,11 @@ def run_insights(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     if folder is None:
         if conversation is None:
             return _usage("name a conversation (an id) or a conversation folder")
-        if _looks_like_folder(conversation):
+        if looks_like_folder(conversation):
             folder, conversation = conversation, None
     if folder is not None and args.shared:
         return _usage("--shared reads a server's shared conversation, not a local folder")
-    if folder is not None and conversation and _UUID.fullmatch(conversation):
+    if folder is not None and conversation and UUID_PATTERN.fullmatch(conversation):
         conversation = conversation.replace("-", "").lower()  # folders are named by hex id
 
     quiet_client_logs()

@@ -54,10 +54,6 @@ class Resolved:
     #: problems that stop ohtui from connecting (a referenced key that is missing)
     errors: list[str] = field(default_factory=list)
 
-    @property
-    def config_path(self) -> Path:
-        return self.location.path
-
     def secrets(self) -> list[str]:
         """Every key value known to this run (flags, env, profile references)."""
         values = [self.api_key, self.session_key, self.settings.api_key, self.settings.session_key]

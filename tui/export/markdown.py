@@ -274,7 +274,7 @@ class MarkdownExporter:
         source = f"{inline(event.analyzer)}, policy {inline(event.policy)}"
         listed = []
         for action_id, risk in event.risks.items():
-            level = getattr(risk, "value", str(risk))
+            level = str(risk)
             pending = self._by_action.get(action_id)
             if pending is not None:
                 pending.risks.append(f"**Risk: {inline(level)}** ({source})")

@@ -162,6 +162,16 @@ def write_export(
     return count
 
 
+def record_info(record: Any) -> dict[str, str]:
+    """The lines under a transcript's title from the conversation's record (an
+    ``AppConversation``): the same from ``ohtui export`` and from the app's ``ctrl+s``."""
+    return {
+        "Created": (record.created_at or "")[:19].replace("T", " "),
+        "Model": record.llm_model or "",
+        "Repository": record.selected_repository or "",
+    }
+
+
 async def export_conversation(
     client: Any,
     conversation_id: str,
@@ -194,11 +204,7 @@ async def export_conversation(
             if record is None:
                 raise ExportError(f"no conversation {conversation_id!r} on this server")
             title = record.title
-            info = {
-                "Created": (record.created_at or "")[:19].replace("T", " "),
-                "Model": record.llm_model or "",
-                "Repository": record.selected_repository or "",
-            }
+            info = record_info(record)
 
     async def emit(text: str) -> None:
         if text:
@@ -208,13 +214,20 @@ async def export_conversation(
 
     exporter = Exporter(fmt, conversation_id=conversation_id, title=title, info=info)
     chars = 0
-    await emit(exporter.header())
+    # the header waits for the first page: a walk that fails at once (no shared route, a
+    # refused key) leaves nothing half-written on stdout
+    header: str | None = exporter.header()
     async for event in client.iter_events(conversation_id, shared=shared):
+        if header is not None:
+            await emit(header)
+            header = None
         chunk = exporter.feed(event)
         chars += len(chunk)
         await emit(chunk)
         if progress is not None and exporter.count % PROGRESS_EVERY == 0:
             progress(ExportProgress(exporter.count, None, chars))
+    if header is not None:
+        await emit(header)
     await emit(exporter.finish())
     if progress is not None:
         progress(ExportProgress(exporter.count, None, chars, done=True))

@@ -7,7 +7,7 @@ content and the legacy Message flags are stripped on load (the SDK does the same
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
@@ -32,7 +32,7 @@ def _strip(data: Any, keys: frozenset[str]) -> Any:
     return data
 
 
-class SecurityRisk(str, Enum):
+class SecurityRisk(StrEnum):
     UNKNOWN = "UNKNOWN"
     LOW = "LOW"
     MEDIUM = "MEDIUM"

@@ -6,7 +6,7 @@ working, so unknown fields are kept rather than rejected.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import Field
@@ -14,7 +14,7 @@ from pydantic import Field
 from .base import OpenRecord
 
 
-class SandboxStatus(str, Enum):
+class SandboxStatus(StrEnum):
     STARTING = "STARTING"
     RUNNING = "RUNNING"
     PAUSED = "PAUSED"
@@ -22,7 +22,7 @@ class SandboxStatus(str, Enum):
     MISSING = "MISSING"
 
 
-class ExecutionStatus(str, Enum):
+class ExecutionStatus(StrEnum):
     IDLE = "idle"
     RUNNING = "running"
     PAUSED = "paused"
@@ -32,12 +32,8 @@ class ExecutionStatus(str, Enum):
     STUCK = "stuck"
     DELETING = "deleting"
 
-    @property
-    def is_terminal(self) -> bool:
-        return self in (ExecutionStatus.FINISHED, ExecutionStatus.ERROR, ExecutionStatus.STUCK)
 
-
-class StartTaskStatus(str, Enum):
+class StartTaskStatus(StrEnum):
     WORKING = "WORKING"
     WAITING_FOR_SANDBOX = "WAITING_FOR_SANDBOX"
     PREPARING_REPOSITORY = "PREPARING_REPOSITORY"
@@ -47,20 +43,6 @@ class StartTaskStatus(str, Enum):
     STARTING_CONVERSATION = "STARTING_CONVERSATION"
     READY = "READY"
     ERROR = "ERROR"
-
-
-class ConversationTrigger(str, Enum):
-    RESOLVER = "resolver"
-    GUI = "gui"
-    SUGGESTED_TASK = "suggested_task"
-    OPENHANDS_API = "openhands_api"
-    SLACK = "slack"
-    MICROAGENT_MANAGEMENT = "microagent_management"
-    JIRA = "jira"
-    JIRA_DC = "jira_dc"
-    LINEAR = "linear"
-    BITBUCKET = "bitbucket"
-    AUTOMATION = "automation"
 
 
 class TokenUsage(OpenRecord):
@@ -163,7 +145,3 @@ class SandboxSpecInfo(OpenRecord):
 class SandboxSpecPage(OpenRecord):
     items: list[SandboxSpecInfo]
     next_page_id: str | None = None
-
-
-class SuccessResponse(OpenRecord):
-    success: bool

@@ -6,13 +6,13 @@ shown) before the ~150 event, action and observation models are built.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class EventSortOrder(str, Enum):
+class EventSortOrder(StrEnum):
     TIMESTAMP = "TIMESTAMP"
     TIMESTAMP_DESC = "TIMESTAMP_DESC"
 

@@ -14,11 +14,11 @@ import json
 import os
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tui.lru import LRU
 from tui.models import NON_VIEWABLE_KINDS
 
 from .folder_files import Unreadable, clean_text, read_event_file
@@ -63,8 +63,9 @@ class FolderEvents(Store):
         super().__init__(":memory:")
         self._folder_lock = threading.RLock()
         self.logs: dict[str, FolderLog] = {}
-        self._bodies: OrderedDict[tuple[str, int], str] = OrderedDict()
-        self._body_chars = 0
+        self._bodies: LRU[tuple[str, int], str] = LRU(
+            BODY_CACHE, max_weight=BODY_CACHE_CHARS, weigh=len
+        )
         #: unreadable files: the file's (mtime, size) when looked at, and the row served
         self._bad: dict[tuple[str, int], tuple[tuple[int, int] | None, str]] = {}
         #: per conversation, the last log position sent to websocket followers
@@ -89,7 +90,6 @@ class FolderEvents(Store):
         key = (cid, seq)
         text = self._bodies.get(key)
         if text is not None:
-            self._bodies.move_to_end(key)
             return text
         log = self.logs[cid]
         path = log.path(seq)
@@ -115,21 +115,12 @@ class FolderEvents(Store):
             self._bad[key] = (stamp, text)
         else:
             self._bad.pop(key, None)
-            self._cache(key, text)
+            self._bodies.set(key, text)
         timestamp = event.get("timestamp")
         timestamp = clean_text(timestamp[:64]) if isinstance(timestamp, str) else ""
         kind = event.get("kind")
         log.info[seq] = (timestamp, kind[:200] if isinstance(kind, str) else "")
         return text
-
-    def _cache(self, key: tuple[str, int], text: str) -> None:
-        self._bodies[key] = text
-        self._body_chars += len(text)
-        while len(self._bodies) > BODY_CACHE or (
-            self._body_chars > BODY_CACHE_CHARS and len(self._bodies) > 1
-        ):
-            _, dropped = self._bodies.popitem(last=False)
-            self._body_chars -= len(dropped)
 
     def _info(self, cid: str, seq: int) -> tuple[str, str] | None:
         info = self.logs[cid].info[seq]

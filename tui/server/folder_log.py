@@ -73,6 +73,11 @@ class FolderLog:
         Log order is the index in the file name. A file that appears later with an index below
         the newest one (never done by the SDK, which numbers under a lock) goes at the end, so
         positions already served never move."""
+        if self.directory == self.folder and not self.files:
+            # no event yet: the SDK makes events/ with the first one
+            found = events_dir(self.folder)
+            if found is not None and found != self.directory:
+                self.directory, self._stamp = found, None
         try:
             stamp = os.stat(self.directory).st_mtime_ns
             if stamp == self._stamp:

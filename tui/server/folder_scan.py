@@ -14,15 +14,27 @@ from pathlib import Path
 EVENT_FILE = re.compile(r"^event-(\d{5,})-([0-9a-fA-F-]{8,})\.json$")
 
 
+#: what the SDK writes into a conversation folder before its first event
+STATE_FILES = ("base_state.json", "meta.json")
+
+
 def conversation_folders(path: Path) -> list[Path]:
     """``path`` itself when it is one conversation folder, else its conversation subfolders."""
-    if events_dir(path) is not None:
+    if is_conversation_folder(path):
         return [path]
     return (
-        sorted(p for p in path.iterdir() if p.is_dir() and events_dir(p) is not None)
+        sorted(p for p in path.iterdir() if p.is_dir() and is_conversation_folder(p))
         if path.is_dir()
         else []
     )
+
+
+def is_conversation_folder(folder: Path) -> bool:
+    """Event files, or (a conversation started with no message yet) the SDK's state files
+    beside an empty or missing ``events/``: listed too, its events picked up as they come."""
+    if events_dir(folder) is not None:
+        return True
+    return any((folder / name).is_file() for name in STATE_FILES)
 
 
 def events_dir(folder: Path) -> Path | None:

@@ -123,9 +123,11 @@ async def sweep(hub: Any, store: FolderStore) -> None:
             conv.broadcast(texts)
             conv.known_seq = store.announced[cid]
         await asyncio.to_thread(store.state_changed, cid)
-        status = (store.get_conversation(cid) or {}).get("execution_status")
+        record = store.get_conversation(cid) or {}
+        status = record.get("execution_status")
         if status and status != conv.status:  # base_state.json moved on: tell the followers
             conv.status = status
+            conv.builder.set_totals(record.get("metrics"))  # its stats now, not the first ones
             conv.broadcast_full_state()
 
 

@@ -31,7 +31,7 @@ from typing import Any
 from .folder_events import FolderEvents, locked
 from .folder_files import clean_text, metrics_from_state, read_json_or_none
 from .folder_log import FolderLog, file_time, trusted_stamp
-from .folder_scan import conversation_folders, dir_entries, events_dir
+from .folder_scan import conversation_folders, dir_entries, is_conversation_folder
 from .times import sort_key
 from .views import conversation_info
 
@@ -102,7 +102,7 @@ class FolderStore(FolderEvents):
             return []
         if stamp != self._root_stamp:
             self._root_stamp = trusted_stamp(stamp)
-            if events_dir(self.root) is not None:
+            if is_conversation_folder(self.root):
                 candidates = [self.root]
             else:
                 candidates = [
@@ -111,7 +111,7 @@ class FolderStore(FolderEvents):
             self._waiting.update(folder for folder in candidates if folder not in self._folders)
         added = []
         for folder in sorted(self._waiting):
-            if events_dir(folder) is not None:
+            if is_conversation_folder(folder):
                 self._waiting.discard(folder)
                 self._folders[folder] = cid = self._add_folder(folder)
                 added.append(cid)

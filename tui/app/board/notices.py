@@ -30,6 +30,17 @@ WORDS = {
 Change = tuple[object, str | None, str | None]  # (row, old, new)
 
 
+def app_newsworthy(app: object) -> Callable[[str | None, str | None], bool]:
+    """Whether the app would tell a change (its notifier's statuses; a first sight is not
+    a change): what the gate counts against its window."""
+
+    def newsworthy(old: str | None, new: str | None) -> bool:
+        statuses = getattr(getattr(app, "notifier", None), "statuses", ())
+        return old is not None and new != old and new in statuses
+
+    return newsworthy
+
+
 class NoticeGate:
     def __init__(
         self,

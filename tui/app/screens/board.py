@@ -26,7 +26,7 @@ from tui.text import one_line
 from ..board import steer
 from ..board.feed import BoardFeed
 from ..board.model import BY_KEY, BoardModel
-from ..board.notices import NoticeGate
+from ..board.notices import NoticeGate, app_newsworthy
 from ..board.options import BoardOptions
 from ..board.sources import board_sources
 from ..messages import AgentStatusChanged
@@ -79,7 +79,7 @@ class BoardScreen(Screen):
         self.model = BoardModel(clock=time.monotonic)
         self.feed: BoardFeed | None = None
         self._changes: list[tuple[BoardRow, str | None, str | None]] = []
-        self._gate = NoticeGate(self._newsworthy)
+        self._gate = NoticeGate(app_newsworthy(self.app))
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="board-filter-row"):
@@ -112,10 +112,6 @@ class BoardScreen(Screen):
 
     def _status_changed(self, row: BoardRow, old: str | None, new: str | None) -> None:
         self._changes.append((row, old, new))  # told at the next flush, a few at a time
-
-    def _newsworthy(self, old: str | None, new: str | None) -> bool:
-        statuses = getattr(getattr(self.app, "notifier", None), "statuses", ())
-        return old is not None and new != old and new in statuses
 
     def _tell(self) -> None:
         """Status changes to the app (it notifies as for any watched conversation)."""
@@ -249,6 +245,10 @@ class BoardScreen(Screen):
         if not rows:
             return
         what = "this agent" if len(rows) == 1 else f"these {len(rows)} agents"
+        several = self.feed is not None and len(self.feed.sources) > 1
+        names = [f"{row.source}: {row.title}" if several else row.title for row in rows[:5]]
+        if len(rows) > 5:
+            names.append(f"and {len(rows) - 5} more")
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -256,7 +256,10 @@ class BoardScreen(Screen):
 
         self.app.push_screen(
             ConfirmScreen(
-                f"Interrupt {what} now?\nThe model call in flight is cancelled.", "Interrupt"
+                f"Interrupt {what} now?\n"
+                + "".join(f"  {one_line(name, 100)}\n" for name in names)
+                + "The model call in flight is cancelled.",
+                "Interrupt",
             ),
             answered,
         )

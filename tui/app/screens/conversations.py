@@ -6,6 +6,11 @@ other loaded rows by id (gone ones go); relative times tick with it. Rows are ke
 so the cursor stays on its conversation through refreshes, reorderings and a return from
 another screen. Sub-conversations sit under their parents (``conversation_rows.py``). The
 line under the table names the selected conversation whole (``c`` copies its id).
+
+``s`` sorts the loaded rows by cost, tokens or duration (the server's figures; unknown ones
+last) and back to the server's order, ``o`` turns the order round, a click on a column's
+title sorts by it; ``$`` shows or hides a chart of the listed rows' costs (shown by default
+only where the table keeps room: at least 120×40).
 """
 
 from __future__ import annotations
@@ -23,15 +28,19 @@ from textual.widgets import DataTable, Input, Static
 
 from tui.text import one_line
 
+from ..board.notices import NoticeGate, app_newsworthy
 from ..conversation_rows import ConversationRows, conversation_cells, conversation_detail
+from ..conversation_sort import sort_line, sorter
 from ..format import status_value, title_of
 from ..messages import AgentStatusChanged
 from ..screen_state import shown
 from ..server_marks import plural
 from ..table_columns import conversation_columns
 from ..themes import theme_style
+from ..widgets.cost_chart import CostChart
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
+from .conversations_sorting import SortedList
 from .errors import describe_error
 from .new_conversation import ConversationStarts
 
@@ -43,7 +52,7 @@ POLL_S = 4.0  # a status changed elsewhere shows within this (plus the request)
 BATCH = 99  # ids per batch get
 
 
-class ConversationsScreen(ConversationStarts, Screen):
+class ConversationsScreen(SortedList, ConversationStarts, Screen):
     AUTO_FOCUS = "#conversations"
     BINDING_GROUP_TITLE = "Conversations"
     BINDINGS = [
@@ -52,6 +61,11 @@ class ConversationsScreen(ConversationStarts, Screen):
         Binding("n", "new", "New conversation", id="conversations.new"),
         Binding("ctrl+r", "refresh", "Refresh", id="conversations.refresh"),
         Binding("c", "copy_id", "Copy id", id="conversations.copy-id"),
+        Binding("s", "sort", "Sort", id="conversations.sort"),
+        Binding("o", "order", "Order", show=False, id="conversations.order"),
+        Binding(
+            "dollar_sign", "cost_chart", "Cost chart", show=False, id="conversations.cost-chart"
+        ),
         Binding("i", "sandbox_ids", "Sandbox ids", show=False, id="conversations.sandbox-ids"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="conversations.clear"),
     ]
@@ -69,6 +83,9 @@ class ConversationsScreen(ConversationStarts, Screen):
         self._cursor_id: str | None = None
         self._sandbox_ids = False
         self._polling = False
+        #: status notifications a few at a time, the rest summed up (twenty agents changing
+        #: at once would cover the list with toasts)
+        self._gate = NoticeGate(app_newsworthy(self.app))
 
     @property
     def _rows(self) -> dict[str, AppConversation]:
@@ -81,19 +98,23 @@ class ConversationsScreen(ConversationStarts, Screen):
                 placeholder="title contains… (enter to apply, esc to clear)", id="conv-filter"
             )
         yield FittedTable(self._layout(), id="conversations", cursor_type="row", zebra_stripes=True)
+        yield CostChart(id="cost-chart")
         yield Static(id="conversations-detail")
         yield Static(id="conversations-status")
         yield KeyBar()
 
     def _layout(self):
-        local, ids = self.app.local, self._sandbox_ids
-        return lambda width: conversation_columns(width, local=local, sandbox_ids=ids)
+        local, ids, sort, reverse = self.app.local, self._sandbox_ids, self.sort, self.reverse
+        return lambda width: conversation_columns(
+            width, local=local, sandbox_ids=ids, sort=sort, reverse=reverse
+        )
 
     def on_mount(self) -> None:
         table = self.query_one(FittedTable)
         table.border_title = "Conversations"
         self.server_known()
         table.focus()
+        self._place_chart()
         self.reload()
         self.set_interval(POLL_S, self.poll_statuses)
         self.set_interval(1.0, self._tick_start)
@@ -143,7 +164,7 @@ class ConversationsScreen(ConversationStarts, Screen):
         table = self._table()
         if table is None:
             return
-        order = self.rows.order()
+        order = self.rows.order(sorter(self.sort, self.reverse) if self.sort else None)
         wanted = [cid for cid, _ in order]
         shown = table.keys
         if wanted[: len(shown)] == shown:  # the same rows, maybe more below: in place
@@ -158,6 +179,7 @@ class ConversationsScreen(ConversationStarts, Screen):
                 table.cursor_to(keep)
         self._show_detail()
         self._status()
+        self._chart()
 
     def _show_detail(self) -> None:
         table = self._table()
@@ -174,6 +196,10 @@ class ConversationsScreen(ConversationStarts, Screen):
             text.append(f" + {plural(subs, 'sub-conversation')}")
         if self._filter:
             text.append(f" · title contains “{one_line(self._filter, 40)}”")
+        if self.sort:
+            text.append(f" · {sort_line(self.sort, self.reverse)}")
+            if self._next_page:
+                text.append(" (of those loaded)")
         if self._next_page:
             text.append(" · more below")
         start = self.start_line()
@@ -258,6 +284,7 @@ class ConversationsScreen(ConversationStarts, Screen):
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         table = self.query_one(FittedTable)
         self._show_detail()
+        self._chart()
         if self._next_page and not self._loading and event.cursor_row >= table.row_count - 10:
             self.more()
 
@@ -313,16 +340,17 @@ class ConversationsScreen(ConversationStarts, Screen):
         if self._table() is None:
             return
         self._redraw_rows()
-        for cid, conv in self.rows.rows.items():
-            if cid in before:
-                self.post_message(
-                    AgentStatusChanged(
-                        cid,
-                        title_of(conv),
-                        status_value(before[cid]),
-                        status_value(conv.execution_status),
-                    )
-                )
+        rows = self.rows.rows
+        changes = [
+            (cid, status_value(before[cid]), status_value(conv.execution_status))
+            for cid, conv in rows.items()
+            if cid in before
+        ]
+        passed, summary = self._gate.admit(changes)
+        for cid, old, new in passed:
+            self.post_message(AgentStatusChanged(cid, title_of(rows[cid]), old, new))
+        if summary:
+            self.notify(summary, title="Conversations", timeout=8, markup=False)
 
     # --- actions -------------------------------------------------------------------------
 

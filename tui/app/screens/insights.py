@@ -1,7 +1,7 @@
 """Insights of one conversation: where the time and the money went (``i`` in a conversation).
 
 A worker walks the whole log page by page into :mod:`tui.insights` (bounded memory, the
-UI free between pages), through outages with the event store's backoff, showing how far it
+UI free between pages), through outages with the client's one retry policy, showing how far it
 got; the result is kept per conversation (:data:`CACHE`), so reopening is instant, and a
 conversation that grew since is read again by itself. Tabs keep 80×24 readable: the
 answers at a glance, the timeline drawn, then one table per question. Enter on a row of
@@ -12,7 +12,6 @@ event's id: the conversation screen moves its list there.
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from typing import Any
 
 from rich.style import Style
@@ -25,13 +24,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static, TabbedContent, TabPane
 
-from tui.client import is_retryable
 from tui.insights import Insights
 from tui.insights.load import InsightsWalk, start_walk
 from tui.insights.summary import glance
+from tui.lru import LRU
 from tui.text import clean, one_line
 
-from ..conversation_events import OUTAGE_TRIES, JitteredBackoff
 from ..insight_tables import TABLES
 from ..widgets.fitted_table import FittedTable
 from ..widgets.insight_charts import ActivityPlot, InsightPlot, TotalsPlot
@@ -39,8 +37,8 @@ from ..widgets.key_bar import KeyBar
 from .errors import describe_error
 
 #: Insights kept, newest last: (server, conversation id) → (insights, events read).
-CACHE: OrderedDict[tuple[str, str], tuple[Insights, int]] = OrderedDict()
 CACHE_SIZE = 8
+CACHE: LRU[tuple[str, str], tuple[Insights, int]] = LRU(CACHE_SIZE)
 TABS = ("summary", "timeline", "tools", "slowest", "steps", "models", "failures")
 TAB_TITLES = ("Summary", "Timeline", "Tools", "Slowest", "Steps", "Models", "Failures")
 OPENS = ("slowest", "steps", "failures")  # tables whose rows open an event
@@ -171,7 +169,6 @@ class InsightsScreen(Screen[str | None]):
         self.set_class(self.app.size.height >= TALL, "-tall")
         cached = CACHE.get(cache_key(self.app.client, self.conversation_id))
         if cached is not None:
-            CACHE.move_to_end(cache_key(self.app.client, self.conversation_id))
             found, read = cached
             self.show(found)
             self._status(self._done_text(found))
@@ -186,38 +183,33 @@ class InsightsScreen(Screen[str | None]):
 
     @work(exclusive=True, group="insights")
     async def compute(self) -> None:
-        """Every page of the log into a walk (through outages), then the figures."""
-        backoff, attempt = JitteredBackoff(), 0
-        walk: InsightsWalk | None = None
+        """Every page of the log into a walk, then the figures. A page that fails is tried
+        again through the client's one retry policy (``client.patiently``), never a loop of
+        the screen's own."""
+        client = self.app.client
         self._status("Reading the events…", progress=True)
         loop, shown_at = asyncio.get_running_loop(), 0.0
-        while walk is None or not walk.done:
-            try:
-                if walk is None:
-                    walk = self.walk = await start_walk(
-                        self.app.client, self.conversation_id, shared=self.shared
-                    )
-                else:
-                    await walk.step()
-                attempt = 0
-            except Exception as exc:  # noqa: BLE001 - shown, then tried again or given up
-                attempt += 1
-                if not is_retryable(exc) or attempt >= OUTAGE_TRIES:
-                    self._status(f"Stopped: {describe_error(exc)} · r tries again", error=True)
-                    return
-                delay = backoff.delay(attempt)
-                self._status(f"{describe_error(exc)}; trying again in {delay:.1f}s…", progress=True)
-                await asyncio.sleep(delay)
-                continue
-            if loop.time() - shown_at >= PROGRESS_S:  # a repaint per page would double the time
-                shown_at = loop.time()
-                self._progress(walk)
+
+        def retrying(exc: BaseException, delay: float) -> None:
+            self._status(f"{describe_error(exc)}; trying again in {delay:.1f}s…", progress=True)
+
+        try:
+            walk = self.walk = await client.patiently(
+                lambda: start_walk(client, self.conversation_id, shared=self.shared),
+                "the first page of events",
+                retrying,
+            )
+            while not walk.done:
+                await client.patiently(walk.step, "a page of events", retrying)
+                if loop.time() - shown_at >= PROGRESS_S:  # a repaint per page doubles the time
+                    shown_at = loop.time()
+                    self._progress(walk)
+        except Exception as exc:  # noqa: BLE001 - shown; r tries again
+            self._status(f"Stopped: {describe_error(exc)} · r tries again", error=True)
+            return
         found = walk.finish()
         key = cache_key(self.app.client, self.conversation_id)
-        CACHE[key] = (found, walk.read)
-        CACHE.move_to_end(key)
-        while len(CACHE) > CACHE_SIZE:
-            CACHE.popitem(last=False)
+        CACHE.set(key, (found, walk.read))
         self.show(found)
         self._status(self._done_text(found))
 

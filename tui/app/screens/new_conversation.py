@@ -12,6 +12,7 @@ conversation at once from the user's agent settings (``agent_settings_file``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,10 +33,16 @@ from ..server_marks import duration
 from ..themes import theme_style
 from ..widgets.key_bar import KeyBar
 from .errors import server_words
+from .field_keys import FIELD_KEYS
 
 TICK_S = 0.5
 START_POLL_S = 0.5  # how often the start task is asked while it is young (the client slows down)
 AGENT_STATUS = "STARTING"  # a bare agent server's start has no task statuses
+#: After a start on an app server, the typed title is checked this often, this many times:
+#: the real one (openhands-ai 1.11) sets the agent's own title 3–12 s after the first message
+#: (its set-title callback polls the sandbox 4 × 3 s), over the title ohtui applied at READY.
+TITLE_CHECK_S = 4.0
+TITLE_CHECKS = 6
 
 
 @dataclass
@@ -121,7 +128,7 @@ class ConversationStarts:
             return
         app: Any = self.app  # type: ignore[attr-defined]
         info = app.server_info
-        agent = info is not None and getattr(info.kind, "value", info.kind) == "agent"
+        agent = info is not None and info.kind == "agent"
         pending = self.starting()
         if pending is not None:
             pending.watched = True
@@ -141,7 +148,7 @@ class ConversationStarts:
         client = app.client
         try:
             info = app.server_info
-            if info is not None and getattr(info.kind, "value", info.kind) == "agent":
+            if info is not None and info.kind == "agent":
                 progress.seen(AGENT_STATUS)
                 conv = await client.start_agent_conversation(
                     message=message or None, title=title or None
@@ -167,12 +174,27 @@ class ConversationStarts:
                     request, on_progress=on_progress, poll_interval=START_POLL_S
                 )
                 progress.conversation_id = task.app_conversation_id
+                if title and task.app_conversation_id:
+                    self._keep_title(task.app_conversation_id, title)
         except Exception as exc:  # noqa: BLE001 - the server's own words, shown
             progress.error = server_words(exc)
         finally:
             progress.done = True
         progress.changed()
         self._start_finished(progress)
+
+    @work(group="keep-title", exit_on_error=False)
+    async def _keep_title(self, conversation_id: str, title: str) -> None:
+        """The title the user typed, set again if the server replaced it after the start."""
+        client: Any = self.app.client  # type: ignore[attr-defined]
+        for _ in range(TITLE_CHECKS):
+            await asyncio.sleep(TITLE_CHECK_S)
+            try:
+                found = (await client.get_conversations([conversation_id]))[0]
+                if found is not None and found.title != title:
+                    await client.rename_conversation(conversation_id, title)
+            except Exception:  # noqa: BLE001 - a title is not worth a failure
+                return
 
     def _dialog_closed(self, result: str | None) -> None:
         app: Any = self.app  # type: ignore[attr-defined]
@@ -221,6 +243,9 @@ class NewConversationScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="new.cancel"),
         Binding("escape", "stop_waiting", "Stop waiting", id="new.stop-waiting"),
         Binding("ctrl+s", "start", "Start", id="new.start"),
+        *FIELD_KEYS,
+        # enter in the title goes on to the message as it arrives (see field_keys.py)
+        Binding("enter", "next_field", "Next field", show=False, priority=True),
     ]
     CSS_PATH = "new_conversation.tcss"
 
@@ -270,6 +295,9 @@ class NewConversationScreen(ModalScreen[str | None]):
             return not self.running
         if action == "stop_waiting":
             return self.running
+        if action == "next_field":  # elsewhere enter is the field's or the button's own
+            focused = self.focused
+            return focused is not None and focused.id == "new-title" and not self.running
         return True
 
     def draw(self) -> None:
@@ -307,6 +335,9 @@ class NewConversationScreen(ModalScreen[str | None]):
             self.query_one("#new-message", Input).focus()
         else:
             self.action_start()
+
+    def action_next_field(self) -> None:
+        self.set_focus(self.query_one("#new-message", Input))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "new-start":

@@ -9,12 +9,10 @@ moved under it.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
@@ -24,42 +22,19 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.lru import LRU
 from tui.text import one_line
 
 from ..board.model import BY_KEY, board_columns
 from ..board.row import BoardRow
-from ..format import SHORT_STATUSES, STATUS_STYLES, money, tokens
+from ..format import STATUS_STYLES
 from ..table_columns import Column
 from ..themes import theme_style
+from .board_cells import fit_cells, row_cells
 
 GUTTER = 3  # mark, flag, space
 STRIPS = 600  # drawn rows kept (a screenful changes every second: a few seconds' worth)
 RIGHT = frozenset({"steps", "elapsed", "cost", "tokens", "rate", "token_rate"})
-
-
-def duration(seconds: float | None) -> str:
-    """``42s``, ``12m``, ``3h05m``, ``2d``: how long, in at most six cells."""
-    if seconds is None:
-        return ""
-    s = max(0, int(seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m"
-    if s < 86400:
-        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
-    return f"{s // 86400}d"
-
-
-def _fit(text: str, width: int, right: bool = False) -> str:
-    """``text`` in exactly ``width`` cells: cut with an ellipsis, padded to the side."""
-    if width <= 0:
-        return ""
-    size = cell_len(text)
-    if size > width:
-        return set_cell_size(text, width - 1) + "…"
-    pad = " " * (width - size)
-    return pad + text if right else text + pad
 
 
 class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
@@ -138,7 +113,7 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
         self._columns: list[Column] = []
         self._layout_for: tuple[int, bool] | None = None
         self._drawn: tuple[object, int, list[object]] | None = None  # what the lines show
-        self._strips: OrderedDict[tuple[object, ...], Strip] = OrderedDict()
+        self._strips: LRU[tuple[object, ...], Strip] = LRU(STRIPS)
         self._shown_sigs: dict[int, tuple[object, ...]] = {}  # line index → what it shows
         self._server_shown = False
         self._styles: dict[str, Style] = {}
@@ -276,9 +251,8 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
         self._shown_sigs[index] = sig
         strip = self._strips.get(sig)
         if strip is None:
-            strip = self._strips[sig] = self._row(row, width, index == self.cursor)
-            if len(self._strips) > STRIPS:
-                self._strips.popitem(last=False)
+            strip = self._row(row, width, index == self.cursor)
+            self._strips.set(sig, strip)
         return strip
 
     def _signature(self, row: BoardRow, index: int) -> tuple[object, ...]:
@@ -315,42 +289,14 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
             if column.key == self.sort:
                 label += " ▲" if (BY_KEY[column.key].descending == self.reverse) else " ▼"
                 style = self._style("sorted")
-            text = _fit(label, column.width, column.key in RIGHT)
+            text = fit_cells(label, column.width, column.key in RIGHT)
             segments.append(Segment(f" {text} ", style))
         return Strip(segments).adjust_cell_length(width, self._base)
 
     def _cells(self, row: BoardRow) -> dict[str, tuple[str, str]]:
         """Each column's text and style name for ``row``."""
-        now = self._now()
-        dim = "dim" if row.leaving_at is not None else ""
-        status = row.status
-        if status is None:
-            sandbox = (row.sandbox_status or "").lower()
-            label = f"sandbox {sandbox}" if sandbox and sandbox != "running" else "—"
-            status_cell = (label, "dim")
-        else:
-            since = (now - row.status_since).total_seconds() if row.status_since else None
-            label = SHORT_STATUSES.get(status, status)
-            status_cell = (f"{label} {duration(since)}".rstrip(), dim or f"status:{status}")
-        elapsed = (now - row.created).total_seconds() if row.created else None
-        rate = row.rate.per_minute(self._moment())
-        title = row.title
-        if self.servers and not self._server_shown:  # too narrow for the server column
-            title = f"{row.source} · {title}"
-        return {
-            "server": (row.source, dim),
-            "title": (title, dim),
-            "status": status_cell,
-            "step": (row.step or "—", dim or ("" if row.step else "dim")),
-            "steps": ("—" if row.steps is None else f"{row.steps:,}", dim),
-            "elapsed": (duration(elapsed) or "—", dim),
-            "cost": (money(row.cost), dim),
-            "tokens": (tokens(row.tokens), dim),
-            "rate": ("—" if rate is None else money(rate[0]), dim or "dim"),
-            "token_rate": ("—" if rate is None else tokens(round(rate[1])), dim or "dim"),
-            # an error of an earlier run is history: dim unless the run stopped on one
-            "error": (row.error, dim or ("error" if status in ("error", "stuck") else "dim")),
-        }
+        source_in_title = self.servers and not self._server_shown  # no room for its column
+        return row_cells(row, self._now(), self._moment(), source_in_title)
 
     def _row(self, row: BoardRow, width: int, is_cursor: bool) -> Strip:
         base = self._base
@@ -366,7 +312,7 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
             cells = self._cells(row)
             for column in self.columns:
                 text, style = cells[column.key]
-                fitted = _fit(text, column.width, column.key in RIGHT)
+                fitted = fit_cells(text, column.width, column.key in RIGHT)
                 segments.append(Segment(f" {fitted} ", self._style(style) if style else base))
         over = self._style("cursor") if is_cursor else self._style("marked") if marked else None
         if over is not None:
@@ -396,12 +342,12 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
         out = []
         used = GUTTER + 1
         if self._server_shown:
-            cell = f" {_fit(row.source, self.columns[0].width)} "
+            cell = f" {fit_cells(row.source, self.columns[0].width)} "
             out.append(Segment(cell, self._base))
             used += len(cell)
         elif self.servers:
             text = f"{row.source} · {text}"
-        out.append(Segment(" " + _fit(text, width - used - 1), self._style("failure")))
+        out.append(Segment(" " + fit_cells(text, width - used - 1), self._style("failure")))
         return out
 
     # --- cursor --------------------------------------------------------------------------

@@ -15,7 +15,15 @@ from textual.widgets import Static
 
 from tui.text import clean
 
-from ..format import conversation_cost, money, sandbox_text, status_text, title_of, tokens
+from ..format import (
+    conversation_cost,
+    has_sandbox,
+    money,
+    sandbox_text,
+    status_text,
+    title_of,
+    tokens,
+)
 from ..themes import theme_style
 
 if TYPE_CHECKING:
@@ -63,14 +71,25 @@ class ConversationHeader(Static):
         self.conversation_id = conversation_id
         self.fallback_title = title  # what the list said, until the record is loaded
         self.shared = shared
-        self._shown: tuple[AppConversation | None, StreamState | None] = (None, None)
+        self._shown: tuple[AppConversation | None, StreamState | None, tuple | None] = (
+            None,
+            None,
+            None,
+        )
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show(*self._shown))
 
-    def show(self, conversation: AppConversation | None, live: StreamState | None) -> None:
-        """Draw from the record (None: not loaded yet) and the live stream's state."""
-        self._shown = (conversation, live)  # drawn again if the theme changes
+    def show(
+        self,
+        conversation: AppConversation | None,
+        live: StreamState | None,
+        seen: tuple[float, int] | None = None,
+    ) -> None:
+        """Draw from the record (None: not loaded yet) and the live stream's state;
+        ``seen``: the newest cost and tokens among the loaded events, for a record that
+        has none."""
+        self._shown = (conversation, live, seen)  # drawn again if the theme changes
         conv = conversation
         text = Text()
         if conv is not None or self.fallback_title:
@@ -92,8 +111,9 @@ class ConversationHeader(Static):
                 else conv.execution_status
             )
             text.append_text(status_text(status))
-            text.append("   sandbox ")
-            text.append_text(sandbox_text(conv))
+            if has_sandbox(conv):
+                text.append("   sandbox ")
+                text.append_text(sandbox_text(conv))
             mark = live_mark(live, local=self.app.local)
             if mark:  # before cost and model: a narrow terminal cuts the line's end
                 text.append("   ")
@@ -101,6 +121,8 @@ class ConversationHeader(Static):
             cost, used = conversation_cost(conv)
             if live is not None and (live.cost or live.total_tokens):
                 cost, used = live.cost, live.total_tokens
+            elif not cost and not used and seen is not None and any(seen):
+                cost, used = seen
             text.append(f"   cost {money(cost)}   tokens {tokens(used)}")
             if conv.llm_model:
                 text.append(f"   model {clean(conv.llm_model)}", style="dim")

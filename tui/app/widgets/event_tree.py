@@ -27,8 +27,7 @@ from textual.widgets.tree import TreeNode
 
 from tui.models import EventTree
 
-from ..rows import KIND_LABELS, EventRow
-from ..themes import theme_style
+from ..rows import EventRow
 from ..tree_outline import (
     LineItem,
     MainBranch,
@@ -39,6 +38,16 @@ from ..tree_outline import (
     TreeWalk,
     finish,
     slices,
+)
+from .tree_nodes import (
+    Branch,
+    EventNode,
+    More,
+    event_label,
+    first_words,
+    more_label,
+    run_label,
+    side_label,
 )
 
 EXPAND_CHUNK = 500
@@ -60,24 +69,6 @@ class TreeSource(Protocol):
     def build_tree(self) -> EventTree:
         """The tree over ``rows``, extended (or rebuilt) to every row there is."""
         ...
-
-
-@dataclass(frozen=True)
-class Branch:
-    """A branch starting at ``start``: expanding shows its own line."""
-
-    start: int
-
-
-@dataclass(frozen=True)
-class EventNode:
-    position: int
-
-
-@dataclass(frozen=True)
-class More:
-    run: Run
-    offset: int
 
 
 class EventTreeView(Tree, inherit_bindings=True):
@@ -300,7 +291,7 @@ class EventTreeView(Tree, inherit_bindings=True):
         self._walk, self._outline, self.shown_size = walk, outline, outline.size
         self.root.label = Text(f"conversation · {outline.size:,} events")
         node.data = now
-        node.set_label(self._run_label(now))
+        node.set_label(run_label(self._walk, now))
         if node.children:  # open: its leaves, then at most one "… more"
             tail = node.children[-1]
             if isinstance(tail.data, More):
@@ -323,33 +314,26 @@ class EventTreeView(Tree, inherit_bindings=True):
     def fork_count(self) -> int:
         return len(self.forks)
 
+    def first_words(self, pos: int) -> Text:
+        """What a branch starting at ``pos`` is labelled with (its first message's words)."""
+        return first_words(self._walk, pos)
+
     def _add_items(self, parent: TreeNode, items: Sequence[LineItem]) -> None:
         """Add a line: runs at this indent, side branches nested."""
         for item in items:
             if isinstance(item, Run):
                 self._add_run(parent, item)
             elif isinstance(item, SideBranch):
-                parent.add(self._side_label(item), data=Branch(item.start), allow_expand=True)
+                parent.add(side_label(self._walk, item), data=Branch(item.start), allow_expand=True)
             elif isinstance(item, MoreBranches):
-                parent.add_leaf(self._more_label(item), data=item)
+                parent.add_leaf(more_label(item), data=item)
             elif isinstance(item, MainBranch):
                 label = Text.assemble(
                     ("↳ ", "bold"),
                     ("newest branch, continues below · ", "dim"),
-                    self._first_words(item.start),
+                    first_words(self._walk, item.start),
                 )
                 parent.add_leaf(label, data=Branch(item.start))
-
-    def _side_label(self, item: SideBranch) -> Text:
-        return Text.assemble(
-            ("↳ ", "bold"),
-            (f"branch · {item.size:,} events · ", "dim"),
-            self._first_words(item.start),
-        )
-
-    @staticmethod
-    def _more_label(more: MoreBranches) -> Text:
-        return Text(f"↳ … {more.count:,} more branches (⏎)", style="dim italic")
 
     def _open_branches(self, node: TreeNode, more: MoreBranches) -> None:
         """List the next chunk of a fork's folded side branches where ``node`` stands."""
@@ -357,56 +341,21 @@ class EventTreeView(Tree, inherit_bindings=True):
         if parent is None:
             return
         for item in finish(self._walk.side_branches(more, EXPAND_CHUNK)):
-            parent.add(self._side_label(item), data=Branch(item.start), before=node)
+            parent.add(side_label(self._walk, item), data=Branch(item.start), before=node)
         rest = MoreBranches(more.sides, min(len(more.sides), more.offset + EXPAND_CHUNK))
         if rest.count:
             node.data = rest
-            node.set_label(self._more_label(rest))
+            node.set_label(more_label(rest))
         else:
             node.remove()
 
     def _add_run(self, parent: TreeNode, run: Run) -> None:
         if len(run.positions) == 1:
-            parent.add_leaf(self._event_label(run.positions[0]), data=EventNode(run.positions[0]))
+            parent.add_leaf(
+                event_label(self._walk, run.positions[0]), data=EventNode(run.positions[0])
+            )
             return
-        parent.add(self._run_label(run), data=run, allow_expand=True)
-
-    def _run_label(self, run: Run) -> Text:
-        first, last = run.positions[0], run.positions[-1]
-        return Text.assemble(
-            (f"{self._time(first)}–{self._time(last)} ", "dim"),
-            (f"{len(run.positions):,} events ", "bold"),
-            self._first_words(first) if first < len(self._walk.rows) else "",
-        )
-
-    def _time(self, pos: int) -> str:
-        return self._walk.rows[pos].time if pos < len(self._walk.rows) else "?"
-
-    def _first_words(self, pos: int) -> Text:
-        """The first message text at or after ``pos`` on its run, else the event summary."""
-        rows = self._walk.rows
-        node = pos
-        for _ in range(50):
-            row = rows[node]
-            if row.kind == "MessageEvent":
-                return Text(row.summary[:60])
-            real = self.real_children(node)
-            if len(real) != 1:
-                break
-            node = real[0]
-        return Text(rows[pos].summary[:60]) if pos < len(rows) else Text("")
-
-    def _event_label(self, pos: int) -> Text:
-        row = self._walk.rows[pos]
-        style = theme_style("$error bold") if row.is_error else ""
-        kids = len(self.real_children(pos))
-        fork = f"  ↳ {kids} branches" if kids > 1 else ""
-        return Text.assemble(
-            (f"{row.time} ", "dim"),
-            (f"{KIND_LABELS.get(row.kind, row.kind)} ", style or "bold"),
-            row.summary[:80],
-            (fork, "bold"),
-        )
+        parent.add(run_label(self._walk, run), data=run, allow_expand=True)
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded) -> None:
         node = event.node
@@ -424,7 +373,7 @@ class EventTreeView(Tree, inherit_bindings=True):
     def _fill_run(self, node: TreeNode, run: Run, offset: int) -> None:
         chunk = run.positions[offset : offset + EXPAND_CHUNK]
         for pos in chunk:
-            node.add_leaf(self._event_label(pos), data=EventNode(pos))
+            node.add_leaf(event_label(self._walk, pos), data=EventNode(pos))
         rest = len(run.positions) - offset - len(chunk)
         if rest > 0:
             node.add_leaf(
@@ -448,7 +397,9 @@ class EventTreeView(Tree, inherit_bindings=True):
         elif isinstance(data, Run):
             self.post_message(self.EventChosen(data.positions[0]))
         elif isinstance(data, Branch):
-            self.post_message(self.BranchChosen(data.start, self._first_words(data.start).plain))
+            self.post_message(
+                self.BranchChosen(data.start, first_words(self._walk, data.start).plain)
+            )
 
     # --- keys -------------------------------------------------------------------------------
 
@@ -487,4 +438,4 @@ class EventTreeView(Tree, inherit_bindings=True):
             else None
         )
         if pos is not None:
-            self.post_message(self.BranchChosen(pos, self._first_words(pos).plain))
+            self.post_message(self.BranchChosen(pos, first_words(self._walk, pos).plain))

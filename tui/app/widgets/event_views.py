@@ -8,11 +8,8 @@ text is abbreviated, and secrets are masked before anything is drawn (the one po
 come from the theme (``themes.theme_style``); the pane's stylesheet styles the
 ``detail-*`` classes.
 
-Bounded work (why): this runs on the UI's loop when the cursor lands on an event, so its
-cost must not follow the input's shape. Diffs come from ``tui.models.textdiff`` (linear:
-a crafted 200k-character edit froze the app 5–11 s under ``difflib``) and show at most
-:data:`MAX_DIFF_LINES` lines of at most :data:`MAX_JSON_LINE` characters, saying what was
-cut; only the part of a long text that can be shown is searched for secrets.
+The pieces (literal text, masked text, diffs, JSON, all bounded) are ``detail_parts.py``;
+this module decides which pieces each kind gets.
 
 To draw a new kind: write ``_<kind>(event, paired) -> list[Widget]`` and add it to
 :data:`BODIES`.
@@ -23,21 +20,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from rich.highlighter import JSONHighlighter
-from rich.style import Style
-from rich.text import Span, Text
+from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from tui.models import RawEvent
 from tui.models.content import TextContent
-from tui.models.jsontext import json_text
 from tui.models.parse import event_json
-from tui.models.redact import redact, redact_text
-from tui.models.textdiff import unified_diff
-from tui.text import MASK_MARGIN, abbreviate, clean, one_line
+from tui.text import clean
 
 from ..themes import theme_style
+from .detail_parts import (
+    diff_text,
+    json_view,
+    literal,
+    masked,
+    short,
+)
 from .fields_view import fields_widgets
 from .risk_views import security_widgets
 
@@ -49,33 +48,8 @@ if TYPE_CHECKING:
     from tui.models.tools import TaskItem
 
 MAX_MARKDOWN = 20_000
-#: Longest single line of the raw JSON view; a 1 MB string value is cut with a note.
-MAX_JSON_LINE = 2_000
-#: Edits of more than this many characters are shown as their new text, not diffed (the
-#: diff is linear, but a diff nobody can read is not worth drawing).
-MAX_DIFF_CHARS = 2_000_000
-#: Diff lines drawn before a "… N more diff lines" note.
-MAX_DIFF_LINES = 2_000
-
 #: Items listed from a list field (tasks, tools) before a "… N more" line.
 MAX_ITEMS = 500
-
-
-def literal(
-    text: str,
-    style: str = "",
-    classes: str | None = None,
-    *,
-    max_chars: int = 20_000,
-    max_lines: int = 400,
-) -> Static:
-    """A Static showing ``text`` literally (never markup), abbreviated if huge, secrets
-    masked."""
-    shown, hidden = abbreviate(text, max_chars, max_lines, mask=redact_text)
-    body = Text(shown, style=style)
-    if hidden:
-        body.append(f"\n… {hidden:,} more lines (r: raw JSON shows everything)", style="dim italic")
-    return Static(body, classes=classes)
 
 
 def _dump(model: BaseModel) -> object:
@@ -87,98 +61,6 @@ def _dump(model: BaseModel) -> object:
 
 def _texts(blocks: Iterable[object] | None) -> str:
     return "\n".join(b.text for b in blocks or () if isinstance(b, TextContent))
-
-
-def masked(text: str, shown: int | None = None) -> str:
-    """``text`` with its secrets masked: all of it, or (``shown``: how many characters can be
-    drawn) only its first ``shown`` characters and a margin, so a 50 MB output costs what its
-    screen does (the rest is not returned: callers draw the head only)."""
-    if shown is None:
-        return redact_text(text)
-    return redact_text(text[: shown + MASK_MARGIN])
-
-
-def _short(text: str, limit: int = 200) -> str:
-    """One cleaned line for a header or title (an id or tool name can be any size)."""
-    return one_line(masked(text, limit), limit)
-
-
-def diff_label(side: str, path: str) -> str:
-    """A diff header's file name: ``a/src/x.py`` for a relative path, ``a/workspace/x.py``
-    for an absolute one (not ``a//workspace/x.py``)."""
-    return f"{side}/{path.lstrip('/')}" if path else side
-
-
-def diff_text(old: str, new: str, path: str = "") -> Text:
-    """A unified diff as coloured, literal Text (linear; capped, saying what was cut)."""
-    out = Text()
-    note = "dim italic"
-    path = _short(path, 500)
-    if len(old) + len(new) > MAX_DIFF_CHARS:
-        out.append(
-            f"(edit of {len(old):,} → {len(new):,} characters: too large to diff; new text)\n",
-            style=note,
-        )
-        shown, hidden = abbreviate(new, max_line_chars=MAX_JSON_LINE, mask=redact_text)
-        out.append(shown + (f"\n… {hidden:,} more lines" if hidden else ""))
-        return out
-    diff = unified_diff(masked(old), masked(new), diff_label("a", path), diff_label("b", path))
-    if diff is None:
-        out.append("(the text is the same before and after)\n", style=note)
-        return out
-    if diff.note:
-        out.append(f"{diff.note[:1].upper()}{diff.note[1:]}.\n", style=note)
-    header, hunk = Style(bold=True), theme_style("$diff-hunk")
-    added, removed = theme_style("$diff-added"), theme_style("$diff-removed")
-    lines = diff.lines
-    for count, line in enumerate(lines):
-        if count >= MAX_DIFF_LINES:
-            out.append(
-                f"… {len(lines) - count:,} more diff lines not shown (r: raw JSON has both texts)\n",
-                style=note,
-            )
-            break
-        style = (
-            header
-            if line.startswith(("---", "+++"))
-            else hunk
-            if line.startswith("@@")
-            else added
-            if line.startswith("+")
-            else removed
-            if line.startswith("-")
-            else ""
-        )
-        out.append(abbreviate(line, max_chars=MAX_JSON_LINE)[0] + "\n", style=style)
-    return out
-
-
-#: rich's JSON highlighter's styles → theme colours (its own defaults are fixed colours)
-JSON_STYLES = {
-    "json.brace": "bold",
-    "json.key": "$primary bold",
-    "json.str": "$success",
-    "json.number": "$accent",
-    "json.bool_true": "$secondary italic",
-    "json.bool_false": "$secondary italic",
-    "json.null": "$secondary italic",
-}
-
-
-def json_view(data: object) -> Static:
-    """``data`` as indented JSON (secrets masked, numbers as sent; never raises),
-    highlighted in the theme's colours."""
-    dumped = json_text(redact(data), indent=2)
-    shown, hidden = abbreviate(
-        dumped, max_chars=200_000, max_lines=5_000, max_line_chars=MAX_JSON_LINE
-    )
-    text = Text(shown)
-    JSONHighlighter().highlight(text)  # colours only: no background, no markup
-    styles = {name: theme_style(spec) for name, spec in JSON_STYLES.items()}
-    text.spans = [Span(s.start, s.end, styles.get(str(s.style), s.style)) for s in text.spans]
-    if hidden:
-        text.append(f"\n… {hidden:,} more lines", style="dim italic")
-    return Static(text)
 
 
 def body(event: AnyEvent, paired: AnyEvent | None) -> list[Widget]:
@@ -229,7 +111,7 @@ def _message(event: ev.MessageEvent, paired: AnyEvent | None) -> list[Widget]:
     out: list[Widget] = [
         Static(
             Text(
-                f"{msg.role}" + (f" · {_short(event.sender)}" if event.sender else ""),
+                f"{msg.role}" + (f" · {short(event.sender)}" if event.sender else ""),
                 style="bold",
             ),
             classes="detail-title",
@@ -245,7 +127,7 @@ def _message(event: ev.MessageEvent, paired: AnyEvent | None) -> list[Widget]:
         out.append(literal(_texts(event.extended_content)))
     if event.activated_skills:
         out.append(
-            Static(Text("skills: " + _short(", ".join(event.activated_skills), 1_000), style="dim"))
+            Static(Text("skills: " + short(", ".join(event.activated_skills), 1_000), style="dim"))
         )
     return out
 
@@ -255,7 +137,7 @@ def _action(event: ev.ActionEvent, paired: AnyEvent | None) -> list[Widget]:
     action = event.action
     title = f"{event.tool_name}" + (f" · {action.kind}" if action else " · non-executable call")
     title += f" · risk {event.security_risk.value}"
-    out.append(Static(Text(_short(title), style="bold"), classes="detail-title"))
+    out.append(Static(Text(short(title), style="bold"), classes="detail-title"))
     if event.summary:
         out.append(literal(event.summary, "italic"))
     thought = _texts(event.thought)
@@ -268,7 +150,7 @@ def _action(event: ev.ActionEvent, paired: AnyEvent | None) -> list[Widget]:
     elif action.kind == "TerminalAction":
         out.append(literal("$ " + action.command, classes="detail-command"))
     elif action.kind in ("FileEditorAction", "PlanningFileEditorAction"):
-        out.append(Static(Text(f"{action.command} {_short(action.path, 500)}", style="bold")))
+        out.append(Static(Text(f"{action.command} {short(action.path, 500)}", style="bold")))
         if action.old_str is not None or action.new_str is not None:
             out.append(Static(diff_text(action.old_str or "", action.new_str or "", action.path)))
         elif action.file_text is not None:
@@ -294,11 +176,11 @@ def tasks_view(tasks: Sequence[TaskItem]) -> Static:
     marks = {"todo": "☐", "in_progress": "◐", "done": "☑"}
     for task in tasks[:MAX_ITEMS]:
         text.append(
-            f"{marks.get(task.status, '·')} {_short(task.title, 500)}\n",
+            f"{marks.get(task.status, '·')} {short(task.title, 500)}\n",
             style="dim" if task.status == "done" else "",
         )
         if task.notes:
-            text.append(f"    {_short(task.notes, 500)}\n", style="italic dim")
+            text.append(f"    {short(task.notes, 500)}\n", style="italic dim")
     if len(tasks) > MAX_ITEMS:
         text.append(f"… {len(tasks) - MAX_ITEMS:,} more tasks\n", style="dim italic")
     return Static(text)
@@ -330,7 +212,7 @@ def observation_widgets(event: AnyEvent) -> list[Widget]:
         if obs.timeout:
             status.append("  (timed out)", style=theme_style("$warning"))
         if obs.metadata.working_dir:
-            status.append(f"  in {_short(obs.metadata.working_dir, 500)}", style="dim")
+            status.append(f"  in {short(obs.metadata.working_dir, 500)}", style="dim")
         out.append(Static(status))
         out.append(literal(text or "(no output)", classes="detail-output"))
     elif obs.kind == "FileEditorObservation":
@@ -352,7 +234,7 @@ def observation_widgets(event: AnyEvent) -> list[Widget]:
 def _observation(event: ev.ObservationEvent, paired: AnyEvent | None) -> list[Widget]:
     out: list[Widget] = [
         Static(
-            Text(f"{_short(event.tool_name)} · {event.observation.kind}", style="bold"),
+            Text(f"{short(event.tool_name)} · {event.observation.kind}", style="bold"),
             classes="detail-title",
         )
     ]
@@ -367,7 +249,7 @@ def _observation(event: ev.ObservationEvent, paired: AnyEvent | None) -> list[Wi
 
 
 def error_widgets(title: str, body: str) -> list[Widget]:
-    return [Static(Text(_short(title), style="bold"), classes="detail-error"), literal(body)]
+    return [Static(Text(short(title), style="bold"), classes="detail-error"), literal(body)]
 
 
 def _agent_error(event: ev.AgentErrorEvent, paired: AnyEvent | None) -> list[Widget]:
@@ -414,8 +296,8 @@ def _user_reject(event: ev.UserRejectObservation, paired: AnyEvent | None) -> li
 def _system_prompt(event: ev.SystemPromptEvent, paired: AnyEvent | None) -> list[Widget]:
     tools = Text()
     for tool in event.tools[:MAX_ITEMS]:
-        tools.append(f"• {_short(tool.title)}", style="bold")
-        tools.append(f"  ({_short(tool.kind)})\n", style="dim")
+        tools.append(f"• {short(tool.title)}", style="bold")
+        tools.append(f"  ({short(tool.kind)})\n", style="dim")
     if len(event.tools) > MAX_ITEMS:
         tools.append(f"… {len(event.tools) - MAX_ITEMS:,} more tools\n", style="dim italic")
     out: list[Widget] = [

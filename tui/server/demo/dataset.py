@@ -27,9 +27,9 @@ from ..views import conversation_info
 from .conversation_builder import ConversationBuilder
 from .events_builder import WORKDIR
 from .ids import SeededIds
-from .long_story import _long, _sub
-from .stopped_stories import _confirm, _fail, _slow
-from .stories import _branches, _hello, _payments
+from .long_story import story_long, story_sub
+from .stopped_stories import story_confirm, story_fail, story_slow
+from .stories import story_branches, story_hello, story_payments
 
 DEMO_SEED = 20260820
 BASE_TIME = datetime(2026, 8, 20, 9, 0, 0)
@@ -98,7 +98,7 @@ class DemoDataset:
 _CONVERSATIONS: list[tuple[str, Any, str, int, dict[str, Any]]] = [
     (
         "hello",
-        _hello,
+        story_hello,
         "Write hello.py and run it",
         0,
         {
@@ -111,7 +111,7 @@ _CONVERSATIONS: list[tuple[str, Any, str, int, dict[str, Any]]] = [
     ),
     (
         "payments",
-        _payments,
+        story_payments,
         "Fix flaky test in [bold]payments[/bold] — “ünïcödé” ✓ 日本語 🚀 [link=https://x]x[/link]",
         0,
         {
@@ -125,7 +125,7 @@ _CONVERSATIONS: list[tuple[str, Any, str, int, dict[str, Any]]] = [
     ),
     (
         "branches",
-        _branches,
+        story_branches,
         "Refactor config loader (three branches)",
         2,
         {
@@ -138,14 +138,14 @@ _CONVERSATIONS: list[tuple[str, Any, str, int, dict[str, Any]]] = [
     ),
     (
         "confirm",
-        _confirm,
+        story_confirm,
         "Clean up scratch and build dirs (confirmation mode)",
         0,
         {"trigger": "openhands_api", "public": None},
     ),
     (
         "fail",
-        _fail,
+        story_fail,
         "Summarize open bugs in acme/widgets",
         3,
         {
@@ -159,14 +159,14 @@ _CONVERSATIONS: list[tuple[str, Any, str, int, dict[str, Any]]] = [
     ),
     (
         "slow",
-        _slow,
+        story_slow,
         "Review the README (interrupted, ACP tools)",
         4,
         {"trigger": "automation", "public": True},
     ),
     (
         "long",
-        _long,
+        story_long,
         "Port the CLI to asyncio (long session)",
         1,
         {
@@ -179,7 +179,7 @@ _CONVERSATIONS: list[tuple[str, Any, str, int, dict[str, Any]]] = [
     ),
     (
         "sub",
-        _sub,
+        story_sub,
         "Sub-task: update docs/usage.md",
         1,
         {

@@ -47,14 +47,20 @@ class LiveBuilder(ConversationBuilder):
         self.backdate_stats = backdate_stats
         self.now = datetime.fromtimestamp(clock()) - timedelta(microseconds=1)
         self.head = head or ROOT_PARENT
+        self.set_totals(metrics)
+        self.token_usages: deque[dict[str, Any]] = deque(maxlen=MAX_USAGE_ENTRIES)
+        self.costs: deque[dict[str, Any]] = deque(maxlen=MAX_USAGE_ENTRIES)
+        self.latencies: deque[dict[str, Any]] = deque(maxlen=MAX_USAGE_ENTRIES)
+
+    def set_totals(self, metrics: dict[str, Any] | None) -> None:
+        """Cost and tokens so far from a MetricsSnapshot (the record's ``metrics``): where
+        the run goes on elsewhere (a local folder the agent writes), its ``full_state``
+        snapshots carry the record's figures, not those of when following began."""
         usage = (metrics or {}).get("accumulated_token_usage") or {}
         self.cost = float((metrics or {}).get("accumulated_cost") or 0.0)
         self.prompt_tokens = int(usage.get("prompt_tokens") or 0)
         self.completion_tokens = int(usage.get("completion_tokens") or 0)
         self.cache_read_tokens = int(usage.get("cache_read_tokens") or 0)
-        self.token_usages: deque[dict[str, Any]] = deque(maxlen=MAX_USAGE_ENTRIES)
-        self.costs: deque[dict[str, Any]] = deque(maxlen=MAX_USAGE_ENTRIES)
-        self.latencies: deque[dict[str, Any]] = deque(maxlen=MAX_USAGE_ENTRIES)
 
     def tick(self, low_ms: float = 2, high_ms: float = 600) -> str:
         now = datetime.fromtimestamp(self.clock())

@@ -99,7 +99,7 @@ _FOLLOW_UPS = [
 ]
 
 
-def _long(b: ConversationBuilder, target: int = 1500) -> None:
+def story_long(b: ConversationBuilder, target: int = 1500) -> None:
     """A long working session (~``target`` events) porting a small CLI to asyncio."""
     rng = b.rng
     b.system_prompt()
@@ -159,7 +159,7 @@ def _long(b: ConversationBuilder, target: int = 1500) -> None:
     b.finish("The CLI now uses httpx + asyncio; behaviour and the public API are unchanged.")
 
 
-def _sub(b: ConversationBuilder) -> None:
+def story_sub(b: ConversationBuilder) -> None:
     """A sub-conversation spawned by the long one."""
     b.system_prompt(dynamic_context="Sub-conversation: documentation only.")
     b.user("Update docs/usage.md for the asyncio port (no code changes).")

@@ -6,7 +6,7 @@ from .conversation_builder import ConversationBuilder
 from .events_builder import WORKDIR
 
 
-def _confirm(b: ConversationBuilder) -> None:
+def story_confirm(b: ConversationBuilder) -> None:
     """Confirmation mode: a user rejection, a hook block, and a pending confirmation."""
     b.system_prompt()
     b.user("Clean up the scratch dir and the old build artifacts.")
@@ -87,7 +87,7 @@ def _confirm(b: ConversationBuilder) -> None:
     b.status("waiting_for_confirmation")
 
 
-def _fail(b: ConversationBuilder) -> None:
+def story_fail(b: ConversationBuilder) -> None:
     """A server-level error and a conversation-level error that stops the run."""
     b.system_prompt()
     b.user("Summarize the open issues labelled `bug` in acme/widgets.")
@@ -122,7 +122,7 @@ def _fail(b: ConversationBuilder) -> None:
     )
 
 
-def _slow(b: ConversationBuilder) -> None:
+def story_slow(b: ConversationBuilder) -> None:
     """ACP tool calls, an interrupt, streamed deltas, a pause."""
     b.system_prompt()
     b.user("Review the README and suggest improvements. Take your time.")

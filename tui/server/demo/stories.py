@@ -15,7 +15,7 @@ from .events_builder import WORKDIR, text
 from .hooks import HOOK_CONFIG
 
 
-def _hello(b: ConversationBuilder) -> None:
+def story_hello(b: ConversationBuilder) -> None:
     """The captured ``demo`` run: plan, hooks, terminal (incl. exit 2), create + edit, parallel
     calls, an unknown tool with AgentErrorEvent, finish, a follow-up."""
     b.emit(
@@ -124,7 +124,7 @@ _REFUNDS_OLD = (
 )
 
 
-def _payments(b: ConversationBuilder) -> None:
+def story_payments(b: ConversationBuilder) -> None:
     """Reasoning content, thinking + redacted thinking, token ids, completion logs, condensation."""
     b.system_prompt(dynamic_context="Repository: acme/payments (branch fix/flaky-refund-test)")
     b.user(
@@ -236,7 +236,7 @@ _SETTINGS = (
 )
 
 
-def _branches(b: ConversationBuilder) -> None:
+def story_branches(b: ConversationBuilder) -> None:
     """Three branches: two alternative first requests, then a retry from mid-way."""
     system = b.system_prompt()
     path = f"{WORKDIR}/ohtui/settings.py"

@@ -16,7 +16,7 @@ from textual import work
 from tui.client import Conflict
 from tui.models import ExecutionStatus
 
-from ...widgets.agent_bar import ConfirmBar, MessageLine
+from ...widgets.agent_bar import MessageLine
 from ...widgets.event_list import EventList
 from ..confirm import ConfirmScreen
 
@@ -58,7 +58,7 @@ class AgentMixin:
         """Show what the agent waits to run while it waits for the user's approval."""
         waiting = self.live is not None and self.live.waiting_for_confirmation
         pending = self.events.pending_actions() if waiting else None
-        if self.query_one(ConfirmBar).show(pending, self.events.risk_of):
+        if self.confirm_bar.show(pending, self.events.risk_of):
             self.refresh_bindings()  # A/R appear in the key bar only while they apply
 
     def action_toggle_run(self) -> None:
@@ -111,7 +111,7 @@ class AgentMixin:
 
     def action_reject(self) -> None:
         if self._agent() is not None:
-            self.query_one(MessageLine).ask_reason()
+            self.message_line.ask_reason()
 
     @work(group="agent")
     async def respond(self, accept: bool, reason: str) -> None:
@@ -136,7 +136,7 @@ class AgentMixin:
 
     def action_message(self) -> None:
         if self._agent() is not None:
-            self.query_one(MessageLine).ask_message()
+            self.message_line.ask_message()
 
     def on_message_line_sent(self, message: MessageLine.Sent) -> None:
         self.close_message_line()
@@ -146,7 +146,7 @@ class AgentMixin:
             self.send_message(message.text)
 
     def close_message_line(self) -> None:
-        self.query_one(MessageLine).close()
+        self.message_line.close()
         self.query_one(EventList).focus()
 
     @work(group="agent")

@@ -169,9 +169,11 @@ class ExportMixin:
         """Write ``rows``' events to ``run.path`` in a thread; the events are fetched on this
         loop a batch at a time as the writer asks for them."""
         from tui.export import ExportCancelled, write_export
+        from tui.export.run import record_info
 
         loop = asyncio.get_running_loop()
         title = self.conversation.title if self.conversation is not None else None
+        info = record_info(self.conversation) if self.conversation is not None else None
         if name != "conversation":
             title = f"{title or 'Conversation'} ({name})"
 
@@ -201,6 +203,7 @@ class ExportMixin:
                 run.path,
                 fmt,
                 title=title,
+                info=info,
                 conversation_id=self.conversation_id,
                 total=run.total,
                 progress=progress,

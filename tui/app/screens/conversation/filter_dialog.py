@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 from ...row_windows import EventQuery
 from ...widgets.filter_bar import kind_choices, parse_when, show_time
 from ...widgets.key_bar import KeyBar
+from ..field_keys import FIELD_KEYS
 
 #: How many count queries run at once (20 kinds: a slow server is not asked all at once).
 PARALLEL_COUNTS = 4
@@ -40,6 +41,7 @@ class FilterDialog(ModalScreen[EventQuery | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="filter.cancel"),
         Binding("ctrl+o", "toggle_order", "Newest first", id="filter.order"),
+        *FIELD_KEYS,
     ]
 
     def __init__(self, query: EventQuery, counter: Counter | None = None) -> None:

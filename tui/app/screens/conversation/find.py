@@ -46,11 +46,12 @@ class FindMixin:
     _wrapped_at: int | None = None  # where the last seek landed after wrapping around
     _only_of = 0  # the events "only matches" chose from
 
-    def action_find(self) -> None:
-        self.query_one(FindBar).open()
+    async def action_find(self) -> None:
+        await self.rest_built()  # the bar is built after the first rows (deferred.py)
+        self.find_bar.open()
 
     def on_find_bar_submitted(self, message: FindBar.Submitted) -> None:
-        bar = self.query_one(FindBar)
+        bar = self.find_bar
         self._drop_finder()  # the old query's marks, count and words go, whatever comes next
         if not message.query.pattern:
             return  # an emptied query: nothing marked, nothing said
@@ -83,14 +84,14 @@ class FindMixin:
         self.workers.cancel_group(self, "find-count")
         self.finder, self.hits, self._hits_window = None, None, None
         self._seeking, self._wrapped_at = False, None
-        self.query_one(FindBar).set_status("")
+        self.find_bar.set_status("")
         self.query_one(EventList).set_finder(None)
         self.query_one(EventDetail).set_finder(None)
 
     def close_find(self) -> None:
         """Stop searching, drop the marks and the only-matches view."""
         self._drop_finder()
-        self.query_one(FindBar).remove_class("-visible")
+        self.find_bar.remove_class("-visible")
         if isinstance(self.window, PathWindow) and self.window.what == "find":
             self.window = self.query_window
         self.set_focus(self.query_one(EventList))
@@ -157,20 +158,20 @@ class FindMixin:
         text = hits.describe(cursor, wrapped=wrapped)
         if isinstance(window, PathWindow) and window.what == "find":
             text += f" · {len(window):,} of {self._only_of:,} events match"
-        self.query_one(FindBar).set_status(text)
+        self.find_bar.set_status(text)
 
     def action_find_toggle(self, name: str) -> None:
-        self.query_one(FindBar).action_toggle(name)
+        self.find_bar.action_toggle(name)
 
-    def action_find_next(self) -> None:
+    async def action_find_next(self) -> None:
         if self.finder is None:
-            self.action_find()
+            await self.action_find()
         else:
             self.seek(self.finder.matches, 1, f"no event matches {self.finder.query.describe()}")
 
-    def action_find_previous(self) -> None:
+    async def action_find_previous(self) -> None:
         if self.finder is None:
-            self.action_find()
+            await self.action_find()
         else:
             self.seek(self.finder.matches, -1, f"no event matches {self.finder.query.describe()}")
 
@@ -207,7 +208,7 @@ class FindMixin:
 
         Runs in a worker and yields every few thousand rows, so a 100,000-event search never
         freezes the UI; esc in the find bar (or a new search) cancels it."""
-        window, event_list, bar = self.window, self.query_one(EventList), self.query_one(FindBar)
+        window, event_list, bar = self.window, self.query_one(EventList), self.find_bar
         total = len(window)
         if not total:
             return
@@ -251,7 +252,7 @@ class FindMixin:
     @work(exclusive=True, group="find")
     async def find_only(self, finder: Finder) -> None:
         """Show only the events that match: loads the whole filtered view first (with progress)."""
-        window, bar = self.query_window, self.query_one(FindBar)
+        window, bar = self.query_window, self.find_bar
         await self.events.load_all(
             window,
             lambda w: bar.set_status(

@@ -19,7 +19,6 @@ from ...format import status_value, title_of
 from ...gc_freeze import FREEZE_EVERY, freeze_long_lived
 from ...live_session import LiveSession, can_follow
 from ...messages import AgentStatusChanged
-from ...widgets.agent_bar import RunErrorBanner, StreamPreview
 from ...widgets.event_list import EventList
 from ...widgets.event_tree import EventTreeView
 
@@ -105,8 +104,8 @@ class FollowMixin:
             self._close_live(live)
         self.new_below = 0
         self.refresh_bindings()
-        self.query_one(StreamPreview).set_class(False, "-visible")
-        self.query_one(RunErrorBanner).set_class(False, "-visible")
+        self.stream_preview.set_class(False, "-visible")
+        self.error_banner.set_class(False, "-visible")
         self.render_confirm()
         self.render_header()
 
@@ -138,11 +137,11 @@ class FollowMixin:
         if connection is not None and connection.state in ("live", "reconnecting", "offline"):
             self.refresh_record()  # a drop often means the sandbox changed: show it
         if "streaming" in changed:
-            self.query_one(StreamPreview).show(live.state)
+            self.stream_preview.show(live.state)
         if changed & {"status", "events"}:
             self.render_confirm()
         if changed & {"error", "status"}:
-            self.query_one(RunErrorBanner).show(live.state)
+            self.error_banner.show(live.state)
         if "notice" in changed and live.state.server_notice is not None:
             notice = live.state.server_notice
             self.notify(

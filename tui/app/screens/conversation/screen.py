@@ -1,9 +1,9 @@
 """One conversation: the tree, the filtered lazy event list and the detail pane.
 
-The screen composes the panes, loads through the event store (``conversation_events.py``)
-and routes what the widgets say. Each concern beside it lives in its own module and is
-mixed in: find and jump (``find.py``), copy and export (``exporting.py``), following a
-live run (``following.py``), steering its agent (``agent.py``). Every switch of what the
+The screen composes the panes and routes what the widgets say. Each concern beside it lives
+in its own module and is mixed in: loading through the event store (``loading.py``), find
+and jump (``find.py``), copy and export (``exporting.py``), following a live run
+(``following.py``), steering its agent (``agent.py``). Every switch of what the
 list shows goes through one reactive, :attr:`ConversationScreen.window`.
 """
 
@@ -27,22 +27,19 @@ from tui.text import clean
 from ...conversation_events import ConversationEvents
 from ...duplicate_rows import NOTE as DUPLICATE_NOTE
 from ...duplicate_rows import is_duplicate
-from ...gc_freeze import freeze_long_lived
 from ...guard import GuardedDispatch
-from ...live_session import LiveSession, can_follow
+from ...live_session import LiveSession
 from ...row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
 from ...rows import EventRow
 from ...search import Finder
-from ...widgets.agent_bar import ConfirmBar, MessageLine, RunErrorBanner, StreamPreview
 from ...widgets.conversation_header import ConversationHeader
 from ...widgets.event_detail import EventDetail
 from ...widgets.event_list import EventList
-from ...widgets.event_tree import REFRESH_S, EventTreeView
+from ...widgets.event_tree import EventTreeView
 from ...widgets.filter_bar import FilterBar
-from ...widgets.find_bar import FindBar
 from ...widgets.key_bar import KeyBar
-from ..errors import describe_error
 from .agent import AgentMixin
+from .deferred import DeferredPartsMixin
 from .exporting import ExportMixin
 from .filter_dialog import FilterDialog
 from .find import FindMixin
@@ -50,8 +47,9 @@ from .following import RECORD_POLL_S, FollowMixin
 from .history import HistoryMixin
 from .insights import InsightsMixin
 from .keys import CONVERSATION_KEYS
+from .loading import LoadingMixin
 from .panes import PanesMixin
-from .waiting import WaitingMixin, duration, short_reason
+from .waiting import WaitingMixin
 
 if TYPE_CHECKING:
     from tui.models import AppConversation
@@ -72,6 +70,8 @@ class ConversationScreen(
     WaitingMixin,
     InsightsMixin,
     HistoryMixin,
+    LoadingMixin,
+    DeferredPartsMixin,
     Screen,
 ):
     """Tree | list over detail. The base index loads in the background for the tree."""
@@ -100,6 +100,7 @@ class ConversationScreen(
         self.set_reactive(ConversationScreen.window, self.events.base)
         #: the filter bar's view (a query's window): what branch and find views return to
         self.query_window: PagedWindow = self.events.base
+        self.prefetch_first_page()  # the request runs while the panes are built
         self._title = title
         self.live: LiveSession | None = None
         self.new_below = 0  # live rows below a cursor that does not follow them
@@ -109,22 +110,21 @@ class ConversationScreen(
         self._wanted_rows: tuple[PagedWindow, int, int] | None = None  # the list's newest ask
         self._filling = False  # fill_rows is running (it takes each new ask in turn)
         self.finder: Finder | None = None
+        self.make_deferred_parts()
 
     def compose(self) -> ComposeResult:
         yield ConversationHeader(
             self.conversation_id, self._title, shared=self.events.shared, id="conv-header"
         )
         yield FilterBar(id="filter-bar")
-        yield FindBar(id="find-bar")
-        yield RunErrorBanner(id="error-banner")
-        yield ConfirmBar(id="confirm-bar")
+        # the find bar, the error banner and the confirm bar come here (deferred.py)
         with Horizontal(id="conv-body"):
             yield EventTreeView(id="event-tree")
             with Vertical(id="conv-right"):
                 yield EventList(id="event-list")
-                yield StreamPreview(id="stream-preview")
+                # the stream preview comes here
                 yield EventDetail(id="event-detail")
-        yield MessageLine(id="message-line")
+        # the message line comes here
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -132,11 +132,9 @@ class ConversationScreen(
         event_list = self.query_one(EventList)
         event_list.border_title = "Events"
         event_list.empty_text = "Loading events…"
-        self.query_one(EventDetail).clear_event()
         self.render_header()
         event_list.focus()
-        self.load()
-        self.query_one(EventTreeView).follow(self.events)
+        self.start_loading()
         self.watch_tree_content()
         self.set_interval(RECORD_POLL_S, self.poll_record)
         self.start_waiting_clock()
@@ -152,6 +150,7 @@ class ConversationScreen(
         return self.events.record
 
     async def on_unmount(self) -> None:
+        self.cancel_loading()
         self.events.close()
         if self.live is not None:
             await self.live.aclose()
@@ -165,7 +164,12 @@ class ConversationScreen(
 
     def render_header(self) -> None:
         for header in self.query(ConversationHeader):  # none once the screen is closing
-            header.show(self.conversation, self.live.state if self.live is not None else None)
+            seen = self.events.newest_stats
+            header.show(
+                self.conversation,
+                self.live.state if self.live is not None else None,
+                seen[1:] if seen is not None else None,
+            )
 
     def update_list_title(self) -> None:
         event_list = self.query_one(EventList)
@@ -190,138 +194,11 @@ class ConversationScreen(
         else:
             event_list.border_subtitle = ""
 
-    # --- loading -------------------------------------------------------------------------
-
-    @work(exclusive=True, group="load")
-    async def load(self) -> None:
-        try:
-            window, _ = await asyncio.gather(
-                self.events.open_window(self.query_window.query, self._total_known),
-                self._load_record(),
-            )
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
-            self.failed("Could not load the conversation", exc)
-            return
-        if self.closing:
-            return
-        self.query_one(EventList).empty_text = (
-            "No events match." if window.total == 0 else "No events."
-        )
-        self.query_window = self.window = window
-        # the first rows are painted before the background walk starts taking turns
-        self.call_after_refresh(self.index)
-        if self.conversation is not None and can_follow(self.conversation):
-            self.follow_live()
-
-    def _total_known(self, window: PagedWindow) -> None:
-        """A window's count arrived after its first rows: size the list and its title."""
-        if self.closing or window is not self.window:
-            return
-        event_list = self.query_one(EventList)
-        if event_list.source is window:  # before that, the list still says it is loading
-            event_list.rows_changed()
-            self.update_list_title()
-
-    async def _load_record(self) -> None:
-        if not self.events.shared:
-            await self.events.load_record()
-            self.render_header()
-
-    @work(exclusive=True, group="record")
-    async def refresh_record(self) -> None:
-        try:
-            await self.events.load_record(patient=False)
-        except Exception:  # noqa: BLE001 - best effort; the stream status already says enough
-            return
-        if not self.closing:
-            self.render_header()
-            self.sync_live()  # a sandbox paused or resumed elsewhere: the stream follows
-
-    @work(exclusive=True, group="index")
-    async def index(self) -> None:
-        """Walk the whole conversation (oldest first) so the tree and pairing are complete.
-
-        The store outlasts server and network failures (with backoff), so a flaky server
-        still ends fully indexed."""
-        events, loop = self.events, asyncio.get_running_loop()
-        last = 0.0
-        while not events.base.complete:
-            try:
-                added = await events.index_page()
-            except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
-                self.failed("Indexing stopped", exc)
-                break
-            if self.closing:
-                return
-            now = loop.time()
-            if now - last > REFRESH_S:
-                last = now
-                self._base_grew()
-            if not added:
-                break
-        if not self.closing:
-            self._base_grew()
-
-    def _base_grew(self) -> None:
-        complete = self.events.base.complete
-        if complete and not self.frozen_rows:
-            freeze_long_lived()  # the index's rows stay as long as the screen
-            self.frozen_rows = len(self.events.base.head)
-        if self.window is self.events.base:
-            self.query_one(EventList).rows_changed()
-        self.update_list_title()
-        tree = self.query_one(EventTreeView)
-        tree.mark_stale()
-        tree.rebuild(now=complete)
-        if complete and self.live is not None and self.live.held:
-            self.flush_live_rows()
-        if self.live is not None and self.live.waiting_for_confirmation:
-            self.render_confirm()
+    # --- loading (loading.py) ---------------------------------------------------------------
 
     @on(EventList.RowsWanted)
     def _rows_wanted(self, message: EventList.RowsWanted) -> None:
-        if isinstance(self.window, PagedWindow):
-            self._wanted_rows = (self.window, message.start, message.end)
-            if not self._filling:
-                self._filling = True
-                self.fill_rows()
-
-    @work(group="fill")
-    async def fill_rows(self) -> None:
-        """Load what the list last asked for, then whatever it asked for meanwhile.
-
-        A page on its way is never cancelled for a newer request (the list asks again on
-        every repaint that finds a gap): cancelling it and asking anew made End on a large
-        conversation wait for several page fetches instead of one."""
-        try:
-            while (wanted := self._wanted_rows) is not None and not self.closing:
-                self._wanted_rows = None
-                window, start, end = wanted
-                try:
-                    added = await self.events.fill_range(window, start, end)
-                except Exception as exc:  # noqa: BLE001
-                    self.failed("Could not load events", exc)
-                    return
-                if added and window is self.window and not self.closing:
-                    self.query_one(EventList).rows_changed()
-                    self.update_list_title()
-        finally:
-            self._filling = False
-
-    def _retry_notice(self, exc: BaseException, delay: float) -> None:
-        """The store tries a failed load again after ``delay`` seconds: say so (the list
-        counts it down where it waits: ``waiting.py``)."""
-        if not self.closing:
-            self.notify(
-                f"Loading failed ({short_reason(exc)}); retrying in {duration(delay)}.",
-                severity="warning",
-                timeout=min(5.0, delay + 1),
-                markup=False,
-            )
-
-    def failed(self, what: str, exc: BaseException) -> None:
-        """Tell the user what could not be done, and why (never a traceback)."""
-        self.notify(f"{what}: {describe_error(exc)}", severity="error", timeout=8, markup=False)
+        self.rows_wanted(message)
 
     # --- filters -----------------------------------------------------------------------------
 
@@ -476,16 +353,16 @@ class ConversationScreen(
         if action == "open_detail":
             return isinstance(self.focused, EventList)
         if action == "find_toggle":  # the find bar's toggles, from the list, while it is open
-            return self.query_one(FindBar).has_class("-visible")
+            return self.find_bar.has_class("-visible")
         if action in ("toggle_run", "message", "interrupt"):
             return self.live is not None  # only a live conversation has an agent to steer
         return True
 
     def action_back(self) -> None:
-        if self.query_one(MessageLine).is_open:
+        if self.message_line.is_open:
             self.close_message_line()
             return
-        if self.query_one(FindBar).has_class("-visible"):
+        if self.find_bar.has_class("-visible"):
             self.close_find()  # esc closes find (its marks, its only-matches view) first
             return
         if isinstance(self.window, PathWindow):

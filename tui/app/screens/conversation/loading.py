@@ -1,0 +1,245 @@
+"""Loading a conversation: its first page (asked for as the screen is built), its record,
+the background index the tree is built from, and the rows the list asks for.
+
+The first page is requested in the screen's constructor, so the request and its parsing run
+while Textual composes and mounts the panes: when the screen's first frame is painted the rows
+are usually there already, and the list is painted with them instead of "Loading events…"
+first. The record (title, statuses) loads beside it and never holds the rows back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from ...gc_freeze import freeze_long_lived
+from ...live_session import can_follow
+from ...row_windows import PagedWindow
+from ...widgets.event_list import EventList
+from ...widgets.event_tree import REFRESH_S, EventTreeView
+from ..errors import describe_error
+from .waiting import duration, short_reason
+
+if TYPE_CHECKING:
+    from ...conversation_events import ConversationEvents
+
+
+def _read_failure(future: asyncio.Future) -> None:
+    """A load nobody awaits any more (the screen closed first): its failure is read here so
+    asyncio does not report it as never retrieved; it was never the user's to see."""
+    if not future.cancelled():
+        future.exception()
+
+
+class LoadingMixin:
+    """Part of :class:`~.screen.ConversationScreen`: what gets its rows loaded."""
+
+    events: ConversationEvents
+    _first_page: asyncio.Future[PagedWindow] | None = None
+    _first_shown = False  # the first page went into the list
+    _index_started = False
+
+    def prefetch_first_page(self) -> None:
+        """Ask for the first page now, before the panes exist (from the constructor; no-op
+        outside a running loop, where :meth:`load` asks instead)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        future = asyncio.ensure_future(
+            self.events.open_window(self.query_window.query, self._total_known)
+        )
+        future.add_done_callback(_read_failure)
+        self._first_page = future
+
+    def start_loading(self) -> None:
+        """From ``on_mount``: rows already fetched go into the list before its first paint;
+        the rest (or all of it, if the page is still on its way) is the load worker's."""
+        first = self._first_page
+        if (
+            first is not None
+            and first.done()
+            and not first.cancelled()
+            and first.exception() is None
+        ):
+            self.show_first_page(first.result())  # builds the rest after its paint
+        else:  # the rows are still on their way: the rest is built after the first frame
+            self.call_after_refresh(self.build_rest)
+        self.load()
+
+    def cancel_loading(self) -> None:
+        if self._first_page is not None:
+            self._first_page.cancel()
+
+    def show_first_page(self, window: PagedWindow) -> None:
+        """The first page is in: the list shows it (once; the load worker may come second)."""
+        if self.closing or self._first_shown:
+            return
+        self._first_shown = True
+        self.query_one(EventList).empty_text = (
+            ("No events yet." if window.query.is_plain else "No events match.")
+            if window.total == 0
+            else "No events."
+        )
+        self.query_window = self.window = window
+        # the first rows are painted before the rest of the screen is built (deferred.py)
+        # and the background walk starts taking turns (rest_ready)
+        self.call_after_refresh(self.build_rest)
+        if self._rest_done.is_set():  # built before the rows came (a slow server)
+            self.call_after_refresh(self.start_index)
+
+    def rest_ready(self) -> None:
+        """The whole screen is built: the background index starts (once the rows are in)."""
+        if self._first_shown:
+            self.start_index()
+
+    def start_index(self) -> None:
+        if not self._index_started:
+            self._index_started = True
+            self.index()
+
+    @work(exclusive=True, group="load")
+    async def load(self) -> None:
+        first, self._first_page = self._first_page, None
+        if first is None:
+            first = asyncio.ensure_future(
+                self.events.open_window(self.query_window.query, self._total_known)
+            )
+            first.add_done_callback(_read_failure)
+        record = asyncio.ensure_future(self._load_record())
+        record.add_done_callback(_read_failure)
+        try:
+            try:
+                window = await first
+            except Exception:
+                record.cancel()
+                raise
+            if self.closing:
+                return
+            self.show_first_page(window)  # the record never holds the rows back
+            await record
+            await self.rest_built()  # the live stream's bars
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
+            if not self.closing:
+                self.failed("Could not load the conversation", exc)
+            return
+        finally:
+            if not record.done():  # the load was cancelled (a filter applied meanwhile)
+                record.cancel()
+        if self.closing:
+            return
+        if self.conversation is not None and can_follow(self.conversation):
+            self.follow_live()
+
+    def _total_known(self, window: PagedWindow) -> None:
+        """A window's count arrived after its first rows: size the list and its title."""
+        if self.closing or window is not self.window:
+            return
+        event_list = self.query_one(EventList)
+        if event_list.source is window:  # before that, the list still says it is loading
+            event_list.rows_changed()
+            self.update_list_title()
+
+    async def _load_record(self) -> None:
+        if not self.events.shared:
+            await self.events.load_record()
+            self.render_header()
+
+    @work(exclusive=True, group="record")
+    async def refresh_record(self) -> None:
+        try:
+            await self.events.load_record(patient=False)
+        except Exception:  # noqa: BLE001 - best effort; the stream status already says enough
+            return
+        if not self.closing:
+            self.render_header()
+            self.sync_live()  # a sandbox paused or resumed elsewhere: the stream follows
+
+    @work(exclusive=True, group="index")
+    async def index(self) -> None:
+        """Walk the whole conversation (oldest first) so the tree and pairing are complete.
+
+        The store outlasts server and network failures (with backoff), so a flaky server
+        still ends fully indexed."""
+        events, loop = self.events, asyncio.get_running_loop()
+        last = 0.0
+        while not events.base.complete:
+            try:
+                added = await events.index_page()
+            except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
+                self.failed("Indexing stopped", exc)
+                break
+            if self.closing:
+                return
+            now = loop.time()
+            if now - last > REFRESH_S:
+                last = now
+                self._base_grew()
+            if not added:
+                break
+        if not self.closing:
+            self._base_grew()
+
+    def _base_grew(self) -> None:
+        complete = self.events.base.complete
+        if complete and not self.frozen_rows:
+            freeze_long_lived()  # the index's rows stay as long as the screen
+            self.frozen_rows = len(self.events.base.head)
+        if self.window is self.events.base:
+            self.query_one(EventList).rows_changed()
+        self.update_list_title()
+        self.render_header()  # the record may have no figures: the events' newest stats
+        tree = self.query_one(EventTreeView)
+        tree.mark_stale()
+        tree.rebuild(now=complete)
+        if complete and self.live is not None and self.live.held:
+            self.flush_live_rows()
+        if self.live is not None and self.live.waiting_for_confirmation:
+            self.render_confirm()
+
+    def rows_wanted(self, message: EventList.RowsWanted) -> None:
+        """The list found rows it has not got: load them (one page walk at a time)."""
+        if isinstance(self.window, PagedWindow):
+            self._wanted_rows = (self.window, message.start, message.end)
+            if not self._filling:
+                self._filling = True
+                self.fill_rows()
+
+    @work(group="fill")
+    async def fill_rows(self) -> None:
+        """Load what the list last asked for, then whatever it asked for meanwhile.
+
+        A page on its way is never cancelled for a newer request (the list asks again on
+        every repaint that finds a gap): cancelling it and asking anew made End on a large
+        conversation wait for several page fetches instead of one."""
+        try:
+            while (wanted := self._wanted_rows) is not None and not self.closing:
+                self._wanted_rows = None
+                window, start, end = wanted
+                try:
+                    added = await self.events.fill_range(window, start, end)
+                except Exception as exc:  # noqa: BLE001
+                    self.failed("Could not load events", exc)
+                    return
+                if added and window is self.window and not self.closing:
+                    self.query_one(EventList).rows_changed()
+                    self.update_list_title()
+        finally:
+            self._filling = False
+
+    def _retry_notice(self, exc: BaseException, delay: float) -> None:
+        """The store tries a failed load again after ``delay`` seconds: say so (the list
+        counts it down where it waits: ``waiting.py``)."""
+        if not self.closing:
+            self.notify(
+                f"Loading failed ({short_reason(exc)}); retrying in {duration(delay)}.",
+                severity="warning",
+                timeout=min(5.0, delay + 1),
+                markup=False,
+            )
+
+    def failed(self, what: str, exc: BaseException) -> None:
+        """Tell the user what could not be done, and why (never a traceback)."""
+        self.notify(f"{what}: {describe_error(exc)}", severity="error", timeout=8, markup=False)

@@ -1,0 +1,110 @@
+"""An HTTP error answer as the client's exception: its class, its one-line message, the
+server's detail (redacted), a 422's field errors, a ``Retry-After``.
+
+Apart from the request core because it is pure (a response in, an exception out), and
+the same rules must hold whichever call failed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from tui.models import HTTPValidationError
+
+from .backoff import parse_retry_after
+from .errors import (
+    ApiValidationError,
+    AuthError,
+    BadRequest,
+    Conflict,
+    HTTPStatusError,
+    NotFound,
+    OpenHandsError,
+    RateLimited,
+    ServerError,
+)
+
+#: Characters of a server's detail kept in a message.
+DETAIL_CHARS = 300
+
+
+def error_class(status: int) -> type[HTTPStatusError]:
+    """The exception class of an HTTP error status."""
+    if status == 400:
+        return BadRequest
+    if status in (401, 403):
+        return AuthError
+    if status == 404:
+        return NotFound
+    if status == 409:
+        return Conflict
+    if status == 422:
+        return ApiValidationError
+    if status == 429:
+        return RateLimited
+    if status >= 500:
+        return ServerError
+    return HTTPStatusError
+
+
+def status_error(
+    response: httpx.Response,
+    method: str,
+    url: str,
+    redact_text: Callable[[str], str],
+    redact_data: Callable[[Any], Any],
+) -> OpenHandsError:
+    """The exception for an error ``response`` (``url`` already redacted)."""
+    status = response.status_code
+    body: Any
+    try:
+        body = redact_data(response.json()) if response.content else None
+    except ValueError:
+        body = redact_text(response.text[:DETAIL_CHARS])
+    detail = body
+    if isinstance(body, dict):
+        for key in ("detail", "error", "message"):
+            if key in body:
+                detail = body[key]
+                break
+    cls = error_class(status)
+    kwargs: dict[str, Any] = {"status": status, "method": method, "url": url, "detail": detail}
+    summary = summarise(detail)
+    if cls is ApiValidationError:
+        try:
+            validation = HTTPValidationError.model_validate(body)
+        except Exception:  # noqa: BLE001 - a 422 that is not FastAPI-shaped is still a 422
+            validation = HTTPValidationError()
+        else:
+            summary = validation.summary()
+        kwargs["validation"] = validation
+    retry_after = parse_retry_after(response.headers.get("retry-after"))
+    if cls is RateLimited:
+        kwargs["retry_after"] = retry_after
+    reason = response.reason_phrase or ""
+    message = f"{method} {url} -> {status} {reason}".rstrip()
+    if summary:
+        message += f": {summary}"
+    error = cls(message, **kwargs)
+    if status == 503 and retry_after is not None:
+        error.retry_after = retry_after  # type: ignore[attr-defined] # "come back in N s"
+    return error
+
+
+def summarise(detail: Any) -> str:
+    """A server's detail on one line of at most :data:`DETAIL_CHARS` characters."""
+    if detail is None or detail == "":
+        return ""
+    if isinstance(detail, str):
+        text = detail
+    else:
+        try:
+            text = json.dumps(detail, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError):
+            text = repr(detail)
+    text = " ".join(text.split())
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"

@@ -1,0 +1,108 @@
+"""What an :class:`~tui.client.stream.EventStream` yields, and the de-duplication that
+decides it.
+
+Apart from the socket code because these are pure (no I/O): the app's stream state, the
+board's feed and the tests use them without a connection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tui.models import ConversationStateUpdateEvent, StreamingDeltaEvent
+from tui.models.events import ServerErrorEvent
+from tui.models.parse import AnyEvent, RawEvent
+
+from .errors import OpenHandsError
+
+#: A connection's state as :class:`StreamStatus` names it.
+ConnectionState = Literal["connecting", "live", "reconnecting", "offline", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEvent:
+    """One event from the socket (see the module doc for ``replaces`` and ``transient``)."""
+
+    event: AnyEvent
+    replaces: bool = False
+    transient: bool = False
+
+    @property
+    def id(self) -> str | None:
+        return self.event.id
+
+
+@dataclass(frozen=True, slots=True)
+class StreamStatus:
+    """The connection's state, for a live/reconnecting/offline indicator.
+
+    ``attempt``: for ``reconnecting``/``offline``, the number of the next attempt in the
+    current outage (1 = first retry after a live connection dropped); for ``failed``, the
+    attempts made; 0 otherwise. ``error`` is a redacted one-line reason.
+    """
+
+    state: ConnectionState
+    attempt: int = 0
+    error: str | None = None
+    close_code: int | None = None
+    retry_in: float | None = None
+    exception: OpenHandsError | None = field(default=None, compare=False)
+    #: why it is not live, in a few words for a status line (None while live)
+    why: str | None = field(default=None, compare=False)
+
+
+StreamItem = StreamEvent | StreamStatus
+
+
+def _raw_field(event: AnyEvent, name: str) -> Any:
+    raw = event.raw if isinstance(event, RawEvent) else None
+    return raw.get(name) if isinstance(raw, dict) else None
+
+
+def is_transient(event: AnyEvent) -> bool:
+    """True for frames the server never persists: ``full_state`` snapshots, streaming
+    deltas and ``ServerErrorEvent`` replies (facts §6)."""
+    if isinstance(event, (StreamingDeltaEvent, ServerErrorEvent)):
+        return True
+    if isinstance(event, ConversationStateUpdateEvent):
+        return event.key == "full_state"
+    if isinstance(event, RawEvent):
+        kind = event.kind
+        if kind in ("StreamingDeltaEvent", "ServerErrorEvent"):
+            return True
+        return kind == "ConversationStateUpdateEvent" and _raw_field(event, "key") == "full_state"
+    return False
+
+
+class EventDeduper:
+    """Dedup by event id, letting a copy with ``parent_id`` replace one without (pure)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, bool] = {}  # id -> the yielded copy had a parent_id
+        self.newest_timestamp: str | None = None  # newest persisted timestamp (string order)
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+    def accept(self, event: AnyEvent) -> StreamEvent | None:
+        """The item to yield for ``event``, or None when it is a plain duplicate."""
+        if is_transient(event):
+            return StreamEvent(event, transient=True)
+        stamp = event.timestamp
+        if isinstance(stamp, str) and (
+            self.newest_timestamp is None or stamp > self.newest_timestamp
+        ):
+            self.newest_timestamp = stamp
+        event_id = event.id
+        if not event_id:
+            return StreamEvent(event)
+        has_parent = bool(event.parent_id)
+        before = self._seen.get(event_id)
+        if before is None:
+            self._seen[event_id] = has_parent
+            return StreamEvent(event)
+        if has_parent and not before:
+            self._seen[event_id] = True
+            return StreamEvent(event, replaces=True)
+        return None
