@@ -110,6 +110,14 @@ def screen_ready(app, screen_class) -> bool:
     return isinstance(app.screen, screen_class) and app.screen.is_mounted
 
 
+def dialog_ready(app, screen_class) -> bool:
+    """A ``screen_class`` screen is current, composed and has given focus to one of its own
+    widgets: what is typed now goes into it (a key pressed a moment earlier goes to whatever
+    was focused before, and is lost)."""
+    focused = app.focused
+    return screen_ready(app, screen_class) and focused is not None and focused.screen is app.screen
+
+
 def conversations_shown(app) -> bool:
     """The conversations screen is current and composed (it is current a moment before its
     widgets exist; a query in between fails)."""
