@@ -228,6 +228,11 @@ class OhtuiApp(AppNavigation, AppGuard, GuardedDispatch, App):
         return self._client.info if self._client is not None else None
 
     @property
+    def bundled(self) -> bool:
+        """Showing the bundled demo server (no URL, no profile chosen): what titles call it."""
+        return self._warm_up is not None and self.profile is None
+
+    @property
     def server_mark(self) -> str:
         """``agent server 1.58.2``: for the lists' titles and the conversation header."""
         return server_mark(self.server_info, local=self.local)

@@ -171,6 +171,41 @@ class EventCalls(ClientBase):
             shared=lambda: self._event_page(*routes["shared"]),
         )
 
+    async def search_events_raw(
+        self,
+        conversation_id: str,
+        *,
+        shared: bool = False,
+        kind: str | None = None,
+        sort_order: EventSortOrder | str = "TIMESTAMP",
+        page_id: str | None = None,
+        limit: int = 100,
+    ) -> tuple[list[Any], str | None]:
+        """One page as ``search_events`` (or ``search_shared_events``) reads it, untyped:
+        ``(events, next_page_id)``, each event a dict of its JSON fields, anything that is
+        not an object a ``RawEvent`` (``raw_pages``). For readers of plain fields."""
+        args = (conversation_id, kind, None, None, sort_order, page_id, limit)
+        routes = {r: self._event_search(r, *args) for r in ("app", "agent", "shared")}
+        if shared:
+            page = await self._shared(lambda: self._raw_event_page(*routes["shared"]))
+        else:
+            page = await self._dispatch(
+                "it has no event search",
+                app=lambda: self._raw_event_page(*routes["app"]),
+                agent=lambda: self._raw_event_page(*routes["agent"]),
+                shared=lambda: self._raw_event_page(*routes["shared"]),
+            )
+        return page.items, page.next_page_id
+
+    async def _raw_event_page(self, path: str, query: dict[str, Any]) -> Any:
+        from .raw_pages import RawPage, raw_page
+
+        data = await self._http.request("GET", path, params=query, parse=raw_page)
+        if isinstance(data, RawPage):
+            return data
+        reason = getattr(data, "reason", None) or "empty body"
+        raise self._bad("GET", path, f"malformed event page ({reason})")
+
     # --- count ---------------------------------------------------------------------------------
 
     async def count_events(

@@ -68,15 +68,11 @@ class InsightsWalk:
         """Read the next page; returns its events. A failure leaves the walk where it was."""
         if self.done:
             return 0
-        search = self.client.search_shared_events if self.shared else self.client.search_events
-        page = await search(
-            self.conversation_id, sort_order="TIMESTAMP", page_id=self.page_id, limit=PAGE
-        )
+        items, next_page = await self._page()
         feed = self.builder.feed
-        for event in page.items:
+        for event in items:
             feed(event)
-        self.read += len(page.items)
-        next_page = page.next_page_id
+        self.read += len(items)
         if next_page is None:
             self.done = True
         elif next_page in self._seen or next_page == self.page_id:
@@ -85,7 +81,7 @@ class InsightsWalk:
                 page_id=next_page,
             )
         else:
-            self._empty = self._empty + 1 if not page.items else 0
+            self._empty = self._empty + 1 if not items else 0
             if self._empty >= MAX_EMPTY_PAGES:
                 raise PageLoopError(
                     f"{self._empty} empty pages in a row each point to another; paging stopped.",
@@ -93,7 +89,25 @@ class InsightsWalk:
                 )
             self._seen.add(next_page)
             self.page_id = next_page
-        return len(page.items)
+        return len(items)
+
+    async def _page(self) -> tuple[list[Any], str | None]:
+        """The next page's events, untyped where the client can (the builder reads plain
+        fields: typing them cost more than the figures, see ``search_events_raw``)."""
+        raw = getattr(self.client, "search_events_raw", None)
+        if raw is not None:
+            return await raw(
+                self.conversation_id,
+                shared=self.shared,
+                sort_order="TIMESTAMP",
+                page_id=self.page_id,
+                limit=PAGE,
+            )
+        search = self.client.search_shared_events if self.shared else self.client.search_events
+        page = await search(
+            self.conversation_id, sort_order="TIMESTAMP", page_id=self.page_id, limit=PAGE
+        )
+        return page.items, page.next_page_id
 
     def finish(self) -> Insights:
         return self.builder.finish()

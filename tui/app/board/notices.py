@@ -79,3 +79,48 @@ class NoticeGate:
             summary = f"{total} more agent{'s' if total != 1 else ''}: " + ", ".join(parts)
             self.held.clear()
         return passed, summary
+
+
+LATELY_S = 30.0
+#: What the status line calls an agent that reached a status.
+SHORT = {
+    "finished": "finished",
+    "error": "failed",
+    "stuck": "stuck",
+    "waiting_for_confirmation": "to confirm",
+    "paused": "paused",
+    "idle": "idle",
+}
+
+
+class Lately:
+    """The news of the last :data:`LATELY_S` seconds, said in the board's status line.
+
+    While the board is on screen its rows already show every change (and float the ones
+    needing a human up): a toast per change would only cover the columns it updates. The
+    app's notifier still hears of each change (so nothing is news again elsewhere), and
+    what it would have told is counted here instead."""
+
+    def __init__(self, *, keep: float = LATELY_S, clock: Callable[[], float] = time.monotonic):
+        self.keep, self.clock = keep, clock
+        self._seen: deque[tuple[float, str]] = deque()
+
+    def add(self, status: str) -> None:
+        self._seen.append((self.clock(), status))
+
+    def add_counts(self, counts: Counter[str]) -> None:
+        for status, n in counts.items():
+            for _ in range(n):
+                self.add(status)
+
+    def summary(self) -> str:
+        """``"lately: 2 finished, 1 to confirm"``, or "" when nothing happened lately."""
+        now = self.clock()
+        while self._seen and now - self._seen[0][0] >= self.keep:
+            self._seen.popleft()
+        counts = Counter(status for _at, status in self._seen)
+        parts = [f"{n} {SHORT.get(status, status)}" for status, n in counts.most_common()]
+        return "lately: " + ", ".join(parts) if parts else ""
+
+    def __bool__(self) -> bool:
+        return bool(self._seen)

@@ -44,8 +44,13 @@ class Source:
 
 
 def current_name(app: Any) -> str:
-    """How the app's own server is called on the board: its profile, else host:port."""
-    return app.profile or urlsplit(app.url or "").netloc or "this server"
+    """How the app's own server is called on the board: its profile, "demo" for the bundled
+    demo server (its port is random: no name), else host:port."""
+    if app.profile:
+        return app.profile
+    if getattr(app, "bundled", False):
+        return "demo"
+    return urlsplit(app.url or "").netloc or "this server"
 
 
 def board_sources(app: Any, all_profiles: bool) -> list[Source]:

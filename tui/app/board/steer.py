@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tui.failures import explain
+from tui.models import events as ev
 from tui.text import one_line
 
+from ..action_index import Risk
 from ..format import status_value
-from ..rows import summarize
+from ..rows import RISK_ORDER, risk_text, summarize
 from .fold import pending_actions
 from .row import BoardRow
 from .sources import Source
@@ -46,6 +48,14 @@ class Outcome:
 def toggle_verb(row: BoardRow) -> str:
     """``pause`` for a row whose agent runs, ``run`` for any other."""
     return "pause" if row.status == "running" else "run"
+
+
+def toggle_words(rows: Sequence[BoardRow]) -> str:
+    """What pause/run did, said before the rows' statuses move on."""
+    verbs = {toggle_verb(row) for row in rows}
+    if verbs == {"pause"}:
+        return "Pause asked (takes effect between steps)"
+    return "Running" if verbs == {"run"} else "Paused or ran"
 
 
 def _agent(source: Source, row: BoardRow) -> AgentServerClient:
@@ -97,14 +107,29 @@ async def pause_sandbox(source: Source, row: BoardRow) -> None:
     await client.pause_sandbox(row.conversation.sandbox_id)
 
 
-async def waiting_actions(source: Source, row: BoardRow) -> list[str]:
-    """What the row's agent waits to run, one line each (empty: it waits on nothing)."""
+async def waiting_actions(source: Source, row: BoardRow) -> list[tuple[str, Risk | None]]:
+    """What the row's agent waits to run, one line each, with its risk: the security
+    analyzer's newest verdict, else the agent's own estimate, else None (empty: it waits
+    on nothing)."""
     client = source.client
     assert client is not None
     page = await client.search_events(
         row.conversation_id, sort_order="TIMESTAMP_DESC", limit=PENDING_TAIL
     )
-    return [one_line(summarize(event), 300) for event in pending_actions(page.items)]
+    return [
+        (one_line(summarize(event), 300), risk_of(event, page.items))
+        for event in pending_actions(page.items)
+    ]
+
+
+def risk_of(action: object, newest_first: Sequence[object]) -> Risk | None:
+    """The action's risk as the conversation screen's confirmation bar says it."""
+    action_id = getattr(action, "id", None)
+    for event in newest_first:
+        if isinstance(event, ev.SecurityAnalysisEvent) and action_id in event.risks:
+            return Risk(risk_text(event.risks[action_id]), event.analyzer, event.policy)
+    own = risk_text(getattr(action, "security_risk", None) or "UNKNOWN")
+    return Risk(own) if own in RISK_ORDER[:3] else None
 
 
 def can_steer(row: BoardRow) -> bool:

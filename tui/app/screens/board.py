@@ -18,7 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
 from tui.text import one_line
@@ -26,12 +26,14 @@ from tui.text import one_line
 from ..board import steer
 from ..board.feed import BoardFeed
 from ..board.model import BY_KEY, BoardModel
-from ..board.notices import NoticeGate, app_newsworthy
+from ..board.notices import Lately, NoticeGate, app_newsworthy
 from ..board.options import BoardOptions
 from ..board.sources import board_sources
 from ..messages import AgentStatusChanged
+from ..notices import desktop_notify
 from ..widgets.board_table import BoardTable
 from ..widgets.key_bar import KeyBar
+from ..widgets.ordered_input import OrderedInput
 from .board_answer import BoardAnswerScreen
 from .confirm import ConfirmScreen
 
@@ -80,10 +82,11 @@ class BoardScreen(Screen):
         self.feed: BoardFeed | None = None
         self._changes: list[tuple[BoardRow, str | None, str | None]] = []
         self._gate = NoticeGate(app_newsworthy(self.app))
+        self._lately = Lately()
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="board-filter-row"):
-            yield Input(
+            yield OrderedInput(
                 placeholder="filter: words in server, title, step, error; status:NAME",
                 id="board-filter",
             )
@@ -113,24 +116,57 @@ class BoardScreen(Screen):
     def _status_changed(self, row: BoardRow, old: str | None, new: str | None) -> None:
         self._changes.append((row, old, new))  # told at the next flush, a few at a time
 
+    def _on_view(self) -> bool:
+        """The board is what the user looks at (maybe under a question it asked)."""
+        stack = self.app.screen_stack
+        top = stack[-1] if stack else None
+        return top is self or (
+            isinstance(top, ModalScreen) and len(stack) > 1 and stack[-2] is self
+        )
+
     def _tell(self) -> None:
-        """Status changes to the app (it notifies as for any watched conversation)."""
+        """Status changes to the app: in the status line while the board is shown (its rows
+        say them), as a few toasts while another screen is (the app's notifier decides)."""
         changes, self._changes = self._changes, []
-        passed, summary = self._gate.admit(changes)
         several = self.feed is not None and len(self.feed.sources) > 1
+        if self._on_view():
+            self._tell_lately(changes, several)
+            return
+        passed, summary = self._gate.admit(changes)
         for row, old, new in passed:
             title = f"{row.source}: {row.title}" if several else row.title
             self.post_message(AgentStatusChanged(row.conversation_id, title, old, new))
         if summary:
-            self.notify(summary, title="Board", timeout=8, markup=False)
+            self.notify(summary, title="Board", timeout=6, markup=False)
+
+    def _tell_lately(self, changes: list, several: bool) -> None:
+        notifier = getattr(self.app, "notifier", None)
+        self._lately.add_counts(self._gate.held)  # held back while another screen was shown
+        self._gate.held.clear()
+        told = []
+        for row, old, new in changes:
+            title = f"{row.source}: {row.title}" if several else row.title
+            found = notifier.notice(row.conversation_id, title, old, new) if notifier else None
+            if found is not None:
+                self._lately.add(new or "?")
+                told.append(found[0])
+        if told and notifier.bell:
+            self.app.bell()
+        for text in told if notifier is not None and notifier.desktop else ():
+            self.run_worker(
+                desktop_notify("ohtui", text), group="desktop-notify", exit_on_error=False
+            )
 
     def flush(self, force: bool = False) -> None:
         """Draw what the feed changed (rows, order), a few times a second at most."""
         if not self.is_attached:
             return
-        if self._changes or self._gate.held:
+        told = bool(self._changes or self._gate.held)
+        if told:
             self._tell()
         if not (force or self.model.dirty):
+            if told:
+                self._status()  # what was just told (``_status`` reads the model: after)
             return
         model = self.model
         table = self.query_one(BoardTable)
@@ -142,10 +178,19 @@ class BoardScreen(Screen):
             reverse=model.reverse,
         )
         table.border_title = self._title()
+        self.server_known()
         self._status()
+
+    def server_known(self) -> None:
+        """The app learned what its server is: the mark under the board, as on the lists
+        (watching several servers, the Server column says which is which)."""
+        several = self.feed is not None and len(self.feed.sources) > 1
+        self.query_one(BoardTable).border_subtitle = "" if several else self.app.server_mark
 
     def _tick(self) -> None:
         self.query_one(BoardTable).refresh_times()  # times in a status, elapsed, rates
+        if self._lately:
+            self._status()  # the news of the last seconds fades
 
     def _title(self) -> str:
         feed = self.feed
@@ -169,6 +214,9 @@ class BoardScreen(Screen):
         waiting = sum(1 for row in rows if row.needs_human)
         if waiting:
             text.append(f" · {waiting} need{'s' if waiting == 1 else ''} you", style="bold")
+        lately = self._lately.summary()  # the news the rows show, counted (no toasts)
+        if lately:
+            text.append(f" · {lately}", style="italic")
         if feed is not None:
             live = sum(1 for row in rows if row.followed)
             text.append(f" · {live} live, {len(rows) - live} polled")
@@ -237,7 +285,7 @@ class BoardScreen(Screen):
             self.act(
                 rows,
                 lambda source, row: steer.control(source, row, verbs[row.key]),
-                _toggle_words(rows),
+                steer.toggle_words(rows),
             )
 
     def action_interrupt(self) -> None:
@@ -379,7 +427,7 @@ class BoardScreen(Screen):
         feed = self.feed
         assert feed is not None
 
-        async def waits(row: BoardRow) -> tuple[str, list[str]]:
+        async def waits(row: BoardRow) -> tuple[str, list]:
             label = row.title if len(feed.sources) == 1 else f"{row.source}: {row.title}"
             source = feed.source(row.source)
             try:
@@ -398,11 +446,3 @@ class BoardScreen(Screen):
         self.model.marks.clear()
         feed.refresh_now()
         self.flush(force=True)
-
-
-def _toggle_words(rows: list[BoardRow]) -> str:
-    """What pause/run did, said before the rows' statuses move on."""
-    verbs = {steer.toggle_verb(row) for row in rows}
-    if verbs == {"pause"}:
-        return "Pause asked (takes effect between steps)"
-    return "Running" if verbs == {"run"} else "Paused or ran"

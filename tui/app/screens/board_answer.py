@@ -2,7 +2,9 @@
 
 The board's ``A`` and ``R`` open this over the board with every waiting action of the
 chosen rows listed; nothing is answered until the user says so here. A rejection takes an
-optional reason, which the agent is told.
+optional reason, which the agent is told. Each action comes with its risk, as the
+conversation screen's confirmation bar says it (the analyzer's verdict, else the agent's
+own estimate).
 """
 
 from __future__ import annotations
@@ -14,10 +16,15 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from ..action_index import Risk
+from ..widgets.ordered_input import OrderedInput
+from ..widgets.risk_views import risk_style
+
 #: Actions listed per conversation (the rest are counted).
 SHOWN_ACTIONS = 3
 
-Waiting = list[tuple[str, list[str]]]  # (the row's label, what its agent waits to run)
+#: (the row's label, what its agent waits to run with each action's risk, when known)
+Waiting = list[tuple[str, list[tuple[str, Risk | None]]]]
 
 
 def waiting_text(waiting: Waiting, accept: bool) -> Text:
@@ -32,9 +39,12 @@ def waiting_text(waiting: Waiting, accept: bool) -> Text:
         text.append(label, style="bold")
         if not actions:
             text.append("\n  (the waiting action could not be read)", style="italic")
-        for action in actions[:SHOWN_ACTIONS]:
+        for action, risk in actions[:SHOWN_ACTIONS]:
             text.append("\n  ")
             text.append(action)
+            if risk is not None:  # what the analyzer (or the agent) thinks of it
+                text.append("\n    ")
+                text.append(risk.describe(), style=risk_style(risk.level))
         if len(actions) > SHOWN_ACTIONS:
             text.append(f"\n  … and {len(actions) - SHOWN_ACTIONS} more", style="italic")
     return text
@@ -59,7 +69,7 @@ class BoardAnswerScreen(ModalScreen[str | None]):
             with VerticalScroll(id="answer-list"):
                 yield Static(waiting_text(self.waiting, self.accept))
             if not self.accept:
-                yield Input(
+                yield OrderedInput(
                     placeholder="why (optional: the agent is told), enter to reject",
                     id="answer-reason",
                 )

@@ -40,6 +40,7 @@ from ..themes import theme_style
 from ..widgets.cost_chart import CostChart
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
+from ..widgets.ordered_input import OrderedInput
 from .conversations_sorting import SortedList
 from .errors import describe_error
 from .new_conversation import ConversationStarts
@@ -94,7 +95,7 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="conv-filter-row"):
-            yield Input(
+            yield OrderedInput(
                 placeholder="title contains… (enter to apply, esc to clear)", id="conv-filter"
             )
         yield FittedTable(self._layout(), id="conversations", cursor_type="row", zebra_stripes=True)

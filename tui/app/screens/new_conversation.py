@@ -32,6 +32,7 @@ from ..format import status_value
 from ..server_marks import duration
 from ..themes import theme_style
 from ..widgets.key_bar import KeyBar
+from ..widgets.ordered_input import OrderedInput
 from .errors import server_words
 from .field_keys import FIELD_KEYS
 
@@ -267,8 +268,10 @@ class NewConversationScreen(ModalScreen[str | None]):
             where = "on the agent server" if self.agent else ""
             yield Static(Text(f"New conversation {where}".strip(), style="bold"))
             title = self.progress.title if self.progress is not None else ""
-            yield Input(title, placeholder="title (optional)", id="new-title")
-            yield Input(placeholder="first message to the agent (optional)", id="new-message")
+            yield OrderedInput(title, placeholder="title (optional)", id="new-title")
+            yield OrderedInput(
+                placeholder="first message to the agent (optional)", id="new-message"
+            )
             yield Static(id="new-progress")
             with Horizontal(id="new-buttons"):
                 yield Button("Cancel", id="new-cancel")

@@ -24,6 +24,7 @@ from textual.widgets import Input, Static
 from tui.text import abbreviate, clean
 
 from ..format import status_value
+from .ordered_input import OrderedInput
 from .risk_views import risk_style
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ class ConfirmBar(Static):
         return changed
 
 
-class MessageLine(Input):
+class MessageLine(OrderedInput):
     """A line the user types to the agent: a message, or why an action is rejected."""
 
     @dataclass

@@ -14,6 +14,7 @@ from textual.widgets import Checkbox, Input, Label, Static
 
 from ..search import FindQuery
 from ..themes import theme_style
+from .ordered_input import OrderedInput
 
 TOGGLES = {"regex": "find-regex", "case": "find-case", "only": "find-only"}
 
@@ -62,7 +63,7 @@ class FindBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label("find")
-        yield Input(placeholder="text or regex, enter", id="find-input", compact=True)
+        yield OrderedInput(placeholder="text or regex, enter", id="find-input", compact=True)
         yield Checkbox("regex", id="find-regex", compact=True)
         yield Checkbox("case", id="find-case", compact=True)
         yield Checkbox("only matches", id="find-only", compact=True)

@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 from ...row_windows import EventQuery
 from ...widgets.filter_bar import kind_choices, parse_when, show_time
 from ...widgets.key_bar import KeyBar
+from ...widgets.ordered_input import OrderedInput
 from ..field_keys import FIELD_KEYS
 
 #: How many count queries run at once (20 kinds: a slow server is not asked all at once).
@@ -67,14 +68,14 @@ class FilterDialog(ModalScreen[EventQuery | None]):
             )
             with Horizontal(id="filter-times"):
                 yield Label("from")
-                yield Input(
+                yield OrderedInput(
                     show_time(self.current.since),
                     placeholder="YYYY-MM-DD HH:MM",
                     id="filter-since",
                     compact=True,
                 )
                 yield Label("before")
-                yield Input(
+                yield OrderedInput(
                     show_time(self.current.until),
                     placeholder="YYYY-MM-DD HH:MM",
                     id="filter-until",
