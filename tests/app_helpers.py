@@ -70,8 +70,9 @@ async def wait_for(predicate, timeout: float = WAIT_LIMIT, pilot=None) -> None:
             await asyncio.sleep(0.02)
 
 
-#: Worker groups that last as long as their screen (a followed stream): never waited for.
-ENDLESS_WORKERS = frozenset({"live"})
+#: Worker groups that last as long as their screen (a followed stream, the board's feed):
+#: never waited for.
+ENDLESS_WORKERS = frozenset({"live", "board-feed"})
 
 
 def busy_workers(app, keep: frozenset[str] | set[str] = ENDLESS_WORKERS) -> list:
@@ -107,6 +108,14 @@ def screen_ready(app, screen_class) -> bool:
     """A ``screen_class`` screen is current and composed (it is current a moment before its
     widgets exist; a query in between fails with NoMatches)."""
     return isinstance(app.screen, screen_class) and app.screen.is_mounted
+
+
+def dialog_ready(app, screen_class) -> bool:
+    """A ``screen_class`` screen is current, composed and has given focus to one of its own
+    widgets: what is typed now goes into it (a key pressed a moment earlier goes to whatever
+    was focused before, and is lost)."""
+    focused = app.focused
+    return screen_ready(app, screen_class) and focused is not None and focused.screen is app.screen
 
 
 def conversations_shown(app) -> bool:

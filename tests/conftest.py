@@ -89,3 +89,28 @@ def live_server(make_server) -> Iterator[Callable[..., tuple[RunningServer, dict
     for server, store in reversed(started):
         server.stop()
         store.close()
+
+
+# -- order: the longest tests first -------------------------------------------------------------
+
+#: Files whose tests take seconds each (an app over a long conversation, subprocesses, the
+#: fuzz campaign). xdist hands tests out in collection order: started first, they run while the
+#: many short tests fill in around them, so both workers finish together instead of one waiting
+#: for a long test picked up last.
+LONG_FIRST = (
+    "test_secrets.py",
+    "test_fuzz.py",
+    "test_install.py",
+    "test_bench_smoke.py",
+    "test_faults.py",
+    "test_hostile_content.py",
+    "test_app_flows.py",
+    "test_snapshots_insights.py",
+    "test_app_navigation.py",
+    "test_long_operations.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep order

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from textual.command import CommandPalette
 
-from tests.app_helpers import FIXED_NOW, SIZE, conversations_shown, make_app, screen_text, wait_for
+from tests.app_helpers import (
+    FIXED_NOW,
+    SIZE,
+    conversations_shown,
+    make_app,
+    screen_text,
+    settled,
+    wait_for,
+)
 from tui.app.app import OhtuiApp
 from tui.app.commands import OhtuiCommands
 from tui.app.screens.conversation import ConversationScreen
@@ -50,14 +58,14 @@ async def test_the_kind_shows_and_key_2_opens_the_server_screen(make_server):
         assert "2 Server" in text and "Sandboxes" not in text
         assert "New conversation" not in text  # no agent settings: nothing to start with
         await pilot.press("n")
-        await pilot.pause()
+        await settled(pilot)
         assert not isinstance(app.screen, NewConversationScreen)
 
         await pilot.press("2")
         await wait_for(lambda: isinstance(app.screen, ServerScreen), pilot=pilot)
         screen = app.screen
         await wait_for(lambda: screen.info is not None, pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         text = screen_text(app)
         for words in ("OpenHands Agent Server", "uptime", "versions", "tools (5)", "terminal"):
             assert words in text
@@ -102,7 +110,7 @@ async def test_a_refused_key_is_not_an_unreachable_server(make_server):
     app = OhtuiApp(client, url=server.base_url, clock=lambda: FIXED_NOW)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         text = screen_text(app)
         assert "The server refused the key" in text and "Cannot reach" not in text
         assert "session-key" in text  # where keys are given
@@ -113,7 +121,7 @@ async def test_no_key_at_all_is_said_as_wanted(make_server):
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         assert "The server wants a key" in screen_text(app)
 
 
@@ -125,7 +133,7 @@ async def test_shared_on_a_server_without_sharing_is_said_calmly(make_server):
     app = make_app(server.base_url, conversation_id=names["hello"], shared=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         text = screen_text(app)
         assert "this server does not share conversations (it is a self-hosted app server)" in text
         assert "Cannot reach" not in text and "Retry" not in text
@@ -140,7 +148,7 @@ async def test_palette_has_no_id_opening_in_shared_mode(demo_server):
         await pilot.press("ctrl+p")
         await wait_for(lambda: isinstance(app.screen, CommandPalette), pilot=pilot)
         await pilot.press(*names["payments"][:8])
-        await pilot.pause(0.3)
+        await settled(pilot)
         assert "Open conversation" not in screen_text(app)
 
 

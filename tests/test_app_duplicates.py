@@ -9,7 +9,15 @@ from __future__ import annotations
 
 import json
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, screen_text, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    list_ready,
+    make_app,
+    screen_text,
+    settled,
+    wait_for,
+)
 from tui.app.duplicate_rows import MARK, DuplicateRow, is_duplicate
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.event_detail import EventDetail
@@ -73,7 +81,7 @@ async def test_both_events_with_one_id_are_rows_and_each_shows_its_own_detail(ma
         assert second.summary.startswith(MARK) and SECOND in second.summary
         event_list = screen.query_one(EventList)
         event_list.action_last()
-        await pilot.pause()
+        await settled(pilot)
         assert "loading row" not in screen_text(app)
         assert MARK.strip(" ·") in screen_text(app)
         detail = screen.query_one(EventDetail)

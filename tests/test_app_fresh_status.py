@@ -12,7 +12,15 @@ import asyncio
 
 import pytest
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, screen_text, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    list_ready,
+    make_app,
+    screen_text,
+    settled,
+    wait_for,
+)
 from tests.test_app_live import open_live
 from tui.app.live_session import can_follow
 from tui.app.screens.conversation import ConversationScreen
@@ -76,16 +84,22 @@ async def test_the_record_is_not_read_while_another_screen_is_shown(live_server,
     server, names = live_server()
     transport = RecordingTransport()
     app = make_app(server.base_url, transport=transport)
+    cid = names["live"]
+
+    def record_reads() -> int:
+        return sum(cid in q.get("ids", "") for q in transport.queries("app-conversations"))
+
     async with app.run_test(size=SIZE) as pilot:
-        await open_live(app, pilot, names["live"])
-        await wait_for(lambda: len(transport.queries("app-conversations")) > 2, pilot=pilot)
+        conversation = await open_live(app, pilot, cid)
+        await wait_for(lambda: record_reads() > 2, pilot=pilot)  # its timer reads it
         app.action_show_sandboxes()  # another screen over the conversation
         await wait_for(lambda: not isinstance(app.screen, ConversationScreen), pilot=pilot)
-        await pilot.pause(0.1)
-        before = len(transport.queries("app-conversations"))
-        for _ in range(8):  # more than one poll interval, measured in frames, not seconds
-            await pilot.pause(0.1)
-        assert len(transport.queries("app-conversations")) <= before + 1
+        await settled(pilot)  # a read asked for before the switch has come back
+        before = record_reads()
+        for _ in range(3):
+            conversation.poll_record()  # what its timer does meanwhile
+        await settled(pilot)
+        assert record_reads() == before
 
 
 def test_an_open_agent_server_can_be_followed():

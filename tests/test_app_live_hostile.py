@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import functools
 
-from tests.app_helpers import SIZE, make_app, screen_text, wait_for
+from tests.app_helpers import SIZE, make_app, screen_text, settled, wait_for
 from tests.test_app_live import open_live
 from tui.app import live_session
 from tui.app.widgets.event_detail import EventDetail
@@ -102,5 +102,5 @@ async def test_a_refused_stream_says_why_in_the_header(live_server, monkeypatch)
             ),
             pilot=pilot,
         )
-        await pilot.pause(0.05)
+        await settled(pilot)
         assert "✕ stream failed: the server refused the session key (4001)" in screen_text(app)

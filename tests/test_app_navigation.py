@@ -188,7 +188,7 @@ async def test_z_zooms_the_focused_pane_and_esc_or_z_restores(demo_server):
         event_list.focus()
         await pilot.press("z")
         assert screen.maximized is event_list and screen.query_one(KeyBar).display
-        await pilot.pause()
+        await settled(pilot)
         assert event_list.region.width == 80  # the whole terminal
         await pilot.press("z")
         assert screen.maximized is None

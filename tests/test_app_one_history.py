@@ -21,6 +21,7 @@ from tests.app_helpers import (
     list_ready,
     make_app,
     screen_text,
+    settled,
     tree_ready,
     wait_for,
 )
@@ -139,7 +140,7 @@ def test_folded_real_history_snapshot(snap_compare, make_server, size):
         app.open_conversation(cid)
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         await wait_for(lambda: tree_ready(app.screen), pilot=pilot)
-        await pilot.pause(0.2)
+        await settled(pilot)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=size)
 

@@ -12,7 +12,15 @@ import json
 
 import pytest
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, screen_text, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    list_ready,
+    make_app,
+    screen_text,
+    settled,
+    wait_for,
+)
 from tui.app.action_index import ActionIndex, Risk
 from tui.app.rows import make_row
 from tui.app.screens.conversation import ConversationScreen
@@ -105,7 +113,7 @@ def test_the_risk_bar_snapshot(snap_compare, make_server, size):
         screen = await _open_waiting(pilot.app, pilot, cid)
         detail = screen.query_one("#event-detail")
         await wait_for(lambda: detail._event is not None, pilot=pilot)
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=size)
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app_helpers import SIZE, conversations_shown, make_app, screen_text, tree_ready, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    make_app,
+    screen_text,
+    settled,
+    tree_ready,
+    wait_for,
+)
 from tests.test_app_risk_confirmation import PENDING, risky_store
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.event_detail import EventDetail
@@ -55,7 +63,7 @@ async def _select(pilot, screen, kind: str) -> str:
     screen.query_one(EventList).cursor = target
     detail = screen.query_one(EventDetail)
     await wait_for(lambda: detail._event is not None and detail._event.kind == kind, pilot=pilot)
-    await pilot.pause(0.05)
+    await settled(pilot)
     return screen_text(pilot.app)
 
 
@@ -109,6 +117,6 @@ def test_unknown_kind_detail_snapshot(snap_compare, make_server, size):
     async def run_before(pilot):
         screen = await _open(pilot.app, pilot, cid)
         await _select(pilot, screen, "GoalProgressEvent")
-        await pilot.pause(0.2)
+        await settled(pilot)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=size)

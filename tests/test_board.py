@@ -10,7 +10,7 @@ import asyncio
 
 import httpx
 
-from tests.app_helpers import FIXED_NOW, make_app, screen_text, wait_for
+from tests.app_helpers import FIXED_NOW, dialog_ready, make_app, screen_text, settled, wait_for
 from tests.board_helpers import add_agent, board_store, open_board, set_status
 from tui.app.app import OhtuiApp
 from tui.app.board.options import BoardOptions
@@ -163,7 +163,7 @@ async def test_approve_shows_the_waiting_action_first(make_server):
         screen = await open_board(pilot, 4)
         move_to(screen, ids[3])
         await pilot.press("A")
-        await wait_for(lambda: isinstance(app.screen, BoardAnswerScreen), pilot=pilot)
+        await wait_for(lambda: dialog_ready(app, BoardAnswerScreen), pilot=pilot)
         text = screen_text(app)
         assert "Approve what this agent waits to run?" in text
         assert "Agent 03: build docs" in text and "$ rm -rf build-3" in text
@@ -181,7 +181,7 @@ async def test_reject_with_a_reason(make_server):
         screen = await open_board(pilot, 4)
         move_to(screen, ids[3])
         await pilot.press("R")
-        await wait_for(lambda: isinstance(app.screen, BoardAnswerScreen), pilot=pilot)
+        await wait_for(lambda: dialog_ready(app, BoardAnswerScreen), pilot=pilot)
         await pilot.press(*"not the build dir", "enter")
         await wait_for(lambda: server.live.status_sync(ids[3]) == "idle", pilot=pilot)
         page = await OpenHandsClient(server.base_url).search_events(
@@ -246,7 +246,7 @@ async def test_read_only_shows_no_actions(make_server):
         assert "Open" in keys and "Filter" in keys
         move_to(screen, ids[3])
         await pilot.press("space", "A", "p")
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert not screen.model.marks and app.screen is screen
         assert server.live.status_sync(ids[3]) == "waiting_for_confirmation"
 
@@ -353,7 +353,7 @@ async def test_a_bare_agent_server(make_server):
         await wait_for(lambda: row.followed, pilot=pilot)
         move_to(screen, ids[3])
         await pilot.press("A")
-        await wait_for(lambda: isinstance(app.screen, BoardAnswerScreen), pilot=pilot)
+        await wait_for(lambda: dialog_ready(app, BoardAnswerScreen), pilot=pilot)
         await pilot.press("y")
         await wait_for(lambda: server.live.status_sync(ids[3]) == "running", pilot=pilot)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.app_helpers import make_app, screen_text, wait_for
+from tests.app_helpers import dialog_ready, make_app, screen_text, settled, wait_for
 from tests.board_helpers import board_store, open_board
 from tui.app.action_index import Risk
 from tui.app.board.options import BoardOptions
@@ -68,7 +68,8 @@ async def test_the_question_names_the_risk(make_server):
         table = screen.query_one(BoardTable)
         table.cursor = next(i for i, r in enumerate(table.rows) if r.conversation_id == ids[3])
         await pilot.press("R")
-        await wait_for(lambda: isinstance(app.screen, BoardAnswerScreen), pilot=pilot)
+        await wait_for(lambda: dialog_ready(app, BoardAnswerScreen), pilot=pilot)
+        await settled(pilot, keep={"board-act"})
         text = screen_text(app)
         assert "$ rm -rf build-3" in text
         assert "MEDIUM risk (LLMSecurityAnalyzer, ConfirmRisky)" in text
@@ -82,8 +83,8 @@ def test_board_reject_question_with_the_analyzers_risk(snap_compare, make_server
         table = screen.query_one(BoardTable)
         table.cursor = next(i for i, r in enumerate(table.rows) if r.conversation_id == ids[3])
         await pilot.press("R")
-        await wait_for(lambda: isinstance(pilot.app.screen, BoardAnswerScreen), pilot=pilot)
-        await pilot.pause(0.2)
+        await wait_for(lambda: dialog_ready(pilot.app, BoardAnswerScreen), pilot=pilot)
+        await settled(pilot, keep={"board-act"})  # the answer waits for the dialog
 
     app = make_app(make_server(store).base_url, board=POLLED, profile="ref")
     assert snap_compare(app, run_before=run_before, terminal_size=(80, 24))

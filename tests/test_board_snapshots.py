@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.app_helpers import make_app, wait_for
+from tests.app_helpers import dialog_ready, make_app, settled, wait_for
 from tests.board_helpers import board_store, open_board, set_status
 from tui.app.board.options import BoardOptions
 from tui.app.screens.board_answer import BoardAnswerScreen
@@ -25,7 +25,7 @@ async def settle(pilot) -> None:
     screen = pilot.app.screen
     pilot.app.clear_notifications()
     screen.flush(force=True)
-    await pilot.pause(0.1)
+    await settled(pilot)
 
 
 def _many(snap_compare, make_server, size):
@@ -112,8 +112,8 @@ def test_board_approve_question(snap_compare, make_server):
         table = screen.query_one(BoardTable)
         table.cursor = next(i for i, r in enumerate(table.rows) if r.conversation_id == ids[3])
         await pilot.press("A")
-        await wait_for(lambda: isinstance(pilot.app.screen, BoardAnswerScreen), pilot=pilot)
-        await pilot.pause(0.2)
+        await wait_for(lambda: dialog_ready(pilot.app, BoardAnswerScreen), pilot=pilot)
+        await settled(pilot, keep={"board-act"})  # the answer waits for the dialog
 
     assert snap_compare(board_app(server), run_before=run_before, terminal_size=SMALL)
 

@@ -17,6 +17,7 @@ import pytest
 
 from tests.folder_helpers import write_folder
 from tui.cli import main
+from tui.client import http as client_http
 from tui.commands.options import command_word
 from tui.server import Store, load_demo
 from tui.server.demo import generate_conversation
@@ -272,9 +273,16 @@ def test_export_refused_key_says_where_keys_go(make_server, tmp_path, capsys):
     assert main(["export", cid, "--url", server.base_url, "--session-key", KEY, "-f", "jsonl"]) == 0
 
 
-def test_export_unreachable_and_not_found(demo_server, tmp_path, capsys):
+def test_export_unreachable_and_not_found(demo_server, tmp_path, capsys, monkeypatch):
+    waits: list[float] = []
+
+    async def no_wait(seconds: float) -> None:  # the retries' pauses, recorded, not slept
+        waits.append(seconds)
+
+    monkeypatch.setattr(client_http, "_sleep", no_wait)
     port = closed_port()
     assert main(["export", "x" * 32, "--url", f"http://127.0.0.1:{port}"]) == 1
+    assert len(waits) > 3  # it tried again, patiently, before giving up
     err = capsys.readouterr().err
     assert err.startswith("ohtui export: cannot reach the server")
     assert "next: is it running" in err and "Traceback" not in err

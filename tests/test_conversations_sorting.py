@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app_helpers import DEMO_ROWS, conversations_shown, make_app, wait_for
+from tests.app_helpers import DEMO_ROWS, conversations_shown, make_app, settled, wait_for
 from tui.app.conversation_rows import ConversationRows, conversation_cells
 from tui.app.conversation_sort import (
     conversation_duration,
@@ -178,10 +178,10 @@ async def test_the_chart_says_how_many_costs_are_unknown():
     async with One().run_test(size=(80, 14)) as pilot:
         chart = pilot.app.query_one(CostChart)
         chart.show([2.0, None, 0.5], selected=1)
-        await pilot.pause()
+        await settled(pilot)
         assert chart.border_title == "Cost per conversation ($) by row · $2.50 in all · 1 unknown"
         chart.show([None, None], selected=0)
-        await pilot.pause()
+        await settled(pilot)
         assert "gives no cost" in chart.border_title
 
 
@@ -195,7 +195,7 @@ async def test_a_chart_of_zero_costs_says_so_rather_than_draw_nothing():
     async with One().run_test(size=(80, 14)) as pilot:
         chart = pilot.app.query_one(CostChart)
         chart.show([0.0, 0.0, None], selected=0)
-        await pilot.pause()
+        await settled(pilot)
         assert chart.border_title == (
             "Cost per conversation: $0.00 for each of the 2 with a cost · 1 unknown"
         )

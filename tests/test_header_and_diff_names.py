@@ -25,21 +25,24 @@ def test_diff_names_have_one_slash_for_absolute_paths():
 
 
 class HeldRecord(httpx.AsyncHTTPTransport):
-    """The real server, except that conversation records wait until ``release`` is set."""
+    """The real server, except that the record of conversation ``cid`` waits until ``release``
+    is set (only that one: the list's own look-ups by id, e.g. of sub-conversations, go on)."""
 
-    def __init__(self) -> None:
+    def __init__(self, cid: str) -> None:
         super().__init__()
+        self.cid = cid
         self.release = asyncio.Event()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.url.path.endswith("/app-conversations") and "ids" in request.url.params:
+        url = request.url
+        if url.path.endswith("/app-conversations") and self.cid in url.params.get_list("ids"):
             await self.release.wait()
         return await super().handle_async_request(request)
 
 
 async def test_the_header_shows_the_id_once_until_the_title_loads(demo_server):
     cid = IDS["hello"]
-    transport = HeldRecord()
+    transport = HeldRecord(cid)
     app = make_app(demo_server.base_url, transport=transport)
     async with app.run_test(size=SIZE) as pilot:
         # pushed as a screen that knows only the id (``--conversation`` and the palette look

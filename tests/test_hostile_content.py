@@ -725,7 +725,7 @@ async def test_list_strip_cache_is_bounded():
     async with app.run_test(size=(80, 40)) as pilot:
         event_list = app.query_one(EventList)
         event_list.set_source(_Rows(20_000))
-        await pilot.pause()
+        await settled(pilot)
         for top in range(0, 20_000, 97):  # what scrolling through 20,000 rows renders
             event_list.scroll_to(y=top, animate=False, immediate=True)
             for y in range(event_list.size.height):

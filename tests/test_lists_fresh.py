@@ -19,6 +19,7 @@ from tests.app_helpers import (
     conversations_shown,
     make_app,
     screen_text,
+    settled,
     wait_for,
 )
 from tui.app.screens import conversations as conversations_module
@@ -123,7 +124,7 @@ async def test_the_sub_conversation_is_listed_under_its_parent(demo_server):
         title = table.get_cell(names["sub"], "title")
         assert title.plain.startswith("└ ")
         table.cursor_to(names["sub"])
-        await pilot.pause()
+        await settled(pilot)
         assert f"sub-conversation of {parent}" in detail_text(app)
         await pilot.press("enter")
         await wait_for(
@@ -161,7 +162,7 @@ async def test_whole_ids_are_reachable_and_copied(demo_server):
         table = await _listed(app, pilot)
         await pilot.press("down")
         chosen = table.current_key
-        await pilot.pause()
+        await settled(pilot)
         assert detail_text(app).startswith(chosen)
         await pilot.press("c")
         assert copied == [chosen]
@@ -195,7 +196,7 @@ async def test_plurals_and_table_keys_on_sandboxes(make_server):
         assert table.cursor_row == 0
         await pilot.press("j", "j")
         chosen = table.current_key
-        await pilot.pause()
+        await settled(pilot)
         assert str(screen.query_one("#sandboxes-detail").render()).startswith(chosen)
         await pilot.press("escape")
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
@@ -217,7 +218,7 @@ async def test_sandbox_ids_are_cut_in_the_middle_at_80_columns(demo_server):
         await wait_for(lambda: isinstance(app.screen, SandboxesScreen), pilot=pilot)
         table = app.screen.query_one(FittedTable)
         await wait_for(lambda: table.row_count >= 4, pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         shown = [table.get_row(key)[0].plain for key in table.keys]
         assert all("…" in cell for cell in shown)
         assert len(set(shown)) == len(shown)  # each tells its sandbox apart
@@ -242,6 +243,6 @@ async def test_statuses_are_polled_only_while_the_list_is_shown(make_server):
         count = len(transport.queries("/app-conversations/search"))
         for _ in range(3):
             await listing.poll_statuses()  # what its timer does while a conversation is open
-        await pilot.pause()
+        await settled(pilot)
         assert not listing._polling
         assert len(transport.queries("/app-conversations/search")) == count

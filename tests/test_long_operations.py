@@ -16,6 +16,7 @@ from tests.app_helpers import (
     conversations_shown,
     make_app,
     screen_text,
+    settled,
     wait_for,
 )
 from tui.app import server_marks
@@ -125,7 +126,7 @@ async def test_a_failed_sandbox_start_shows_the_servers_words(make_server, elaps
         await wait_for(lambda: isinstance(app.screen, SpecPicker), pilot=pilot)
         await pilot.press("enter")
         await wait_for(lambda: screen.start is not None and screen.start.done, pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         text = screen_text(app)
         assert "did not start" in text and "no capacity for a new sandbox" in text
         assert "x Stop waiting" not in text
@@ -172,7 +173,7 @@ async def test_a_start_that_fails_shows_the_servers_reason(make_server, elapsed)
         await wait_for(lambda: dialog.progress.status == "WORKING", pilot=pilot)
         clock.now += 60  # on to WAITING_FOR_SANDBOX, where it fails
         await wait_for(lambda: dialog.progress.done, pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         assert reason in dialog.progress.error
         assert reason in dialog.query_one("#new-progress").render().plain  # on screen, wrapped
         assert app.screen is dialog  # still open: the user reads it, may try again
@@ -228,7 +229,7 @@ async def test_an_unknown_outcome_is_said_as_the_client_says_it(make_server, ela
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _start_conversation(app, pilot, "Maybe")
         await wait_for(lambda: dialog.progress.done, pilot=pilot)
-        await pilot.pause()
+        await settled(pilot)
         assert "The server may have started the conversation: refresh the list to see." in (
             dialog.progress.error or ""
         )

@@ -339,10 +339,10 @@ async def test_every_secret_shape_is_masked_on_screen_in_copies_logs_and_exports
                 lambda want=want: detail._event is not None and detail._event.id == want,
                 pilot=pilot,
             )
-            await pilot.pause(0.02)
+            await settled(pilot)
             look(f"event {index}")
             detail.raw_mode = True
-            await pilot.pause(0.02)
+            await settled(pilot)
             look(f"event {index} raw")
             detail.raw_mode = False
             for key in ("c", "C"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, wait_for
+from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, settled, wait_for
 from tests.test_app_duplicates import _store_with_duplicate
 from tests.test_app_live import FIXED
 from tui.app import live_session
@@ -54,7 +54,7 @@ async def _freeze_wait(screen: ConversationScreen, pilot, *, elapsed: float, lef
         wait.retry_at = FROZEN + left
     screen.say_waiting()
     pilot.app.clear_notifications()  # the retry's toast times out on its own: not pictured
-    await pilot.pause(0.1)
+    await settled(pilot, keep={"load"})  # the page is held
 
 
 def _duplicate_app(make_server):
@@ -70,7 +70,7 @@ def _select_duplicate(cid: str):
         screen.query_one(EventList).cursor = index
         detail = screen.query_one(EventDetail)
         await wait_for(lambda: detail._note is not None, pilot=pilot)
-        await pilot.pause(0.2)
+        await settled(pilot)
 
     return run_before
 
@@ -154,7 +154,7 @@ def test_a_refused_live_stream_says_why_in_the_header(snap_compare, make_server,
             ),
             pilot=pilot,
         )
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=SIZE)
 
@@ -203,6 +203,6 @@ def test_a_fork_with_thousands_of_branches_is_folded(snap_compare, make_server):
         await wait_for(lambda: tree.shown_size == 2_001, pilot=pilot)
         tree.focus()
         tree.action_scroll_end()
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=SIZE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app_helpers import conversations_shown, make_app, tree_ready, wait_for
+from tests.app_helpers import conversations_shown, make_app, settled, tree_ready, wait_for
 from tui.app.screens import insights as insights_screen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.insights import InsightsScreen
@@ -35,7 +35,7 @@ def shown(tab: str, name: str = "long"):
             pilot=pilot,
         )
         app.screen.query_one("#insights-tabs").active = tab
-        await pilot.pause(0.2)
+        await settled(pilot)
 
     return run_before
 

@@ -15,6 +15,7 @@ from tests.app_helpers import (
     SIZE,
     conversations_shown,
     make_app,
+    settled,
     wait_for,
 )
 from tui.app import server_marks
@@ -45,7 +46,7 @@ async def listed(pilot, rows: int = DEMO_ROWS) -> None:
     await wait_for(lambda: conversations_shown(app), pilot=pilot)
     table = app.screen.query_one("DataTable")
     await wait_for(lambda: table.row_count >= rows, pilot=pilot)
-    await pilot.pause(0.1)
+    await settled(pilot)
 
 
 async def sandboxes(pilot) -> SandboxesScreen:
@@ -63,7 +64,7 @@ def test_conversations_list(snap_compare, demo_server, size):
     async def run_before(pilot):
         await listed(pilot)
         await pilot.press("down", "down")  # the sub-conversation: its parent named below
-        await pilot.pause(0.1)
+        await settled(pilot)
 
     assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=size)
 
@@ -80,7 +81,7 @@ def test_conversations_list_with_sandbox_ids(snap_compare, demo_server):
     async def run_before(pilot):
         await listed(pilot)
         await pilot.press("i")
-        await pilot.pause(0.1)
+        await settled(pilot)
 
     assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=SIZE)
 
@@ -88,7 +89,7 @@ def test_conversations_list_with_sandbox_ids(snap_compare, demo_server):
 def test_sandboxes_at_80x24(snap_compare, demo_server):
     async def run_before(pilot):
         await sandboxes(pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
 
     assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=SMALL)
 
@@ -109,7 +110,7 @@ def test_sandbox_start_on_its_way(snap_compare, make_server, size):
         await pilot.press("enter")
         await wait_for(lambda: screen.start is not None, pilot=pilot)
         await wait_for(lambda: screen.query_one("DataTable").row_count == 6, pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot, keep={"sandbox-start"})  # the start goes on
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=size)
 
@@ -119,7 +120,7 @@ def test_spec_picker_at_80x24(snap_compare, demo_server):
         await sandboxes(pilot)
         await pilot.press("s")
         await wait_for(lambda: isinstance(pilot.app.screen, SpecPicker), pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot, keep={"specs"})  # it waits for the pick
 
     assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=SMALL)
 
@@ -133,7 +134,7 @@ def test_delete_confirmation_at_80x24(snap_compare, make_server):
         await sandboxes(pilot)
         await pilot.press("d")
         await wait_for(lambda: isinstance(pilot.app.screen, ConfirmScreen), pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=SMALL)
 
@@ -145,7 +146,7 @@ def test_new_conversation_dialog(snap_compare, demo_server, size):
         await pilot.press("n")
         await wait_for(lambda: isinstance(pilot.app.screen, NewConversationScreen), pilot=pilot)
         await pilot.press(*"Fix the flaky test", "tab", *"It fails one run in ten")
-        await pilot.pause(0.1)
+        await settled(pilot)
 
     assert snap_compare(make_app(demo_server.base_url), run_before=run_before, terminal_size=size)
 
@@ -167,7 +168,7 @@ def test_new_conversation_following_its_start(snap_compare, make_server):
         clock[0] += 3  # past WORKING, into the long wait for the sandbox
         await wait_for(lambda: dialog.progress.status == "WAITING_FOR_SANDBOX", pilot=pilot)
         dialog.draw()
-        await pilot.pause(0.1)
+        await settled(pilot, keep={"new-conversation"})  # the start goes on
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=SMALL)
 
@@ -200,7 +201,7 @@ def test_server_screen(snap_compare, make_server, size):
         await pilot.press("2")
         await wait_for(lambda: isinstance(app.screen, ServerScreen), pilot=pilot)
         await wait_for(lambda: app.screen.info is not None, pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
 
     assert snap_compare(app, run_before=run_before, terminal_size=size)
 
@@ -213,7 +214,7 @@ def test_error_screen_for_a_refused_key(snap_compare, make_server):
 
     async def run_before(pilot):
         await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
 
     assert snap_compare(app, run_before=run_before, terminal_size=SMALL)
 
@@ -234,6 +235,6 @@ def test_error_screen_for_a_server_that_does_not_share(snap_compare, make_server
 
     async def run_before(pilot):
         await wait_for(lambda: isinstance(app.screen, ConnectionErrorScreen), pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
 
     assert snap_compare(app, run_before=run_before, terminal_size=SMALL)

@@ -3,7 +3,7 @@ toggled on with ``$``, the sorted column kept) and at 160×48 (the chart shown b
 
 from __future__ import annotations
 
-from tests.app_helpers import DEMO_ROWS, conversations_shown, make_app, wait_for
+from tests.app_helpers import DEMO_ROWS, conversations_shown, make_app, settled, wait_for
 from tui.app.widgets.cost_chart import CostChart
 
 
@@ -20,7 +20,7 @@ def test_sorted_by_cost_with_the_chart_at_80x24(snap_compare, demo_server):
         await pilot.press("s", "down", "dollar_sign")
         chart = pilot.app.screen.query_one(CostChart)
         await wait_for(lambda: chart.display and chart.selected == 1, pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
 
     app = make_app(demo_server.base_url)
     assert snap_compare(app, run_before=run_before, terminal_size=(80, 24))
@@ -32,7 +32,7 @@ def test_sorted_by_duration_shortest_first_at_160x48(snap_compare, demo_server):
         await pilot.press("s", "s", "s", "o")
         chart = pilot.app.screen.query_one(CostChart)
         await wait_for(lambda: chart.display and len(chart.costs) == DEMO_ROWS, pilot=pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
 
     app = make_app(demo_server.base_url)
     assert snap_compare(app, run_before=run_before, terminal_size=(160, 48))

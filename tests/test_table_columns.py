@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable
 
-from tests.app_helpers import DEMO_ROWS, SIZE, conversations_shown, make_app, wait_for
+from tests.app_helpers import DEMO_ROWS, SIZE, conversations_shown, make_app, settled, wait_for
 from tui.app.format import short_model, status_text
 from tui.app.table_columns import CELL_PADDING, CHROME, conversation_columns, sandbox_columns
 
@@ -160,14 +160,14 @@ async def test_a_cell_changed_while_its_column_is_hidden_shows_when_it_returns()
         assert "trigger" not in [c.key for c in table.shown_columns]
         table.put_cell("a", "trigger", Text("slack"))
         await pilot.resize_terminal(200, 10)
-        await pilot.pause()
+        await settled(pilot)
         assert [c.key for c in table.shown_columns][-1] == "trigger"
         assert table.get_cell("a", "trigger").plain == "slack" and table.current_key == "b"
         table.remove_row("a")
         await pilot.resize_terminal(80, 10)
-        await pilot.pause()
+        await settled(pilot)
         assert [key.value for key in table.rows] == ["b"]
         table.clear(columns=True)
         await pilot.resize_terminal(81, 10)
-        await pilot.pause()
+        await settled(pilot)
         assert next(c.key for c in table.shown_columns) == "title" and table.row_count == 0

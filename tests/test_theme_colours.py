@@ -111,7 +111,7 @@ async def test_switching_theme_recolours_what_was_drawn(demo_server):
         hello = IDS["hello"]
         before = table.get_cell(hello, "sandbox").style.color
         app.theme = "ohtui-light"
-        await pilot.pause()
+        await settled(pilot)
         light = theme_style("$status-running").color
         await wait_for(lambda: table.get_cell(hello, "sandbox").style.color == light, pilot=pilot)
         assert before != light

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.app_helpers import settled
 from tests.samples import SAMPLES
 from tui.app.rows import EventRow, make_row
 from tui.app.tree_outline import MainBranch, Run, SideBranch, TreeWalk, finish
@@ -220,6 +221,6 @@ async def test_the_pane_reaches_every_event_of_a_real_app_server_history():
     async with app.run_test() as pilot:
         view = app.query_one(EventTreeView)
         view.load(EventTree((r.id, r.parent_id) for r in rows), rows)
-        await pilot.pause()
+        await settled(pilot)
         assert view.shown_size == len(rows)
         assert pane_ids(view) == {r.id for r in rows}

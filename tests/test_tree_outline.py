@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from tests.app_helpers import settled
 from tui.app.rows import EventRow
 from tui.app.tree_outline import MainBranch, Run, SideBranch, TreeWalk, finish, slices
 from tui.models import EventTree
@@ -80,7 +81,7 @@ async def test_a_run_that_only_grew_is_updated_in_place_not_rebuilt():
         view.load(tree, rows, keep_state=True)
         (node,) = view.root.children
         node.expand()
-        await pilot.pause()
+        await settled(pilot)
         assert len(node.children) == 400
         late = _rows([(f"e{i}", f"e{i - 1}", "ActionEvent") for i in range(400, 430)])
         rows.extend(late)

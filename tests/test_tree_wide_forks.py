@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from textual.app import App
 
+from tests.app_helpers import settled
 from tui.app.rows import EventRow
 from tui.app.tree_outline import (
     SIDES_SHOWN,
@@ -75,11 +76,11 @@ async def test_the_pane_opens_folded_branches_a_chunk_at_a_time():
         assert isinstance(folded.data, MoreBranches)
         assert f"{2 * EXPAND_CHUNK + 299 - SIDES_SHOWN:,} more branches" in str(folded.label)
         view.focus()
-        await pilot.pause()
+        await settled(pilot)
         view.move_cursor(folded)
-        await pilot.pause()
+        await settled(pilot)
         await pilot.press("enter")
-        await pilot.pause()
+        await settled(pilot)
         nodes = list(view.root.children)
         assert len(nodes) == 1 + SIDES_SHOWN + EXPAND_CHUNK + 3
         assert nodes[-3] is folded and folded.data.offset == SIDES_SHOWN + EXPAND_CHUNK
@@ -87,9 +88,9 @@ async def test_the_pane_opens_folded_branches_a_chunk_at_a_time():
         assert branches == list(range(1, 1 + SIDES_SHOWN + EXPAND_CHUNK)) + [len(rows) - 1]
         for _ in range(2):  # the rest, then nothing left to fold
             view.move_cursor(folded)
-            await pilot.pause()
+            await settled(pilot)
             await pilot.press("enter")
-            await pilot.pause()
+            await settled(pilot)
         assert not any(isinstance(n.data, MoreBranches) for n in view.root.children)
         # the parent, every older child as a branch, the newest one's branch and run
         assert len(view.root.children) == 1 + (len(rows) - 2) + 2

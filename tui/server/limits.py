@@ -13,6 +13,21 @@ from typing import Any
 MAX_BODY = 4 * 1024 * 1024
 
 
+#: how much of a refused body is still read (and dropped) before the 413 is sent
+DRAIN_LIMIT = 1024 * 1024
+
+
+async def _drain(receive: Any, message: dict, budget: int) -> None:
+    """Read and drop the rest of a refused body, up to ``budget`` bytes: a client still
+    sending then reads the 413, where closing on unread data would reset the connection
+    under it (the client sees a read error instead of the answer)."""
+    while message.get("more_body") and budget > 0:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        budget -= len(message.get("body", b""))
+
+
 class BodyLimitMiddleware:
     """Pure ASGI middleware: 413 for HTTP request bodies over ``limit`` bytes."""
 
@@ -48,6 +63,7 @@ class BodyLimitMiddleware:
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
                     refused = True
+                    await _drain(receive, message, DRAIN_LIMIT)
                     if not started:
                         await _too_large(send, 413, f"Request body over {self.limit} bytes")
                     return {"type": "http.disconnect"}
