@@ -12,10 +12,8 @@ import argparse
 import asyncio
 import os
 import sys
-from typing import Any
 
-from .connect import keys_sent, load_settings, make_client, quiet_client_logs
-from .export import UUID_PATTERN, OpenFolder, looks_like_folder
+from .target import OpenFolder, Target, open_target
 
 PROG = "ohtui insights"
 
@@ -24,62 +22,18 @@ class _Unclear(Exception):
     """The folder holds no conversation, or several and none was named."""
 
 
-def _usage(hint: str) -> int:
-    print(f"{PROG}: {hint}", file=sys.stderr)
-    print(f"usage: {PROG} ID | {PROG} FOLDER | {PROG} --local DIR [ID]", file=sys.stderr)
-    return 2
-
-
-async def _only_conversation(client: Any, folder: str) -> str:
-    page = await client.search_conversations(limit=5)
-    ids = [item.id for item in page.items]
-    if len(ids) == 1:
-        return ids[0]
-    if not ids:
-        raise _Unclear(f"no conversation in {folder}")
-    more = ", …" if page.next_page_id else ""
-    raise _Unclear(
-        f"{folder} holds several conversations: name one, as in "
-        f"{PROG} --local {folder} ID  (ids: {', '.join(ids)}{more})"
-    )
-
-
 def run_insights(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     from tui.insights.load import collect_insights
     from tui.insights.report import render
 
-    folder, conversation = args.local, args.conversation
-    if folder is None:
-        if conversation is None:
-            return _usage("name a conversation (an id) or a conversation folder")
-        if looks_like_folder(conversation):
-            folder, conversation = conversation, None
-    if folder is not None and args.shared:
-        return _usage("--shared reads a server's shared conversation, not a local folder")
-    if folder is not None and conversation and UUID_PATTERN.fullmatch(conversation):
-        conversation = conversation.replace("-", "").lower()  # folders are named by hex id
-
-    quiet_client_logs()
-    resolved = stop = None
-    if folder is not None:
-        opened = open_folder(folder)  # no settings: no key goes to the loopback folder server
-        if opened is None:
-            return 2
-        client, stop = opened
-    else:
-        resolved = load_settings(args, PROG)
-        if resolved is None:
-            return 2
-        url = resolved.url
-        if not url:
-            from tui.server.embedded import start_demo_server
-
-            url, stop = start_demo_server()
-        client = make_client(resolved, url)
+    target = open_target(args, open_folder, PROG)
+    if not isinstance(target, Target):
+        return target
+    client, stop = target.client, target.stop
 
     async def run() -> str:
         async with client:
-            cid = conversation or await _only_conversation(client, folder)
+            cid = await target.conversation_id(PROG, _Unclear)
             found = await collect_insights(client, cid, shared=args.shared)
             return render(found, args.format)
 
@@ -91,11 +45,7 @@ def run_insights(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - one message, never a traceback
         if isinstance(exc, KeyboardInterrupt):
             return 130
-        from tui.failures import explain
-
-        failure = explain(exc, keys_sent=resolved is not None and keys_sent(resolved))
-        message = "\n".join(failure.lines(PROG))
-        print(resolved.scrub(message) if resolved is not None else message, file=sys.stderr)
+        target.report(PROG, exc)
         return 1
     finally:
         if stop is not None:
