@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -68,6 +69,19 @@ async def wait_for(predicate, timeout: float = WAIT_LIMIT, pilot=None) -> None:
             await pilot.pause(0.02)
         else:
             await asyncio.sleep(0.02)
+
+
+def poll(predicate, timeout: float = WAIT_LIMIT, every: float = 0.02):
+    """Outside an event loop (a test beside a server thread): poll until ``predicate()`` is
+    truthy and return its value; fail with a clear message on timeout."""
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"timed out after {timeout:.0f} s waiting for {_describe(predicate)}"
+            )
+        time.sleep(every)
+    return value
 
 
 #: Worker groups that last as long as their screen (a followed stream, the board's feed):

@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import pytest
 
+from tests.app_helpers import wait_for
 from tui.client import (
     AgentServerClient,
     EventStream,
@@ -130,12 +132,7 @@ async def _follow(stream: EventStream, seen: list[Any], states: list[str]) -> No
                 seen.append(item.event)
 
 
-async def _until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
+_until = partial(wait_for, timeout=10.0)
 
 
 async def test_follow_and_control_with_the_users_key(agent: tuple[RunningServer, dict]) -> None:

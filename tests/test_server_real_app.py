@@ -8,14 +8,15 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import httpx
 import pytest
 import websockets
 
+from tests.app_helpers import poll
 from tui.models import AppConversationStartTask, SandboxInfo
 from tui.server import Store, add_live_demo, load_demo
 from tui.server.real_app_server import REAL_START_STATUSES, real_app_server_options
@@ -33,14 +34,7 @@ class FakeClock:
         return self.now
 
 
-def until(predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
-    """Poll ``predicate`` until it is truthy (a wait on a condition, not a timed sleep)."""
-    deadline = time.monotonic() + timeout
-    while not (value := predicate()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {predicate}")
-        time.sleep(0.005)
-    return value
+until = partial(poll, timeout=10.0, every=0.005)  # beside the server thread
 
 
 def in_thread(call: Callable[[], Any]) -> tuple[threading.Thread, dict[str, Any]]:

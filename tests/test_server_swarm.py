@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import time
+from functools import partial
 
+from tests.app_helpers import poll
 from tui.cli import build_serve_parser, main
 
-
-def _until(predicate, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        found = predicate()
-        if found:
-            return found
-        assert time.monotonic() < deadline, "the swarm never got there"
-        time.sleep(0.02)
+_until = partial(poll, timeout=30.0)  # beside the server thread
 
 
 def test_the_swarm_runs_every_kind_of_status_at_once(make_server):
