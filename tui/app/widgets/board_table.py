@@ -31,14 +31,17 @@ from ..format import STATUS_STYLES
 from ..table_columns import Column
 from ..themes import theme_style
 from .board_cells import fit_cells, row_cells
+from .cursor_moves import CursorMoves
 
 GUTTER = 3  # mark, flag, space
 STRIPS = 600  # drawn rows kept (a screenful changes every second: a few seconds' worth)
 RIGHT = frozenset({"steps", "elapsed", "cost", "tokens", "rate", "token_rate"})
 
 
-class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
+class BoardTable(CursorMoves, ScrollView, can_focus=True, inherit_bindings=False):
     """The board's rows; the screen gives them (``set_rows``) and acts on the cursor's."""
+
+    HEADER_LINES = 1  # the column titles: line 0, above the rows
 
     BINDING_GROUP_TITLE = "Board"
     BINDINGS = [
@@ -360,30 +363,6 @@ class BoardTable(ScrollView, can_focus=True, inherit_bindings=False):
         self.refresh_lines(old + 1)  # virtual lines: the header is line 0
         self.refresh_lines(new + 1)
         self._keep_visible(new)
-
-    def _keep_visible(self, index: int) -> None:
-        top, height = int(self.scroll_offset.y), self.size.height - 1  # under the header
-        if height <= 0:
-            return
-        if index < top:
-            self.scroll_to(y=index, animate=False, immediate=True, force=True)
-        elif index >= top + height:
-            self.scroll_to(y=index - height + 1, animate=False, immediate=True, force=True)
-
-    def action_cursor_up(self) -> None:
-        self.cursor -= 1
-
-    def action_cursor_down(self) -> None:
-        self.cursor += 1
-
-    def action_page_up(self) -> None:
-        self.cursor -= max(1, self.size.height - 2)
-
-    def action_page_down(self) -> None:
-        self.cursor += max(1, self.size.height - 2)
-
-    def action_first(self) -> None:
-        self.cursor = 0
 
     def action_last(self) -> None:
         self.cursor = len(self.rows) - 1

@@ -26,6 +26,7 @@ from ..duplicate_rows import is_duplicate
 from ..guard import GuardedDispatch
 from ..rows import KIND_LABELS, EventRow
 from ..search import Finder
+from .cursor_moves import CursorMoves
 
 TIME_W, SOURCE_W, KIND_W = 8, 5, 12
 SOURCE_LABELS = {"agent": "agent", "user": "user", "environment": "env", "hook": "hook"}
@@ -67,7 +68,7 @@ class _Empty:
         return None
 
 
-class EventList(GuardedDispatch, ScrollView, can_focus=True, inherit_bindings=False):
+class EventList(GuardedDispatch, CursorMoves, ScrollView, can_focus=True, inherit_bindings=False):
     """A virtual list of events; the screen supplies rows and answers :class:`RowsWanted`."""
 
     BINDING_GROUP_TITLE = "Event list"
@@ -379,32 +380,6 @@ class EventList(GuardedDispatch, ScrollView, can_focus=True, inherit_bindings=Fa
         self.refresh_lines(new)
         self._keep_visible(new)
         self.post_message(self.Highlighted(self, new, self._source.row(new), self._following))
-
-    def _keep_visible(self, index: int) -> None:
-        top, height = int(self.scroll_offset.y), self.size.height
-        if height <= 0:
-            return
-        # force: Textual allows a scroll only once a layout has shown the scrollbar, and a
-        # key pressed between the total's arrival and that layout must still move the view
-        if index < top:
-            self.scroll_to(y=index, animate=False, immediate=True, force=True)
-        elif index >= top + height:
-            self.scroll_to(y=index - height + 1, animate=False, immediate=True, force=True)
-
-    def action_cursor_up(self) -> None:
-        self.cursor -= 1
-
-    def action_cursor_down(self) -> None:
-        self.cursor += 1
-
-    def action_page_up(self) -> None:
-        self.cursor -= max(1, self.size.height - 1)
-
-    def action_page_down(self) -> None:
-        self.cursor += max(1, self.size.height - 1)
-
-    def action_first(self) -> None:
-        self.cursor = 0
 
     def action_last(self) -> None:
         self._go_to_end()
