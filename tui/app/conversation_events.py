@@ -14,13 +14,13 @@ the tree are in ``event_relations.py``.
 from __future__ import annotations
 
 import asyncio
+import pickle
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tui.client import PageLoopError
 from tui.client.stream import is_oversize
-from tui.client.stream_state import stats_totals
 from tui.models import EventTree
 from tui.models.events import ConversationStateUpdateEvent
 
@@ -38,6 +38,8 @@ from .load_patience import (  # re-exported: the store's callers and tests name 
     Waiting,
     retry_after,
 )
+from .page_pipeline import PagePipeline
+from .page_worker import LazyEvent, PageBody, ParsedPage, event_stats, row_from, shared_sizes
 from .row_windows import FOLDED_COUNTED_KIND, START, EventQuery, PagedWindow
 from .rows import EventRow, make_row
 
@@ -101,10 +103,13 @@ class ConversationEvents(PatientLoads, EventRelations):
         self.tree: EventTree | None = None
         self._tree_size = -1
         self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
+        #: the index's pages, fetched ahead and read in the helper process (page_pipeline.py)
+        self.pipeline = PagePipeline(client, conversation_id)
 
     def close(self) -> None:
         """The screen is gone: loads waiting to try again give up instead."""
         self._closed = True
+        self.pipeline.cancel()
 
     # --- fetching --------------------------------------------------------------------------
 
@@ -226,17 +231,28 @@ class ConversationEvents(PatientLoads, EventRelations):
         if not task.cancelled():
             task.exception()  # retrieved: not logged as never retrieved
 
-    async def fill(self, window: PagedWindow, side: str) -> int:
-        """Fetch one page at ``side`` of ``window``; returns rows added."""
+    async def fill(self, window: PagedWindow, side: str, *, helper: bool = False) -> int:
+        """Fetch one page at ``side`` of ``window``; returns rows added. ``helper``: read
+        it in the helper process if it is ready (``page_pipeline.py``)."""
         lock = self._locks.setdefault((id(window), side), asyncio.Lock())
         async with lock:
             page_id = window.head_page if side == "head" else window.tail_page
             if page_id is None or window.complete:
                 return 0
             descending = window.query.descending != (side == "tail")
-            events, next_page = await self._page(
-                window.query, page_id if page_id != START else None, descending
-            )
+            asked = page_id if page_id != START else None
+            sizes: list[int] | None = None
+            if helper and not self.shared:
+                read = await self.pipeline.read(window.query, asked, descending, self.page_size)
+            else:
+                read = await self._page(window.query, asked, descending)
+            if isinstance(read, ParsedPage):  # the cache keeps the body, read if asked for
+                body = PageBody(read.body)
+                events: list[Any] = [LazyEvent(body, i) for i in range(len(read.rows))]
+                next_page = read.next_page_id
+                sizes = read.sizes or shared_sizes(read.body, len(events))
+            else:
+                events, next_page = read
             followed = self._followed.setdefault((id(window), side), set())
             if next_page is not None and (next_page == page_id or next_page in followed):
                 # a server cursor that leads back: stop here rather than walk in circles
@@ -246,14 +262,20 @@ class ConversationEvents(PatientLoads, EventRelations):
                 )
             if page_id != START:
                 followed.add(page_id)
-            rows = [self._row(e) for e in events]
+            if sizes is None:
+                rows = [self._row(e) for e in events]
+            else:  # made by the helper: the store reads only the events it needs
+                rows = [self._made_row(a, read.needed.get(i)) for i, a in enumerate(read.rows)]
+                for stated in read.stats.values():
+                    self._newer_stats(stated)
             before = len(window.head) + len(window.tail)
             head_before = len(window.head)
             if side == "head":
                 taken = window.add_head(rows, next_page)
             else:
                 taken = window.add_tail(rows, next_page)
-            sizes = [weigh(e) for e in events]  # once: for the cache and the next page's size
+            if sizes is None:
+                sizes = [weigh(e) for e in events]  # once: for the cache and the next page's size
             for index, row in taken:  # a duplicate's event under its own key
                 key = row_key(row)
                 if key is not None:
@@ -282,7 +304,10 @@ class ConversationEvents(PatientLoads, EventRelations):
         """The base window's next page (oldest first, through outages); rows added."""
         start = len(self.base.head)
         what = f"events {start + 1:,}–{start + self.page_size:,} (the index)"
-        return await self._patiently(lambda: self.fill(self.base, "head"), what=what)
+        helper = self.pipeline.wanted(self.base.total if self.base.total is not None else start)
+        if not helper:
+            self.pipeline.cancel()  # the helper died: pages fetched ahead are asked again
+        return await self._patiently(lambda: self.fill(self.base, "head", helper=helper), what=what)
 
     async def load_all(
         self, window: PagedWindow, progress: Callable[[PagedWindow], None] | None = None
@@ -306,19 +331,23 @@ class ConversationEvents(PatientLoads, EventRelations):
             self._note_stats(event)
         return row
 
+    def _made_row(self, args: tuple[Any, ...], pickled: bytes | None) -> EventRow:
+        """A row the helper made, taken in as :meth:`_row` takes in its own (the event
+        comes with it only where the store reads it: ``page_worker.NEEDS_EVENT``)."""
+        row = row_from(args)
+        self.actions.remember(pickle.loads(pickled) if pickled is not None else None, row)
+        return row
+
     def _note_stats(self, event: ConversationStateUpdateEvent) -> None:
         """Keep the newest cost and tokens the loaded events state: the header's figures
         when the record has none (a paused app-server conversation's record says 0)."""
-        value = event.value
-        if event.key == "full_state" and isinstance(value, dict):
-            value = value.get("stats")
-        elif event.key != "stats":
-            return
-        totals = stats_totals(value)
-        stamp = event.timestamp or ""
-        if totals is not None and (self.newest_stats is None or stamp >= self.newest_stats[0]):
-            cost, prompt, completion = totals
-            self.newest_stats = (stamp, cost, prompt + completion)
+        stated = event_stats(event)
+        if stated is not None:
+            self._newer_stats(stated)
+
+    def _newer_stats(self, stated: tuple[str, float, int]) -> None:
+        if self.newest_stats is None or stated[0] >= self.newest_stats[0]:
+            self.newest_stats = stated
 
     def _remember(self, event: AnyEvent) -> EventRow:
         if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id
@@ -334,7 +363,13 @@ class ConversationEvents(PatientLoads, EventRelations):
 
     def cached(self, key: str | None) -> AnyEvent | None:
         """A full event by id (or a duplicate row's key: ``duplicate_rows.row_key``)."""
-        return self._cache.get(key) if key else None
+        if not key:
+            return None
+        found = self._cache.get(key)
+        if isinstance(found, LazyEvent):  # a page the helper read: read here when asked for
+            found = found.event()
+            self._cache.set(key, found)
+        return found
 
     async def event(self, row: EventRow) -> AnyEvent | None:
         """The full event for a row: from the cache, else fetched by id (a duplicate that
