@@ -26,8 +26,9 @@ from tui.models.events import ConversationStateUpdateEvent
 
 from .action_index import ActionIndex
 from .duplicate_rows import row_key
-from .event_cache import EventCache, weigh
+from .event_cache import MODEL_OVERHEAD, EventCache, weigh
 from .event_relations import EventRelations
+from .full_events import FullEvents
 from .load_patience import (  # re-exported: the store's callers and tests name them here
     MAX_RETRY_AFTER,
     OUTAGE_TRIES,
@@ -65,7 +66,7 @@ __all__ = [
 ]
 
 
-class ConversationEvents(PatientLoads, EventRelations):
+class ConversationEvents(PatientLoads, EventRelations, FullEvents):
     """One conversation's events as the screen holds them (see the module docstring)."""
 
     def __init__(
@@ -349,9 +350,12 @@ class ConversationEvents(PatientLoads, EventRelations):
         if self.newest_stats is None or stated[0] >= self.newest_stats[0]:
             self.newest_stats = stated
 
-    def _remember(self, event: AnyEvent) -> EventRow:
+    def _remember(self, event: AnyEvent, size: int | None = None) -> EventRow:
+        """Cache ``event`` (weighed by ``size``, its JSON's length, when known) and make
+        its row."""
         if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id
-            self._cache.set(event.id, event)
+            weight = size + MODEL_OVERHEAD if size else None
+            self._cache.set(event.id, event, weight)
         return self._row(event)
 
     def _fit_page(self, sizes: list[int]) -> None:
@@ -360,53 +364,6 @@ class ConversationEvents(PatientLoads, EventRelations):
             return
         each = sum(sizes) / len(sizes)
         self.page_size = max(MIN_PAGE, min(PAGE, int(PAGE_BYTES / max(each, 1.0))))
-
-    def cached(self, key: str | None) -> AnyEvent | None:
-        """A full event by id (or a duplicate row's key: ``duplicate_rows.row_key``)."""
-        if not key:
-            return None
-        found = self._cache.get(key)
-        if isinstance(found, LazyEvent):  # a page the helper read: read here when asked for
-            found = found.event()
-            self._cache.set(key, found)
-        return found
-
-    async def event(self, row: EventRow) -> AnyEvent | None:
-        """The full event for a row: from the cache, else fetched by id (a duplicate that
-        left the cache comes back as the server's copy for that id)."""
-        found = self.cached(row_key(row))
-        if found is not None or row.id is None or self.shared:
-            return found
-        events = await self._tracked(
-            "the selected event", lambda: self.client.get_events(self.conversation_id, [row.id])
-        )
-        event = events[0] if events else None
-        if event is not None:
-            self._remember(event)
-        return event
-
-    async def events_for(self, rows: list[EventRow]) -> list[AnyEvent]:
-        """The full events of ``rows``, in order: cached ones as they are, the rest fetched
-        by id a hundred at a time, through outages (rows whose event is gone are left out)."""
-        missing = [r.id for r in rows if r.id is not None and self.cached(row_key(r)) is None]
-        fetch = self.client.get_shared_events if self.shared else self.client.get_events
-        found: dict[str, AnyEvent] = {}
-        for start in range(0, len(missing), PAGE):
-            ids = missing[start : start + PAGE]
-            batch = await self._patiently(
-                lambda ids=ids: fetch(self.conversation_id, ids),
-                what=f"events {start + 1:,}–{start + len(ids):,} of {len(missing):,} by id",
-            )
-            for event in batch:
-                if event is not None and event.id is not None:
-                    found[event.id] = event
-        out = []
-        for row in rows:
-            key = row_key(row)
-            event = self.cached(key) or found.get(row.id) if row.id is not None else None
-            if event is not None:
-                out.append(event)
-        return out
 
     # --- folded or raw ---------------------------------------------------------------------
 
@@ -441,15 +398,22 @@ class ConversationEvents(PatientLoads, EventRelations):
         The list's title, its indexing note and the tree pane's footer all read this."""
         return len(self.base) if self.base.total is not None else None
 
-    def add_live(self, events: list[AnyEvent], windows: Sequence[PagedWindow] = ()) -> int:
+    def add_live(
+        self,
+        events: list[AnyEvent],
+        windows: Sequence[PagedWindow] = (),
+        sizes: dict[str, int] | None = None,
+    ) -> int:
         """Fold live events into the base window (and other open windows of the same
-        query); known ids are replaced in place. Returns how many rows were new."""
+        query); known ids are replaced in place. Returns how many rows were new.
+        ``sizes``: their frames' lengths by id, which weigh them for the cache."""
+        sizes = sizes or {}
         fresh: list[EventRow] = []
         replaced = False
         for event in events:
             if is_oversize(event) and event.id in self.base.ids:
                 continue  # the stream's placeholder for an event the list has whole
-            row = self._remember(event)
+            row = self._remember(event, sizes.get(event.id) if event.id is not None else None)
             if row.id is not None and row.id in self.base.ids:
                 old = self.base.replace(row)
                 replaced |= old is not None and old.parent_id != row.parent_id
