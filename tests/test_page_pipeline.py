@@ -4,6 +4,7 @@ dies, and no helper left behind by the process that started it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pickle
@@ -20,7 +21,7 @@ from tui.app.page_pipeline import guess_next_page
 from tui.app.page_worker import MODULE, PageBody, event_stats, row_args, row_from
 from tui.app.rows import make_row
 from tui.client import OpenHandsClient
-from tui.client.process_worker import ProcessWorker
+from tui.client.process_worker import ProcessWorker, answer
 from tui.models import event_json
 from tui.models.pages import EventPage
 from tui.models.parse import BAD_BYTES, INVALID, UNKNOWN_KIND
@@ -186,3 +187,12 @@ def test_the_helper_imports_no_textual():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+async def test_a_reader_that_stops_waiting_leaves_the_helper_answering(helper):
+    body = b'{"items": [], "next_page_id": null}'
+    gone = asyncio.ensure_future(answer(helper.submit(body)))
+    gone.cancel()  # the screen closed while its page was being read
+    with pytest.raises(asyncio.CancelledError):
+        await gone
+    assert (await answer(helper.submit(body))).rows == [] and helper.usable

@@ -20,7 +20,7 @@ import json
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from tui.client.process_worker import ProcessWorker, WorkerGone, shared_worker
+from tui.client.process_worker import ProcessWorker, WorkerGone, answer, shared_worker
 
 from .page_worker import MODULE, ParsedPage
 
@@ -129,7 +129,7 @@ class PagePipeline:
         body = await self._fetch(key)
         self._arrived(key, body)
         try:
-            parsed = await asyncio.wrap_future(self.helper.submit(body))
+            parsed = await answer(self.helper.submit(body))
         except WorkerGone:
             return self._in_line(body) or await self._ordinary(key)
         self.helped += 1

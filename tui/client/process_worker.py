@@ -18,17 +18,19 @@ No Textual here, and nothing of ``tui.app``: the app names the module that does 
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import os
 import pickle
 import queue
+import signal
 import struct
 import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from typing import Any, BinaryIO
 
 _HEADER = struct.Struct("<I")
@@ -64,6 +66,7 @@ def serve(handle: Callable[[Any], Any]) -> None:
     could quote an event); the caller then does that piece in-line."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing printed may corrupt the frames
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal's ^C is the app's to handle
     while True:
         try:
             seq, payload = read_frame(stdin)
@@ -80,6 +83,30 @@ def serve(handle: Callable[[Any], Any]) -> None:
             write_frame(stdout, answer)
         except (BrokenPipeError, OSError):
             return
+
+
+async def answer(future: Future[Any]) -> Any:
+    """Await a :meth:`ProcessWorker.submit` future on the running loop. Unlike
+    ``asyncio.wrap_future``, an answer that arrives after the loop has closed (the app
+    quit while a page was being read) is dropped quietly, never logged on the terminal."""
+    loop = asyncio.get_running_loop()
+    waiter: asyncio.Future[Any] = loop.create_future()
+
+    def copy() -> None:
+        if waiter.done():
+            return
+        error = future.exception()
+        if error is not None:
+            waiter.set_exception(error)
+        else:
+            waiter.set_result(future.result())
+
+    def done(_: Future[Any]) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            loop.call_soon_threadsafe(copy)
+
+    future.add_done_callback(done)
+    return await waiter
 
 
 class ProcessWorker:
@@ -126,6 +153,7 @@ class ProcessWorker:
             self._seq += 1
             seq = self._seq
             self._pending[seq] = future
+        future.set_running_or_notify_cancel()  # not cancellable: its answer comes anyway
         self._outbox.put((seq, payload))
         return future
 
@@ -193,10 +221,11 @@ class ProcessWorker:
                     future = self._pending.pop(seq, None)
                 if future is None:
                     continue
-                if ok:
-                    future.set_result(result)
-                else:
-                    future.set_exception(WorkerGone(f"the helper failed: {result}"))
+                with contextlib.suppress(InvalidStateError):
+                    if ok:
+                        future.set_result(result)
+                    else:
+                        future.set_exception(WorkerGone(f"the helper failed: {result}"))
         except (EOFError, OSError, ValueError, pickle.UnpicklingError):
             pass
         self._fail_all()
@@ -207,7 +236,7 @@ class ProcessWorker:
             self.ready = False
             pending, self._pending = self._pending, {}
         for future in pending.values():
-            if not future.done():
+            with contextlib.suppress(InvalidStateError):
                 future.set_exception(WorkerGone("the helper process stopped"))
 
 
