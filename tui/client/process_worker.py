@@ -34,6 +34,12 @@ from concurrent.futures import Future, InvalidStateError
 from typing import Any, BinaryIO
 
 _HEADER = struct.Struct("<I")
+#: The helper's start: this tree's folder last on its path, then the module as __main__.
+_BOOT = (
+    "import runpy, sys; root, module = sys.argv[1:3]; del sys.argv[1:3]; "
+    "sys.path.append(root) if root not in sys.path else None; "
+    "runpy.run_module(module, run_name='__main__', alter_sys=True)"
+)
 _STOP = object()
 
 
@@ -179,16 +185,14 @@ class ProcessWorker:
     # --- the threads ---------------------------------------------------------------------
 
     def _spawn(self) -> subprocess.Popen[bytes]:
-        env = dict(os.environ)
-        # the helper imports this same tree (a checkout run with ``-m`` as well as a wheel)
+        # the helper imports this same tree (a checkout run with ``-m`` as well as a wheel):
+        # its folder is put last on the helper's path, so nothing else is shadowed
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         return subprocess.Popen(
-            [sys.executable, "-m", self.module],
+            [sys.executable, "-c", _BOOT, root, self.module],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=env,
             close_fds=True,
         )
 
@@ -206,6 +210,7 @@ class ProcessWorker:
             write_frame(process.stdin, (0, None))  # answered once its imports are done
             while (item := self._outbox.get()) is not _STOP:
                 write_frame(process.stdin, item)
+            process.stdin.close()  # closed: the helper reads the end and exits
         except (BrokenPipeError, OSError, ValueError):
             self._fail_all()
 
