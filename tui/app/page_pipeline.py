@@ -1,11 +1,11 @@
-"""The index's pages: fetched one ahead and read in the helper process.
+"""The index's pages: fetched ahead (up to :attr:`PagePipeline.depth`) and read in the helper.
 
 Walking a long conversation is a chain: request a page, read it (validate every event,
 make its rows), ask for the next. Read on the UI's loop, the reading was most of the walk
 and every key waited behind it. Here the helper process (``page_worker.py``) reads page N
-while this loop already asks the server for page N+1, whose id is guessed from page N's
-tail (``"next_page_id"``, the last key of a page as servers write it) and checked against
-what the helper read: a wrong guess only wastes that request.
+while this loop already asks the server for page N+1 (and on, a few deep), whose id is
+guessed from page N's tail (``"next_page_id"``, the last key of a page as servers write it)
+and checked against the page the index asks for next: a wrong guess only wastes requests.
 
 Only for long conversations (:data:`HELPER_MIN_EVENTS`): a helper costs an interpreter's
 start, which a short log never earns back. Whenever the helper is not ready, cannot start
