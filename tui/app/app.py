@@ -8,6 +8,7 @@ results to the screens; nothing here builds URLs or touches JSON.
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -170,13 +171,21 @@ class OhtuiApp(AppNavigation, AppGuard, GuardedDispatch, App):
         long as the app) out of the garbage collector's full scans. Runs in a thread."""
         import importlib
 
-        for name in (
-            "tui.app.screens.conversation",
-            "tui.app.screens.sandboxes",
-            "tui.client.stream",
-        ):
-            importlib.import_module(name)
-        self.call_from_thread(freeze_long_lived)
+        try:
+            for name in (
+                "tui.app.screens.conversation",
+                "tui.app.screens.sandboxes",
+                "tui.client.stream",
+            ):
+                importlib.import_module(name)
+        finally:
+            self.call_from_thread(self._started)
+
+    def _started(self) -> None:
+        """Startup's imports are done: freeze what they built, and collect garbage again
+        (``ohtui`` pauses the collector while it starts: ``cli.run_app``)."""
+        freeze_long_lived()
+        gc.enable()
 
     @work(thread=True, group="warm-up", exit_on_error=False)
     def warm_up(self) -> None:

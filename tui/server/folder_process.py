@@ -25,6 +25,7 @@ install as the app (a venv, a wheel, ``pip install --user``, pipx), and ``-P`` k
 
 from __future__ import annotations
 
+import gc
 import os
 import secrets
 import socket
@@ -94,6 +95,7 @@ def start_folder_process(path: str | Path) -> FolderProcess | None:
 
 def main(argv: list[str] | None = None) -> int:
     """The child: serve ``root`` on the inherited socket until stdin reaches end of file."""
+    gc.disable()  # the imports and the index make little garbage: no full scans meanwhile
     fd, root = argv or sys.argv[1:]
     key = sys.stdin.buffer.readline().decode().strip()
     sock = socket.socket(fileno=int(fd))
@@ -103,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     if served is None:
         sock.close()
         return NO_FOLDERS
+    gc.freeze()  # modules, schemas and the index live as long as the process
+    gc.enable()
     sys.stdin.buffer.read()  # blocks until the app closes the pipe or is gone
     os._exit(0)  # read-only: nothing to flush; threads (uvicorn, the watcher) end with it
 
