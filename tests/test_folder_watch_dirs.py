@@ -4,6 +4,8 @@ followers with no polling at all."""
 
 from __future__ import annotations
 
+import json
+
 from tests.app_helpers import wait_for
 from tests.folder_helpers import compact, event_file, write_folder
 from tests.test_folder_watch import NEVER, agent_events, collect, subscribe, wait_ready
@@ -45,3 +47,18 @@ async def test_a_conversation_folder_made_later_is_watched_too(make_server, tmp_
     finally:
         await ws.close()
     assert ids == [e["id"] for e in events]
+
+
+def test_a_listing_shows_what_a_conversation_became_since_it_was_found(tmp_path):
+    """Found before its first message (only base_state.json), listed again once the agent
+    wrote its events and finished: the listing has its title and status, not the first ones."""
+    cid, events = agent_events(6, seed=4)
+    folder = tmp_path / cid
+    folder.mkdir()
+    (folder / "base_state.json").write_text(json.dumps({"id": cid, "execution_status": "idle"}))
+    store = FolderStore(tmp_path)
+    [(_, _, found)] = store.search_conversations()[0]
+    assert found["title"] == cid and found["execution_status"] == "idle"
+    write_folder(tmp_path, cid, events, state={"id": cid, "execution_status": "finished"})
+    [(_, _, listed)] = store.search_conversations()[0]
+    assert listed["execution_status"] == "finished" and listed["title"] != cid
