@@ -134,3 +134,32 @@ def _alive(pid: int) -> bool:
 def test_no_child_for_a_folder_without_conversations(tmp_path):
     assert start_folder_process(tmp_path / "nothing-here") is None
     assert start_folder_process(tmp_path) is None  # (ohtui PATH says so: test_folders.py)
+
+
+async def test_ohtui_path_with_a_conversation_opens_it_over_the_list(folder):
+    """``ohtui PATH --conversation ID``: the app's own folder server, so the open goes out
+    beside the connection check; the list is under the conversation, as for any server."""
+    from tests.app_helpers import SIZE, wait_for
+    from tui.app.app import OhtuiApp
+    from tui.app.screens.conversation import ConversationScreen
+    from tui.app.screens.conversations import ConversationsScreen
+    from tui.client import OpenHandsClient
+
+    root, cid, _ = folder
+    served = start_folder_process(root)
+    assert served is not None
+    app = OhtuiApp(
+        client_factory=lambda: OpenHandsClient(
+            served.base_url, session_api_key=served.session_key, server_kind="app"
+        ),
+        url=served.base_url,
+        conversation_id=cid[:8],
+        readonly=True,
+        local=True,
+        on_exit=served.stop,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        assert app.screen.conversation_id == cid
+        assert [type(s) for s in app.screen_stack[1:]] == [ConversationsScreen, ConversationScreen]
+    assert served.process.poll() is not None  # the app's exit stopped its server
