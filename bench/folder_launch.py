@@ -1,9 +1,9 @@
 """folder_launch: ``ohtui PATH`` in a real pty, launch → newest events painted, 50,000 vs 100.
 
 A user opens a local conversation folder (what the OpenHands CLI writes: one JSON file per
-event) as ``ohtui PATH --conversation ID``: the folder server indexes the folder, the app
-starts, opens the conversation and paints its first rows; End (``G``) then paints the newest
-event. Timed from spawning the process to the first row on screen, and to the newest event
+event) as ``ohtui PATH --conversation ID``: the folder server (a child process started first,
+``tui/server/folder_process.py``) indexes the folder while the app starts; the app opens the
+conversation and paints its first rows; End (``G``) then paints the newest event. Timed from spawning the process to the first row on screen, and to the newest event
 on screen; the 100-event folder in the same run is the baseline. Folders are written once
 under bench/data/folders/ (``bench.folder_open``).
 

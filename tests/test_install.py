@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import importlib.util
+import json
 import os
 import re
 import select
@@ -251,6 +252,11 @@ def test_wheel_in_a_fresh_venv(wheel, tmp_path):
         install = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
     run([*install, str(wheel)], env, tmp_path)
     check_installed(venv / "bin" / "ohtui", env, tmp_path)
+    # ohtui PATH: its folder server runs in a child started as ``sys.executable -m tui…``
+    folder = tmp_path / "conversations" / ("c0" * 16)
+    (folder / "events").mkdir(parents=True)
+    (folder / "meta.json").write_text(json.dumps({"title": TITLE}))
+    start_and_quit([str(venv / "bin" / "ohtui"), str(folder.parent)], env, tmp_path)
 
 
 def _themes_are_data_files() -> bool:

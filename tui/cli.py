@@ -4,6 +4,7 @@ so ``ohtui --version`` and ``--help`` stay instant (no Textual, httpx or pydanti
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from typing import Any
@@ -80,7 +81,7 @@ def _folder_factory(path: Any, stops: list) -> Any:
     def connect() -> tuple[Any, str, bool]:
         from tui.client import OpenHandsClient
 
-        started = _serve_folders(str(path))
+        started = _spawn_folders(str(path))
         if started is None:
             raise RuntimeError(f"no conversation folders in {path}")
         url, stop, key = started
@@ -90,17 +91,34 @@ def _folder_factory(path: Any, stops: list) -> Any:
     return connect
 
 
+def _no_folders(path: str) -> None:
+    print(
+        f"ohtui: no OpenHands conversation folders in {path} (expected <id>/events/event-NNNNN-<id>.json)",
+        file=sys.stderr,
+    )
+
+
 def _serve_folders(path: str) -> tuple[str, Any, str] | None:
-    """The reference server over local conversation folders, on loopback: ``(url, stop,
-    key)``; the key is made for this run and only the client given it can read them."""
+    """The reference server over local conversation folders, on loopback, in this process:
+    ``(url, stop, key)``; the key is made for this run and only the client given it can read
+    them. For ``ohtui export``/``insights`` (the app runs it in a child: ``_spawn_folders``)."""
     from tui.server.folder_server import start_folder_server
 
     served = start_folder_server(path)
     if served is None:
-        print(
-            f"ohtui: no OpenHands conversation folders in {path} (expected <id>/events/event-NNNNN-<id>.json)",
-            file=sys.stderr,
-        )
+        _no_folders(path)
+        return None
+    return served.base_url, served.stop, served.session_key
+
+
+def _spawn_folders(path: str) -> tuple[str, Any, str] | None:
+    """As ``_serve_folders``, but the server runs in a child process (``folder_process.py``),
+    starting on the other core while the app imports and paints; it ends with the app."""
+    from tui.server.folder_process import start_folder_process
+
+    served = start_folder_process(path)
+    if served is None:
+        _no_folders(path)
         return None
     return served.base_url, served.stop, served.session_key
 
@@ -165,6 +183,26 @@ def run_app(args: argparse.Namespace) -> int:
     if args.shared and not args.conversation:
         print("ohtui: --shared needs --conversation ID", file=sys.stderr)
         return 2
+    # Startup's imports (Textual, pydantic's schemas, the server, the client) allocate much
+    # and free little: full collections meanwhile scan it all again and again (~8% of the CPU
+    # to the first page). The app enables the collector again once they are done
+    # (``OhtuiApp._started``, after freezing what they built).
+    gc.disable()
+    local = args.local or args.path
+    folders = None
+    try:
+        if local:  # first: the server's start runs beside the settings, imports and paint
+            folders = _spawn_folders(local)
+            if folders is None:
+                return 2
+        return _run_app(args, local, folders)
+    finally:  # however the app ended (its own quit stops the server already: a no-op then)
+        if folders is not None:
+            folders[1]()
+        gc.enable()
+
+
+def _run_app(args: argparse.Namespace, local: str | None, folders: tuple | None) -> int:
     resolved = load_settings(args)
     if resolved is None:
         return 2
@@ -177,13 +215,9 @@ def run_app(args: argparse.Namespace) -> int:
 
     stop = warm_up = folder_key = None
     url = resolved.url
-    local = args.local or args.path
     readonly = resolved.readonly
-    if local:
-        started = _serve_folders(local)
-        if started is None:
-            return 2
-        url, stop, folder_key = started
+    if folders is not None:
+        url, stop, folder_key = folders
         readonly = True  # the folders are never written to, and there are no sandboxes
     elif not url:
         # the port now, the server after the app's first frame (in a thread): the demo's

@@ -8,6 +8,7 @@ results to the screens; nothing here builds URLs or touches JSON.
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -170,13 +171,21 @@ class OhtuiApp(AppNavigation, AppGuard, GuardedDispatch, App):
         long as the app) out of the garbage collector's full scans. Runs in a thread."""
         import importlib
 
-        for name in (
-            "tui.app.screens.conversation",
-            "tui.app.screens.sandboxes",
-            "tui.client.stream",
-        ):
-            importlib.import_module(name)
-        self.call_from_thread(freeze_long_lived)
+        try:
+            for name in (
+                "tui.app.screens.conversation",
+                "tui.app.screens.sandboxes",
+                "tui.client.stream",
+            ):
+                importlib.import_module(name)
+        finally:
+            self.call_from_thread(self._started)
+
+    def _started(self) -> None:
+        """Startup's imports are done: freeze what they built, and collect garbage again
+        (``ohtui`` pauses the collector while it starts: ``cli.run_app``)."""
+        freeze_long_lived()
+        gc.enable()
 
     @work(thread=True, group="warm-up", exit_on_error=False)
     def warm_up(self) -> None:
@@ -196,8 +205,15 @@ class OhtuiApp(AppNavigation, AppGuard, GuardedDispatch, App):
     @work(exclusive=True, group="connect")
     async def connect(self) -> None:
         """Check the service answers before showing anything that needs it."""
+        early = False
         try:
             await self.client_ready()
+            if self.local and self.start_conversation and not self.shared:
+                # ohtui PATH --conversation: the folder server is the app's own child, so the
+                # open goes out beside the check (one round trip less while it starts); if
+                # the check fails, its error screen comes over whatever the open said
+                early = True
+                self._open_start()
             if self.shared:
                 await self.client.search_shared_events(self.start_conversation, limit=1)
             else:
@@ -210,13 +226,18 @@ class OhtuiApp(AppNavigation, AppGuard, GuardedDispatch, App):
             )
             return
         self.server_known()
-        listed = any(isinstance(screen, ConversationsScreen) for screen in self.screen_stack)
-        if not self.shared and not listed:
-            self.push_screen(ConversationsScreen())
         if self.shared:
             self.open_conversation(self.start_conversation, shared=True)
-        elif self.start_conversation:  # --conversation: a whole id or its start, looked up
+        elif not early:
+            self._open_start()
+
+    def _open_start(self) -> None:
+        """The conversations list, and ``--conversation`` (a whole id or its start, looked
+        up) over it: its lookup goes out first (the list is pushed before it can come back)."""
+        if self.start_conversation:
             open_by_id(self, self.start_conversation)
+        if not any(isinstance(screen, ConversationsScreen) for screen in self.screen_stack):
+            self.push_screen(ConversationsScreen())
 
     def _retry(self, again: bool | None) -> None:
         if again:

@@ -10,6 +10,7 @@ answers only to loopback names (``loopback_guard.py``).
 from __future__ import annotations
 
 import secrets
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,16 +38,25 @@ class FolderServer:
         self.store.close()
 
 
-def start_folder_server(path: str | Path, *, watch: bool = True) -> FolderServer | None:
+def start_folder_server(
+    path: str | Path,
+    *,
+    watch: bool = True,
+    sock: socket.socket | None = None,
+    session_key: str | None = None,
+) -> FolderServer | None:
     """Serve the conversation folders under ``path`` (or the one folder ``path`` is) on a
-    loopback port, following them as they are written; None when there are none."""
+    loopback port, following them as they are written; None when there are none.
+
+    ``sock``: a loopback socket bound earlier (``folder_process.py``: the app's, inherited);
+    ``session_key``: the key to require (a new random one if None)."""
     root = Path(path).expanduser()
     if not conversation_folders(root):
         return None
-    key = secrets.token_urlsafe(32)
+    key = session_key or secrets.token_urlsafe(32)
     store = FolderStore(root, session_key=key)
     try:
-        server = start_server(store, session_key=key, loopback_only=True)
+        server = start_server(store, sock=sock, session_key=key, loopback_only=True)
     except BaseException:
         store.close()
         raise

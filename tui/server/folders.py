@@ -148,6 +148,8 @@ class FolderStore(FolderEvents):
 
     def search_conversations(self, *args: Any, **kwargs: Any):
         self.rescan()
+        for cid in list(self.logs):  # a stat each: a listing shows statuses and titles now
+            self.state_changed(cid)
         return super().search_conversations(*args, **kwargs)
 
     def count_conversations(self, **filters: Any) -> int:
