@@ -26,7 +26,7 @@ from tui.models.events import ConversationStateUpdateEvent
 
 from .action_index import ActionIndex
 from .duplicate_rows import row_key
-from .event_cache import EventCache, weigh
+from .event_cache import EventCache, weigh_json
 from .event_relations import EventRelations
 from .load_patience import (  # re-exported: the store's callers and tests name them here
     MAX_RETRY_AFTER,
@@ -253,12 +253,13 @@ class ConversationEvents(PatientLoads, EventRelations):
                 taken = window.add_head(rows, next_page)
             else:
                 taken = window.add_tail(rows, next_page)
-            sizes = [weigh(e) for e in events]  # once: for the cache and the next page's size
+            # once: the cache keeps the JSON, the next page is sized by it
+            weighed = [weigh_json(e) for e in events]
             for index, row in taken:  # a duplicate's event under its own key
                 key = row_key(row)
                 if key is not None:
-                    self._cache.set(key, events[index], sizes[index])
-            self._fit_page(sizes)
+                    self._cache.set(key, events[index], *weighed[index])
+            self._fit_page([size for size, _ in weighed])
             if window is self.base:
                 self._index_pairs(head_before)
             return len(window.head) + len(window.tail) - before
