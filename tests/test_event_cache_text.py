@@ -15,10 +15,26 @@ from tui.models import RawEvent, parse_event, parse_event_json
 from tui.models.parse import event_json
 
 SAMPLES = list(iter_events())
+#: everything a row says (and find searches)
+ROW_FIELDS = (
+    "id",
+    "timestamp",
+    "time",
+    "source",
+    "kind",
+    "summary",
+    "parent_id",
+    "tool_call_id",
+    "flag",
+    "text",
+    "action_id",
+    "transient",
+    "is_error",
+)
 
 
 def _row(row: EventRow) -> tuple:
-    return tuple(getattr(row, name) for name in EventRow.__slots__)
+    return tuple(getattr(row, name) for name in ROW_FIELDS)
 
 
 def _filler(i: int):

@@ -14,6 +14,7 @@ from tui.models import EventTree
 from tui.models.events import SecurityAnalysisEvent
 
 from .action_index import ActionIndex, Risk
+from .heap import release_free_memory
 from .row_windows import PagedWindow, PathWindow
 from .rows import EventRow
 
@@ -31,6 +32,8 @@ class EventRelations:
     #: tool_call_id → the position of its one row, or of each (most calls have one or two)
     _by_tool_call: dict[str, int | list[int]]
     _result_at: dict[str, int]
+    #: the base window whose walk was last completed (the heap was trimmed after it)
+    _walked: PagedWindow | None = None
 
     if TYPE_CHECKING:  # the store's own (conversation_events.py)
 
@@ -56,6 +59,10 @@ class EventRelations:
                     found.append(pos)
             if row.action_id is not None:
                 result_at.setdefault(row.action_id, pos)
+        if self.base.complete and self._walked is not self.base:
+            # the whole log is in: what its pages' parsing freed goes back to the system
+            self._walked = self.base
+            release_free_memory()
 
     def _with_tool_call(self, call: str | None) -> list[int] | tuple[int, ...]:
         """Positions of the base rows that carry ``call`` as their ``tool_call_id``."""
