@@ -90,7 +90,7 @@ class ConversationEvents(PatientLoads, EventRelations):
         #: events asked for per page: fewer after heavy pages (see PAGE_BYTES)
         self.page_size = PAGE
         self._closed = False
-        self._by_tool_call: dict[str, list[int]] = {}
+        self._by_tool_call: dict[str, int | list[int]] = {}
         #: actions by id and what answers them (confirmation, pairing, security verdicts)
         self.actions = ActionIndex()
         #: (timestamp, cost, tokens) of the newest stats among the loaded events

@@ -29,8 +29,11 @@ class EventRelations:
     actions: ActionIndex
     tree: EventTree | None
     _tree_size: int
-    #: tool_call_id → the position of its one row, or of each (most calls have one or two)
+    #: tool_call_id → the position of its one row, or of each (most calls have one or two),
+    #: built when first needed (see _with_tool_call)
     _by_tool_call: dict[str, int | list[int]]
+    #: the base window ``_by_tool_call`` indexes (None: not built)
+    _tool_calls_for: PagedWindow | None = None
     _result_at: dict[str, int]
     #: the base window whose walk was last completed (the heap was trimmed after it)
     _walked: PagedWindow | None = None
@@ -44,11 +47,23 @@ class EventRelations:
         """Index rows ``start`` onward of the base window for pairing, and let each row's
         references share the string of the row they name (see :func:`_share_ids`)."""
         rows = self.base.head
-        by_tool_call, result_at = self._by_tool_call, self._result_at
+        result_at = self._result_at
         _share_ids(rows, start, self.actions.actions)
         for pos in range(start, len(rows)):
-            row = rows[pos]
-            call = row.tool_call_id
+            answers = rows[pos].action_id
+            if answers is not None:
+                result_at.setdefault(answers, pos)
+        if self._tool_calls_for is self.base:
+            self._index_tool_calls(start)
+        if self.base.complete and self._walked is not self.base:
+            # the whole log is in: what its pages' parsing freed goes back to the system
+            self._walked = self.base
+            release_free_memory()
+
+    def _index_tool_calls(self, start: int) -> None:
+        rows, by_tool_call = self.base.head, self._by_tool_call
+        for pos in range(start, len(rows)):
+            call = rows[pos].tool_call_id
             if call:
                 found = by_tool_call.get(call)
                 if found is None:
@@ -57,15 +72,18 @@ class EventRelations:
                     by_tool_call[call] = [found, pos]
                 else:
                     found.append(pos)
-            if row.action_id is not None:
-                result_at.setdefault(row.action_id, pos)
-        if self.base.complete and self._walked is not self.base:
-            # the whole log is in: what its pages' parsing freed goes back to the system
-            self._walked = self.base
-            release_free_memory()
 
     def _with_tool_call(self, call: str | None) -> list[int] | tuple[int, ...]:
-        """Positions of the base rows that carry ``call`` as their ``tool_call_id``."""
+        """Positions of the base rows that carry ``call`` as their ``tool_call_id``.
+
+        Only results that do not name their action (and actions no result names) are
+        paired this way, so the index is built the first time one is asked about (a scan
+        of the rows, ~10 ms at 100,000) and kept up to date from then on: most logs never
+        need its ~3 MB."""
+        if self._tool_calls_for is not self.base:
+            self._by_tool_call.clear()
+            self._tool_calls_for = self.base
+            self._index_tool_calls(0)
         found = self._by_tool_call.get(call or "")
         if found is None:
             return ()
