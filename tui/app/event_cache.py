@@ -18,7 +18,6 @@ cannot write) are kept parsed, weighed by walking their objects.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from typing import Any
 
@@ -71,16 +70,17 @@ def weigh_json(value: Any, steps: int = WEIGH_STEPS) -> tuple[int, bytes | None]
 
 
 def _json_text(value: Any) -> bytes | None:
-    if getattr(value, "raw", None) is not None:  # a RawEvent's JSON is not among its fields
+    if isinstance(value, RawEvent):  # its JSON is not among its fields
         return None
     serializer = getattr(type(value), "__pydantic_serializer__", None)
     if serializer is None:
         return None
-    with contextlib.suppress(Exception):  # e.g. a lone surrogate: the walk weighs it
+    try:
         # only what the event was given (``exclude_unset``): what it was read from, so it
         # reads back the same (a null written for an absent timestamp would not validate)
         return serializer.to_json(value, warnings=False, exclude_unset=True)
-    return None
+    except Exception:  # noqa: BLE001 - e.g. a lone surrogate: the walk weighs it
+        return None
 
 
 class _Sent(bytes):
@@ -184,8 +184,7 @@ class EventCache:
                 return  # heavier than the whole cache: its caller holds it while it is shown
             self._items.set(key, value, size)
             return
-        if self._keep_text(key, text):
-            self._keep_parsed(key, value, len(text))
+        self._keep_text(key, text)  # parsed again when asked for (then kept parsed a while)
 
     def keep_text(self, key: str, text: bytes) -> None:
         """Keep an event as the JSON text it came in (parsed on its first :meth:`get`, as
@@ -197,13 +196,12 @@ class EventCache:
         self._items.discard(key)
         self._hot.discard(key)
 
-    def _keep_text(self, key: str, text: bytes) -> bool:
+    def _keep_text(self, key: str, text: bytes) -> None:
         weight = len(text) + TEXT_OVERHEAD
         if weight > self._items.max_weight:
             self._items.discard(key)
-            return False  # heavier than the whole cache: its caller holds it while it is shown
+            return  # heavier than the whole cache: its caller holds it while it is shown
         self._items.set(key, text, weight)
-        return True
 
     def _keep_parsed(self, key: str, event: Any, json_size: int) -> None:
         size = PARSED_FACTOR * json_size + MODEL_OVERHEAD
