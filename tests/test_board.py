@@ -7,6 +7,8 @@ websocket (a followed row)."""
 from __future__ import annotations
 
 import asyncio
+from contextlib import asynccontextmanager
+from typing import NamedTuple
 
 import httpx
 
@@ -26,6 +28,27 @@ LIVE = BoardOptions(sockets=20, poll_seconds=60, details_per_poll=100)
 
 def board_app(server, options=POLLED, **kw):
     return make_app(server.base_url, board=options, profile="ref", **kw)
+
+
+class Board(NamedTuple):
+    app: OhtuiApp
+    pilot: object
+    screen: BoardScreen
+    server: object
+    store: object
+    ids: list[str]
+
+
+@asynccontextmanager
+async def on_board(make_server, count, *, statuses=None, options=POLLED, **kw):
+    """A reference server with ``count`` agents (``board_store``), the app on it, and its
+    board open with every row in (what most tests here start from)."""
+    store, ids = board_store(count, statuses) if statuses else board_store(count)
+    server = make_server(store)
+    app = board_app(server, options, **kw)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, count)
+        yield Board(app, pilot, screen, server, store, ids)
 
 
 def rows_by_id(screen):
@@ -65,11 +88,8 @@ async def test_board_lists_the_active_agents_needing_a_human_first(make_server):
 
 
 async def test_a_polled_row_changes_in_place_and_floats_up(make_server):
-    store, ids = board_store(7)
-    server = make_server(store)
-    app = board_app(server)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 7)
+    async with on_board(make_server, 7) as board:
+        app, pilot, screen, _, store, ids = board
         table = screen.query_one(BoardTable)
         move_to(screen, ids[0])
         row = rows_by_id(screen)[ids[0]]
@@ -86,11 +106,8 @@ async def test_a_polled_row_changes_in_place_and_floats_up(make_server):
 
 
 async def test_a_followed_row_changes_live_from_its_websocket(make_server):
-    store, ids = board_store(3, statuses=("running",))
-    server = make_server(store)
-    app = board_app(server, LIVE)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 3)
+    async with on_board(make_server, 3, statuses=("running",), options=LIVE) as board:
+        _, pilot, screen, server, _, ids = board
         row = rows_by_id(screen)[ids[1]]
         await wait_for(lambda: row.followed, pilot=pilot)
         steps = row.steps
@@ -105,11 +122,13 @@ async def test_a_followed_row_changes_live_from_its_websocket(make_server):
 
 
 async def test_sockets_are_bounded_and_the_rest_polled(make_server):
-    store, _ids = board_store(9, statuses=("running",))
-    server = make_server(store)
-    app = board_app(server, BoardOptions(sockets=3, poll_seconds=60, details_per_poll=100))
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 9)
+    async with on_board(
+        make_server,
+        9,
+        statuses=("running",),
+        options=BoardOptions(sockets=3, poll_seconds=60, details_per_poll=100),
+    ) as board:
+        app, pilot, screen, *_ = board
         table = screen.query_one(BoardTable)
         await wait_for(lambda: sum(row.followed for row in table.rows) == 3, pilot=pilot)
         shown = screen.model.shown()  # (the table shows it at its next repaint)
@@ -121,11 +140,8 @@ async def test_sockets_are_bounded_and_the_rest_polled(make_server):
 
 
 async def test_pause_the_marked_rows(make_server):
-    store, ids = board_store(6, statuses=("running", "paused"))
-    server = make_server(store)
-    app = board_app(server)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 6)
+    async with on_board(make_server, 6, statuses=("running", "paused")) as board:
+        app, pilot, screen, server, _, ids = board
         for cid in (ids[0], ids[4]):
             move_to(screen, cid)
             await pilot.press("space")
@@ -144,11 +160,8 @@ async def test_pause_the_marked_rows(make_server):
 
 
 async def test_run_a_paused_row(make_server):
-    store, ids = board_store(2, statuses=("paused",))
-    server = make_server(store)
-    app = board_app(server)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 2)
+    async with on_board(make_server, 2, statuses=("paused",)) as board:
+        _, pilot, screen, server, _, ids = board
         move_to(screen, ids[1])
         await pilot.press("p")
         await wait_for(lambda: server.live.status_sync(ids[1]) == "running", pilot=pilot)
@@ -156,11 +169,8 @@ async def test_run_a_paused_row(make_server):
 
 
 async def test_approve_shows_the_waiting_action_first(make_server):
-    store, ids = board_store(4)
-    server = make_server(store)
-    app = board_app(server)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 4)
+    async with on_board(make_server, 4) as board:
+        app, pilot, screen, server, _, ids = board
         move_to(screen, ids[3])
         await pilot.press("A")
         await wait_for(lambda: dialog_ready(app, BoardAnswerScreen), pilot=pilot)
@@ -174,11 +184,8 @@ async def test_approve_shows_the_waiting_action_first(make_server):
 
 
 async def test_reject_with_a_reason(make_server):
-    store, ids = board_store(4)
-    server = make_server(store)
-    app = board_app(server)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 4)
+    async with on_board(make_server, 4) as board:
+        app, pilot, screen, server, _, ids = board
         move_to(screen, ids[3])
         await pilot.press("R")
         await wait_for(lambda: dialog_ready(app, BoardAnswerScreen), pilot=pilot)
@@ -191,11 +198,8 @@ async def test_reject_with_a_reason(make_server):
 
 
 async def test_approve_on_a_row_that_waits_on_nothing_says_so(make_server):
-    store, _ids = board_store(2, statuses=("running",))
-    server = make_server(store)
-    app = board_app(server)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 2)
+    async with on_board(make_server, 2, statuses=("running",)) as board:
+        app, pilot, screen, *_ = board
         await pilot.press("A")
         await wait_for(
             lambda: any("waits for confirmation" in n.message for n in app._notifications),
@@ -205,11 +209,8 @@ async def test_approve_on_a_row_that_waits_on_nothing_says_so(make_server):
 
 
 async def test_interrupt_asks_first(make_server):
-    store, ids = board_store(2, statuses=("running",))
-    server = make_server(store)
-    app = board_app(server)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 2)
+    async with on_board(make_server, 2, statuses=("running",)) as board:
+        app, pilot, screen, server, _, ids = board
         move_to(screen, ids[0])
         await pilot.press("X")
         await wait_for(lambda: isinstance(app.screen, ConfirmScreen), pilot=pilot)
@@ -223,11 +224,8 @@ async def test_interrupt_asks_first(make_server):
 
 
 async def test_pause_the_sandbox(make_server):
-    store, ids = board_store(2, statuses=("running",))
-    server = make_server(store)
-    app = board_app(server)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 2)
+    async with on_board(make_server, 2, statuses=("running",)) as board:
+        _, pilot, screen, _, store, ids = board
         move_to(screen, ids[1])
         sandbox = rows_by_id(screen)[ids[1]].conversation.sandbox_id
         await pilot.press("P")
@@ -235,11 +233,8 @@ async def test_pause_the_sandbox(make_server):
 
 
 async def test_read_only_shows_no_actions(make_server):
-    store, ids = board_store(4)
-    server = make_server(store)
-    app = board_app(server, readonly=True)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 4)
+    async with on_board(make_server, 4, readonly=True) as board:
+        app, pilot, screen, server, _, ids = board
         keys = screen_text(app).splitlines()[-1]
         for label in ("Mark", "Pause/run", "Interrupt", "Approve", "Reject"):
             assert label not in keys
@@ -252,11 +247,8 @@ async def test_read_only_shows_no_actions(make_server):
 
 
 async def test_filter_sort_and_status_filter(make_server):
-    store, _ids = board_store(8)
-    server = make_server(store)
-    app = board_app(server)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 8)
+    async with on_board(make_server, 8) as board:
+        _, pilot, screen, *_ = board
         table = screen.query_one(BoardTable)
         await pilot.press("slash", *"docs")
         await wait_for(lambda: len(table.rows) == 2, pilot=pilot)
@@ -281,11 +273,8 @@ async def test_filter_sort_and_status_filter(make_server):
 async def test_enter_opens_the_row(make_server):
     from tui.app.screens.conversation import ConversationScreen
 
-    store, ids = board_store(3)
-    server = make_server(store)
-    app = board_app(server)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 3)
+    async with on_board(make_server, 3) as board:
+        app, pilot, screen, _, _, ids = board
         move_to(screen, ids[1])
         await pilot.press("enter")
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
@@ -395,11 +384,8 @@ async def test_keys_typed_right_after_slash_go_into_the_filter(make_server):
     the usual (deferred) way; none of them may act on the board (s sorts, enter opens)."""
     from textual import events
 
-    store, _ids = board_store(8)
-    server = make_server(store)
-    app = board_app(server)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await open_board(pilot, 8)
+    async with on_board(make_server, 8) as board:
+        app, pilot, screen, *_ = board
         for key, char in [("slash", "/"), *((c, c) for c in "docs"), ("enter", None)]:
             event = events.Key(key, char)
             event.set_sender(app)

@@ -14,20 +14,21 @@ the tree are in ``event_relations.py``.
 from __future__ import annotations
 
 import asyncio
+import pickle
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tui.client import PageLoopError
 from tui.client.stream import is_oversize
-from tui.client.stream_state import stats_totals
 from tui.models import EventTree
 from tui.models.events import ConversationStateUpdateEvent
 
 from .action_index import ActionIndex
 from .duplicate_rows import row_key
-from .event_cache import EventCache, weigh_json
+from .event_cache import MODEL_OVERHEAD, EventCache, weigh_json
 from .event_relations import EventRelations
+from .full_events import FullEvents
 from .load_patience import (  # re-exported: the store's callers and tests name them here
     MAX_RETRY_AFTER,
     OUTAGE_TRIES,
@@ -38,6 +39,8 @@ from .load_patience import (  # re-exported: the store's callers and tests name 
     Waiting,
     retry_after,
 )
+from .page_pipeline import PagePipeline
+from .page_worker import LazyEvent, PageBody, ParsedPage, event_stats, row_from, shared_sizes
 from .row_windows import FOLDED_COUNTED_KIND, START, EventQuery, PagedWindow
 from .rows import EventRow, make_row
 
@@ -63,7 +66,7 @@ __all__ = [
 ]
 
 
-class ConversationEvents(PatientLoads, EventRelations):
+class ConversationEvents(PatientLoads, EventRelations, FullEvents):
     """One conversation's events as the screen holds them (see the module docstring)."""
 
     def __init__(
@@ -101,10 +104,13 @@ class ConversationEvents(PatientLoads, EventRelations):
         self.tree: EventTree | None = None
         self._tree_size = -1
         self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
+        #: the index's pages, fetched ahead and read in the helper process (page_pipeline.py)
+        self.pipeline = PagePipeline(client, conversation_id)
 
     def close(self) -> None:
         """The screen is gone: loads waiting to try again give up instead."""
         self._closed = True
+        self.pipeline.cancel()
 
     # --- fetching --------------------------------------------------------------------------
 
@@ -226,17 +232,28 @@ class ConversationEvents(PatientLoads, EventRelations):
         if not task.cancelled():
             task.exception()  # retrieved: not logged as never retrieved
 
-    async def fill(self, window: PagedWindow, side: str) -> int:
-        """Fetch one page at ``side`` of ``window``; returns rows added."""
+    async def fill(self, window: PagedWindow, side: str, *, helper: bool = False) -> int:
+        """Fetch one page at ``side`` of ``window``; returns rows added. ``helper``: read
+        it in the helper process if it is ready (``page_pipeline.py``)."""
         lock = self._locks.setdefault((id(window), side), asyncio.Lock())
         async with lock:
             page_id = window.head_page if side == "head" else window.tail_page
             if page_id is None or window.complete:
                 return 0
             descending = window.query.descending != (side == "tail")
-            events, next_page = await self._page(
-                window.query, page_id if page_id != START else None, descending
-            )
+            asked = page_id if page_id != START else None
+            sizes: list[int] | None = None
+            if helper and not self.shared:
+                read = await self.pipeline.read(window.query, asked, descending, self.page_size)
+            else:
+                read = await self._page(window.query, asked, descending)
+            if isinstance(read, ParsedPage):  # the cache keeps the body, read if asked for
+                body = PageBody(read.body)
+                events: list[Any] = [LazyEvent(body, i) for i in range(len(read.rows))]
+                next_page = read.next_page_id
+                sizes = read.sizes or shared_sizes(read.body, len(events))
+            else:
+                events, next_page = read
             followed = self._followed.setdefault((id(window), side), set())
             if next_page is not None and (next_page == page_id or next_page in followed):
                 # a server cursor that leads back: stop here rather than walk in circles
@@ -246,20 +263,29 @@ class ConversationEvents(PatientLoads, EventRelations):
                 )
             if page_id != START:
                 followed.add(page_id)
-            rows = [self._row(e) for e in events]
+            if sizes is None:
+                rows = [self._row(e) for e in events]
+            else:  # made by the helper: the store reads only the events it needs
+                rows = [self._made_row(a, read.needed.get(i)) for i, a in enumerate(read.rows)]
+                for stated in read.stats.values():
+                    self._newer_stats(stated)
             before = len(window.head) + len(window.tail)
             head_before = len(window.head)
             if side == "head":
                 taken = window.add_head(rows, next_page)
             else:
                 taken = window.add_tail(rows, next_page)
-            # once: the cache keeps the JSON, the next page is sized by it
-            weighed = [weigh_json(e) for e in events]
+            texts: list[bytes | None] | None = None
+            if sizes is None:  # once: the cache keeps the JSON, the next page is sized by it
+                weighed = [weigh_json(e) for e in events]
+                sizes = [size for size, _ in weighed]
+                texts = [text for _, text in weighed]
             for index, row in taken:  # a duplicate's event under its own key
                 key = row_key(row)
                 if key is not None:
-                    self._cache.set(key, events[index], *weighed[index])
-            self._fit_page([size for size, _ in weighed])
+                    text = texts[index] if texts is not None else None
+                    self._cache.set(key, events[index], sizes[index], text)
+            self._fit_page(sizes)
             if window is self.base:
                 self._index_pairs(head_before)
             return len(window.head) + len(window.tail) - before
@@ -283,7 +309,10 @@ class ConversationEvents(PatientLoads, EventRelations):
         """The base window's next page (oldest first, through outages); rows added."""
         start = len(self.base.head)
         what = f"events {start + 1:,}–{start + self.page_size:,} (the index)"
-        return await self._patiently(lambda: self.fill(self.base, "head"), what=what)
+        helper = self.pipeline.wanted(self.base.total if self.base.total is not None else start)
+        if not helper:
+            self.pipeline.cancel()  # the helper died: pages fetched ahead are asked again
+        return await self._patiently(lambda: self.fill(self.base, "head", helper=helper), what=what)
 
     async def load_all(
         self, window: PagedWindow, progress: Callable[[PagedWindow], None] | None = None
@@ -307,23 +336,30 @@ class ConversationEvents(PatientLoads, EventRelations):
             self._note_stats(event)
         return row
 
+    def _made_row(self, args: tuple[Any, ...], pickled: bytes | None) -> EventRow:
+        """A row the helper made, taken in as :meth:`_row` takes in its own (the event
+        comes with it only where the store reads it: ``page_worker.NEEDS_EVENT``)."""
+        row = row_from(args)
+        self.actions.remember(pickle.loads(pickled) if pickled is not None else None, row)
+        return row
+
     def _note_stats(self, event: ConversationStateUpdateEvent) -> None:
         """Keep the newest cost and tokens the loaded events state: the header's figures
         when the record has none (a paused app-server conversation's record says 0)."""
-        value = event.value
-        if event.key == "full_state" and isinstance(value, dict):
-            value = value.get("stats")
-        elif event.key != "stats":
-            return
-        totals = stats_totals(value)
-        stamp = event.timestamp or ""
-        if totals is not None and (self.newest_stats is None or stamp >= self.newest_stats[0]):
-            cost, prompt, completion = totals
-            self.newest_stats = (stamp, cost, prompt + completion)
+        stated = event_stats(event)
+        if stated is not None:
+            self._newer_stats(stated)
 
-    def _remember(self, event: AnyEvent) -> EventRow:
+    def _newer_stats(self, stated: tuple[str, float, int]) -> None:
+        if self.newest_stats is None or stated[0] >= self.newest_stats[0]:
+            self.newest_stats = stated
+
+    def _remember(self, event: AnyEvent, size: int | None = None) -> EventRow:
+        """Cache ``event`` (weighed by ``size``, its JSON's length, when known) and make
+        its row."""
         if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id
-            self._cache.set(event.id, event)
+            weight = size + MODEL_OVERHEAD if size else None
+            self._cache.set(event.id, event, weight)
         return self._row(event)
 
     def _fit_page(self, sizes: list[int]) -> None:
@@ -332,47 +368,6 @@ class ConversationEvents(PatientLoads, EventRelations):
             return
         each = sum(sizes) / len(sizes)
         self.page_size = max(MIN_PAGE, min(PAGE, int(PAGE_BYTES / max(each, 1.0))))
-
-    def cached(self, key: str | None) -> AnyEvent | None:
-        """A full event by id (or a duplicate row's key: ``duplicate_rows.row_key``)."""
-        return self._cache.get(key) if key else None
-
-    async def event(self, row: EventRow) -> AnyEvent | None:
-        """The full event for a row: from the cache, else fetched by id (a duplicate that
-        left the cache comes back as the server's copy for that id)."""
-        found = self.cached(row_key(row))
-        if found is not None or row.id is None or self.shared:
-            return found
-        events = await self._tracked(
-            "the selected event", lambda: self.client.get_events(self.conversation_id, [row.id])
-        )
-        event = events[0] if events else None
-        if event is not None:
-            self._remember(event)
-        return event
-
-    async def events_for(self, rows: list[EventRow]) -> list[AnyEvent]:
-        """The full events of ``rows``, in order: cached ones as they are, the rest fetched
-        by id a hundred at a time, through outages (rows whose event is gone are left out)."""
-        missing = [r.id for r in rows if r.id is not None and self.cached(row_key(r)) is None]
-        fetch = self.client.get_shared_events if self.shared else self.client.get_events
-        found: dict[str, AnyEvent] = {}
-        for start in range(0, len(missing), PAGE):
-            ids = missing[start : start + PAGE]
-            batch = await self._patiently(
-                lambda ids=ids: fetch(self.conversation_id, ids),
-                what=f"events {start + 1:,}–{start + len(ids):,} of {len(missing):,} by id",
-            )
-            for event in batch:
-                if event is not None and event.id is not None:
-                    found[event.id] = event
-        out = []
-        for row in rows:
-            key = row_key(row)
-            event = self.cached(key) or found.get(row.id) if row.id is not None else None
-            if event is not None:
-                out.append(event)
-        return out
 
     # --- folded or raw ---------------------------------------------------------------------
 
@@ -407,15 +402,22 @@ class ConversationEvents(PatientLoads, EventRelations):
         The list's title, its indexing note and the tree pane's footer all read this."""
         return len(self.base) if self.base.total is not None else None
 
-    def add_live(self, events: list[AnyEvent], windows: Sequence[PagedWindow] = ()) -> int:
+    def add_live(
+        self,
+        events: list[AnyEvent],
+        windows: Sequence[PagedWindow] = (),
+        sizes: dict[str, int] | None = None,
+    ) -> int:
         """Fold live events into the base window (and other open windows of the same
-        query); known ids are replaced in place. Returns how many rows were new."""
+        query); known ids are replaced in place. Returns how many rows were new.
+        ``sizes``: their frames' lengths by id, which weigh them for the cache."""
+        sizes = sizes or {}
         fresh: list[EventRow] = []
         replaced = False
         for event in events:
             if is_oversize(event) and event.id in self.base.ids:
                 continue  # the stream's placeholder for an event the list has whole
-            row = self._remember(event)
+            row = self._remember(event, sizes.get(event.id) if event.id is not None else None)
             if row.id is not None and row.id in self.base.ids:
                 old = self.base.replace(row)
                 replaced |= old is not None and old.parent_id != row.parent_id

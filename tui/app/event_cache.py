@@ -170,21 +170,26 @@ class EventCache:
 
     def set(self, key: str, value: Any, size: int | None = None, text: bytes | None = None) -> None:
         """Keep ``value`` (replacing an earlier one), then drop the oldest while over.
-        ``size`` and ``text``: its :func:`weigh_json`, when the caller has them already."""
-        if text is None:
-            text = _json_text(value)
-            if size is None:
-                size = len(text) + MODEL_OVERHEAD if text is not None else _walk(value, WEIGH_STEPS)
-        elif size is None:
-            size = len(text) + MODEL_OVERHEAD
+
+        ``size`` and ``text``: its :func:`weigh_json`, when the caller has them. With neither,
+        a typed event is written as its JSON text here. With a size alone it is kept as it
+        is: a live event weighed by its frame's length (not written again on the loop: it is
+        weighed as parsed, :data:`PARSED_FACTOR` times that), or a reference into a page's
+        body (``page_worker.LazyEvent``, weighed by its share of the body)."""
         self._hot.discard(key)
-        if text is None:  # kept as it is, weighed by its objects
-            if size > self._items.max_weight:
-                self._items.discard(key)
-                return  # heavier than the whole cache: its caller holds it while it is shown
-            self._items.set(key, value, size)
+        if size is None and text is None:
+            size, text = weigh_json(value)
+        if text is not None:
+            self._keep_text(key, text)  # parsed again when asked for (then kept parsed a while)
             return
-        self._keep_text(key, text)  # parsed again when asked for (then kept parsed a while)
+        if size is None:
+            size = _walk(value, WEIGH_STEPS)
+        elif not isinstance(value, RawEvent) and hasattr(type(value), "__pydantic_serializer__"):
+            size *= PARSED_FACTOR  # a typed event weighed by its JSON: several times that
+        if size > self._items.max_weight:
+            self._items.discard(key)
+            return  # heavier than the whole cache: its caller holds it while it is shown
+        self._items.set(key, value, size)
 
     def keep_text(self, key: str, text: bytes) -> None:
         """Keep an event as the JSON text it came in (parsed on its first :meth:`get`, as

@@ -11,8 +11,6 @@ from rich.text import Text
 from tui.models.redact import redact_text
 from tui.text import one_line
 
-from .themes import theme_style
-
 if TYPE_CHECKING:  # the models load after the first frame (they take ~150 ms to build)
     from tui.models import AppConversation
 
@@ -87,6 +85,8 @@ def status_text(value: object, *, short: bool = False) -> Text:
         return Text("—", style="dim")
     label = one_line(raw)
     spec = STATUS_STYLES.get(label)
+    from .themes import theme_style  # here: rows (format's other users) are built without Textual
+
     style = theme_style(spec) if spec else ""
     return Text(SHORT_STATUSES.get(label, label) if short else label, style=style)
 

@@ -45,6 +45,8 @@ class LiveSession:
         self.agent = AgentServerClient(self.endpoint)
         self.state = StreamState()
         self.held: list[AnyEvent] = []  # persistable events waiting for the index
+        #: the frame lengths of held events, by id (what they weigh: see StreamEvent.size)
+        self.sizes: dict[str, int] = {}
         self.stream: EventStream | None = None
 
     def open_stream(self, since: str | None) -> EventStream:
@@ -53,6 +55,10 @@ class LiveSession:
 
     def fold(self, batch: list[StreamEvent | StreamStatus]) -> set[str]:
         changed = self.state.extend(batch)
+        sizes = self.sizes
+        for item in batch:
+            if type(item) is StreamEvent and item.size and item.event.id is not None:
+                sizes[item.event.id] = item.size
         self.held.extend(self.state.take_events())
         return changed
 

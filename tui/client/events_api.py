@@ -171,6 +171,35 @@ class EventCalls(ClientBase):
             shared=lambda: self._event_page(*routes["shared"]),
         )
 
+    async def search_events_body(
+        self,
+        conversation_id: str,
+        *,
+        kind: str | None = None,
+        timestamp_gte: Timestamp = None,
+        timestamp_lt: Timestamp = None,
+        sort_order: EventSortOrder | str = "TIMESTAMP",
+        page_id: str | None = None,
+        limit: int = 100,
+    ) -> bytes:
+        """One page of ``search_events`` as the server sent it, unread: for a reader that
+        parses it elsewhere (the index's helper process, ``tui.app.page_worker``). Request
+        errors are as ``search_events``'; whether the body is a page is the reader's to find."""
+        args = (conversation_id, kind, timestamp_gte, timestamp_lt, sort_order, page_id, limit)
+        routes = {r: self._event_search(r, *args) for r in ("app", "agent", "shared")}
+        return await self._dispatch(
+            "it has no event search",
+            app=lambda: self._event_body(*routes["app"]),
+            agent=lambda: self._event_body(*routes["agent"]),
+            shared=lambda: self._event_body(*routes["shared"]),
+        )
+
+    async def _event_body(self, path: str, query: dict[str, Any]) -> bytes:
+        data = await self._http.request("GET", path, params=query, parse=bytes)
+        if not isinstance(data, bytes):
+            raise self._bad("GET", path, "malformed event page (empty body)")
+        return data
+
     async def search_events_raw(
         self,
         conversation_id: str,

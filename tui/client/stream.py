@@ -363,12 +363,14 @@ class EventStream:
                 limit = self.max_size
                 while True:
                     if frame is not None:
-                        if limit is not None and len(frame) > limit:
+                        size = len(frame)
+                        if limit is not None and size > limit:
                             event = oversize_event(frame, limit)  # never parsed whole
+                            size = 0  # the placeholder weighs little
                         else:
                             event = parse_event_json(frame)
                         frame = None  # a skimmed frame is not kept while the next arrives
-                        item = self.dedup.accept(event)
+                        item = self.dedup.accept(event, size)
                         if item is not None:
                             yield item
                     frame = await ws.recv()

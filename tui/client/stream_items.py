@@ -27,6 +27,9 @@ class StreamEvent:
     event: AnyEvent
     replaces: bool = False
     transient: bool = False
+    #: the frame's length: what the event weighs as JSON (0: not known), so a consumer
+    #: that keeps events bounded by bytes need not weigh each one again
+    size: int = field(default=0, compare=False)
 
     @property
     def id(self) -> str | None:
@@ -85,10 +88,11 @@ class EventDeduper:
     def __len__(self) -> int:
         return len(self._seen)
 
-    def accept(self, event: AnyEvent) -> StreamEvent | None:
-        """The item to yield for ``event``, or None when it is a plain duplicate."""
+    def accept(self, event: AnyEvent, size: int = 0) -> StreamEvent | None:
+        """The item to yield for ``event`` (``size``: its frame's length), or None when it
+        is a plain duplicate."""
         if is_transient(event):
-            return StreamEvent(event, transient=True)
+            return StreamEvent(event, transient=True, size=size)
         stamp = event.timestamp
         if isinstance(stamp, str) and (
             self.newest_timestamp is None or stamp > self.newest_timestamp
@@ -96,13 +100,13 @@ class EventDeduper:
             self.newest_timestamp = stamp
         event_id = event.id
         if not event_id:
-            return StreamEvent(event)
+            return StreamEvent(event, size=size)
         has_parent = bool(event.parent_id)
         before = self._seen.get(event_id)
         if before is None:
             self._seen[event_id] = has_parent
-            return StreamEvent(event)
+            return StreamEvent(event, size=size)
         if has_parent and not before:
             self._seen[event_id] = True
-            return StreamEvent(event, replaces=True)
+            return StreamEvent(event, replaces=True, size=size)
         return None

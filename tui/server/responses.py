@@ -6,6 +6,8 @@ batch over its maximum a 400), and a 422 never echoes a secret from the request 
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from fastapi import HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
@@ -14,12 +16,12 @@ from fastapi.responses import JSONResponse, Response
 from tui.models.redact import is_secret_key, redact
 
 from .lifecycle import LifecycleError
-from .page_ids import BadPageId
+from .page_ids import BadPageId, decode_page_id
 
 MASK = "**********"
 
 
-def raise_bad_page_id(exc: BadPageId, value: str, loc: str = "page_id") -> None:
+def raise_bad_page_id(exc: BadPageId, value: str, loc: str = "page_id") -> NoReturn:
     """A malformed page id is a 422 in FastAPI's own shape, never a 500."""
     raise RequestValidationError(
         [
@@ -32,6 +34,17 @@ def raise_bad_page_id(exc: BadPageId, value: str, loc: str = "page_id") -> None:
             }
         ]
     )
+
+
+def keyset_after(page_id: str | None, kind: str, types: tuple[type, ...]) -> tuple | None:
+    """Where a listing resumes: the keyset parts of ``page_id`` (``None`` on the first page);
+    a page id this server did not issue is a 422, as :func:`raise_bad_page_id` says."""
+    if not page_id:
+        return None
+    try:
+        return decode_page_id(page_id, kind, types)
+    except BadPageId as exc:
+        raise_bad_page_id(exc, page_id)
 
 
 def raise_http(exc: LifecycleError) -> None:

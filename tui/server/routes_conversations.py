@@ -21,7 +21,7 @@ from .lifecycle import Lifecycle, LifecycleError
 from .live import LiveError, LiveHub
 from .page_ids import BadPageId, decode_page_id, encode_page_id
 from .params import Limit, strict_hex_id
-from .responses import raise_bad_page_id, raise_http, too_many
+from .responses import keyset_after, raise_bad_page_id, raise_http, too_many
 from .store import Store
 from .times import sort_key, utc_from_clock
 from .views import conversation_view
@@ -143,12 +143,7 @@ def search_conversations(
     store: Store = Depends(get_store),
     _lifecycle: Lifecycle = Depends(advanced_lifecycle),
 ) -> dict[str, Any]:
-    after = None
-    if page_id:
-        try:
-            after = decode_page_id(page_id, _TOKEN, (str, str))
-        except BadPageId as exc:
-            raise_bad_page_id(exc, page_id)
+    after = keyset_after(page_id, _TOKEN, (str, str))
     rows, more = store.search_conversations(**filters.kwargs, after=after, limit=limit)
     next_page_id = encode_page_id(_TOKEN, rows[-1][0], rows[-1][1]) if more else None
     return {"items": _views(store, [info for _, _, info in rows]), "next_page_id": next_page_id}

@@ -22,9 +22,9 @@ from fastapi.responses import Response
 from tui.models import EventSortOrder
 
 from .deps import get_store
-from .page_ids import BadPageId, decode_page_id, encode_page_id
+from .page_ids import encode_page_id
 from .params import EventKind, Limit, normalize_hex_id
-from .responses import json_text, page_body, raise_bad_page_id, too_many
+from .responses import json_text, keyset_after, page_body, too_many
 from .store import Store
 from .times import event_filter_time
 
@@ -61,12 +61,7 @@ def _search(
     *,
     viewable_only: bool,
 ) -> Response:
-    after = None
-    if page_id:
-        try:
-            after = decode_page_id(page_id, _TOKEN, (str, int))
-        except BadPageId as exc:
-            raise_bad_page_id(exc, page_id)
+    after = keyset_after(page_id, _TOKEN, (str, int))
     rows, more = store.search_events(
         normalize_hex_id(conversation_id),
         kind=filters.kind,

@@ -17,9 +17,9 @@ from tui.models import SandboxStatus
 
 from .deps import advanced_lifecycle, get_store
 from .lifecycle import Lifecycle, LifecycleError
-from .page_ids import BadPageId, decode_page_id, encode_page_id
+from .page_ids import encode_page_id
 from .params import Limit
-from .responses import raise_bad_page_id, raise_http, too_many
+from .responses import keyset_after, raise_http, too_many
 from .store import Store
 from .views import sandbox_view
 
@@ -52,12 +52,7 @@ def search_sandboxes(
     store: Store = Depends(get_store),
     _lifecycle: Lifecycle = Depends(advanced_lifecycle),
 ) -> dict[str, Any]:
-    after = None
-    if page_id:
-        try:
-            after = decode_page_id(page_id, _TOKEN, (str, str))
-        except BadPageId as exc:
-            raise_bad_page_id(exc, page_id)
+    after = keyset_after(page_id, _TOKEN, (str, str))
     rows, more = store.search_sandboxes(after=after, limit=limit)
     next_page_id = encode_page_id(_TOKEN, rows[-1]["created_key"], rows[-1]["id"]) if more else None
     return {"items": _views(store, list(rows)), "next_page_id": next_page_id}
@@ -147,12 +142,7 @@ def delete_sandbox(
 def search_specs(
     page_id: str | None = None, limit: Limit = 100, store: Store = Depends(get_store)
 ) -> dict[str, Any]:
-    after = None
-    if page_id:
-        try:
-            (after,) = decode_page_id(page_id, _SPEC_TOKEN, (int,))
-        except BadPageId as exc:
-            raise_bad_page_id(exc, page_id)
+    (after,) = keyset_after(page_id, _SPEC_TOKEN, (int,)) or (None,)
     rows, more = store.search_specs(after=after, limit=limit)
     next_page_id = encode_page_id(_SPEC_TOKEN, rows[-1][0]) if more else None
     return {"items": [spec for _, spec in rows], "next_page_id": next_page_id}

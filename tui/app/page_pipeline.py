@@ -1,0 +1,179 @@
+"""The index's pages: fetched ahead (up to :attr:`PagePipeline.depth`) and read in the helper.
+
+Walking a long conversation is a chain: request a page, read it (validate every event,
+make its rows), ask for the next. Read on the UI's loop, the reading was most of the walk
+and every key waited behind it. Here the helper process (``page_worker.py``) reads page N
+while this loop already asks the server for page N+1 (and on, a few deep), whose id is
+guessed from page N's tail (``"next_page_id"``, the last key of a page as servers write it)
+and checked against the page the index asks for next: a wrong guess only wastes requests.
+
+Only for long conversations (:data:`HELPER_MIN_EVENTS`): a helper costs an interpreter's
+start, which a short log never earns back. Whenever the helper is not ready, cannot start
+or dies, the page is read in-line as before: nothing is lost, nothing differs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from tui.client.process_worker import ProcessWorker, WorkerGone, answer, shared_worker
+
+from .page_worker import MODULE, ParsedPage
+
+if TYPE_CHECKING:
+    from tui.client import OpenHandsClient
+    from tui.models import AnyEvent
+
+    from .row_windows import EventQuery
+
+#: Events a conversation must have (by its count, or pages walked) before its index is
+#: read in the helper process.
+HELPER_MIN_EVENTS = 3_000
+
+_KEY = b'"next_page_id"'
+_DECODER = json.JSONDecoder()
+
+
+def guess_next_page(body: bytes) -> str | None:
+    """The page id a page's body ends with, cheaply (no parsing of its events); None when
+    there is none or it cannot tell. A guess: a hostile event can hold the same key."""
+    at = body.rfind(_KEY)
+    if at < 0:
+        return None
+    tail = body[at + len(_KEY) : at + len(_KEY) + 4096].lstrip()
+    if not tail.startswith(b":"):
+        return None
+    try:
+        value, _ = _DECODER.raw_decode(tail[1:].decode("utf-8").lstrip())
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+class PagePipeline:
+    """The index's next pages for one conversation (``ConversationEvents`` owns one)."""
+
+    min_events = HELPER_MIN_EVENTS
+    #: pages on their way at once (fetched, or being read by the helper)
+    depth = 4
+
+    def __init__(self, client: OpenHandsClient, conversation_id: str) -> None:
+        self.client = client
+        self.conversation_id = conversation_id
+        self._ahead: deque[tuple[tuple[Any, ...], asyncio.Future[Any]]] = deque()
+        self._newest: tuple[Any, ...] | None = None  # the last page asked for
+        self._then: tuple[Any, ...] | None = None  # the page after it, when the queue was full
+        #: the helper: the process's one for page_worker (tests give their own)
+        self.worker: ProcessWorker | None = None
+        self.helped = 0  # pages the helper read (the rest were read in-line)
+
+    @property
+    def helper(self) -> ProcessWorker:
+        if self.worker is None:
+            self.worker = shared_worker(MODULE)
+        return self.worker
+
+    def wanted(self, events: int | None) -> bool:
+        """Read through the helper for a conversation of ``events`` events; starts it (in
+        the background) the first time it is wanted. False until it is ready."""
+        if events is None or events < self.min_events:
+            return False
+        self.helper.start()
+        return self.helper.usable
+
+    async def read(
+        self, query: EventQuery, page_id: str | None, descending: bool, limit: int
+    ) -> ParsedPage | tuple[list[AnyEvent], str | None]:
+        """One page: read by the helper (a ParsedPage), or, if it could not, in-line
+        (events and the next page id), from the same body."""
+        key = (query, page_id, descending, limit)
+        if not self._ahead or self._ahead[0][0] != key:
+            self.cancel()  # not what was guessed (or nothing was): start again from here
+            self._ask(key)
+        _, task = self._ahead.popleft()
+        if self._then is not None and len(self._ahead) < self.depth:
+            then, self._then = self._then, None
+            self._ask(then)
+        return await task
+
+    def cancel(self) -> None:
+        """Forget the pages on their way (the screen is closing, or they were not next)."""
+        while self._ahead:
+            self._ahead.popleft()[1].cancel()
+        self._newest = self._then = None
+
+    # --- fetching ------------------------------------------------------------------------
+
+    def _ask(self, key: tuple[Any, ...]) -> None:
+        task = asyncio.ensure_future(self._page(key))
+        task.add_done_callback(_retrieved)
+        self._ahead.append((key, task))
+        self._newest = key
+
+    def _arrived(self, key: tuple[Any, ...], body: bytes) -> None:
+        """A page's body is in: ask for the one its tail names while it is read."""
+        guess = guess_next_page(body)
+        if guess is None or guess == key[1] or key != self._newest:
+            return
+        follow = (key[0], guess, key[2], key[3])
+        if len(self._ahead) < self.depth:
+            self._ask(follow)
+        else:
+            self._then = follow
+
+    async def _page(self, key: tuple[Any, ...]) -> Any:
+        body = await self._fetch(key)
+        self._arrived(key, body)
+        try:
+            parsed = await answer(self.helper.submit(body))
+        except WorkerGone:
+            return self._in_line(body) or await self._ordinary(key)
+        self.helped += 1
+        return parsed._replace(body=body)
+
+    async def _fetch(self, key: tuple[Any, ...]) -> bytes:
+        query, page_id, descending, limit = key
+        return await self.client.search_events_body(
+            self.conversation_id,
+            kind=query.kind,
+            timestamp_gte=query.since,
+            timestamp_lt=query.until,
+            sort_order="TIMESTAMP_DESC" if descending else "TIMESTAMP",
+            page_id=page_id,
+            limit=limit,
+        )
+
+    async def _ordinary(self, key: tuple[Any, ...]) -> tuple[list[AnyEvent], str | None]:
+        """A body that is not a page: asked for again the ordinary way, whose error says
+        what is wrong with it (or which reads it, if the server has recovered)."""
+        query, page_id, descending, limit = key
+        page = await self.client.search_events(
+            self.conversation_id,
+            kind=query.kind,
+            timestamp_gte=query.since,
+            timestamp_lt=query.until,
+            sort_order="TIMESTAMP_DESC" if descending else "TIMESTAMP",
+            page_id=page_id,
+            limit=limit,
+        )
+        return page.items, page.next_page_id
+
+    @staticmethod
+    def _in_line(body: bytes) -> tuple[list[AnyEvent], str | None] | None:
+        from tui.models.pages import EventPage
+
+        try:
+            page = EventPage.from_bytes(body)
+        except ValueError:
+            return None
+        return page.items, page.next_page_id
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        with contextlib.suppress(BaseException):
+            task.exception()  # a failed fetch ahead is asked again by the next page

@@ -1,0 +1,148 @@
+"""Event pages read in the helper process: validated and made into rows there.
+
+The index walks every page of a conversation; validating each event through the closed
+models and making its row is ~20–30 µs of GIL-holding Python an event, which on the UI's
+loop competes with every key and paint. :func:`read_page` does that work in the helper
+(``python -m tui.app.page_worker``, run by :class:`tui.client.process_worker.ProcessWorker`)
+exactly as the UI does (``EventPage.from_bytes``, ``make_row``) and sends back the rows'
+fields, plus, pickled, the few events the store reads as rows arrive (``NEEDS_EVENT``).
+The UI keeps the page's body: an event whose detail is asked for is read from it again,
+in-line, the same way (:class:`PageBody`). No Textual is imported here (a test checks).
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from typing import Any, NamedTuple
+
+from tui.client.stream_state import stats_totals
+from tui.models.events import ConversationStateUpdateEvent
+from tui.models.pages import EventPage
+
+from .event_cache import MODEL_OVERHEAD, weigh
+from .rows import EventRow, make_row
+
+MODULE = "tui.app.page_worker"
+
+#: Kinds whose events the store reads as their rows arrive (security verdicts).
+NEEDS_EVENT = frozenset({"SecurityAnalysisEvent"})
+#: A page up to this many bytes has its events weighed as equal shares of its body (what
+#: they weigh together is the same; weighing each costs ~5 µs); a heavier one, one by one.
+SHARED_WEIGHT_BYTES = 1024 * 1024
+
+
+class ParsedPage(NamedTuple):
+    """A page as the helper read it."""
+
+    rows: list[tuple[Any, ...]]  # EventRow's arguments, in order (see row_args)
+    needed: dict[int, bytes]  # the events the store reads at once (NEEDS_EVENT), pickled
+    stats: dict[int, tuple[str, float, int]]  # what state updates say of cost (event_stats)
+    sizes: list[int] | None  # each event's weigh(), for a heavy page; None: shares of the body
+    next_page_id: str | None
+    body: bytes = b""  # set by the UI, which kept it (not sent back)
+
+
+class PageBody:
+    """A page's body as the server sent it, read again (in-line, exactly as the helper
+    read it) only when one of its events is asked for: what the cache keeps of the
+    helper's pages, shared by the page's events (see :class:`LazyEvent`)."""
+
+    __slots__ = ("body", "items")
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.items: list[Any] | None = None
+
+    def event(self, index: int) -> Any:
+        if self.items is None:
+            self.items, self.body = EventPage.from_bytes(self.body).items, b""
+        return self.items[index]
+
+
+class LazyEvent:
+    """One event of a :class:`PageBody`: the cache's entry until it is asked for."""
+
+    __slots__ = ("index", "page")
+
+    def __init__(self, page: PageBody, index: int) -> None:
+        self.page = page
+        self.index = index
+
+    def event(self) -> Any:
+        return self.page.event(self.index)
+
+
+def row_args(row: EventRow) -> tuple[Any, ...]:
+    return (
+        row.id,
+        row.timestamp,
+        row.source,
+        row.kind,
+        row.summary,
+        row.parent_id,
+        row.tool_call_id,
+        row.flag,
+        row.text,
+        row.action_id,
+        row.transient,
+    )
+
+
+def row_from(args: tuple[Any, ...]) -> EventRow:
+    """The row again, its kind and source the interned strings ``make_row`` gives."""
+    row = EventRow(*args)
+    row.kind = sys.intern(row.kind)
+    row.source = sys.intern(row.source)
+    return row
+
+
+def event_stats(event: Any) -> tuple[str, float, int] | None:
+    """(timestamp, cost, tokens) a state update states (its ``stats``, or those of its
+    ``full_state``); None for any other event."""
+    if not isinstance(event, ConversationStateUpdateEvent):
+        return None
+    value = event.value
+    if event.key == "full_state" and isinstance(value, dict):
+        value = value.get("stats")
+    elif event.key != "stats":
+        return None
+    totals = stats_totals(value)
+    if totals is None:
+        return None
+    cost, prompt, completion = totals
+    return (event.timestamp or "", cost, prompt + completion)
+
+
+def shared_sizes(body: bytes, count: int) -> list[int]:
+    """Each of a light page's ``count`` events weighed as an equal share of its body."""
+    return [len(body) // max(count, 1) + MODEL_OVERHEAD] * count
+
+
+def read_page(body: bytes) -> ParsedPage:
+    """Everything the UI makes of one page's body. Raises ValueError for a body that is
+    not an event page (the caller then asks again the ordinary way, which says why)."""
+    page = EventPage.from_bytes(body)
+    items = page.items
+    rows = [row_args(make_row(event)) for event in items]
+    needed = {
+        index: pickle.dumps(items[index], pickle.HIGHEST_PROTOCOL)
+        for index, args in enumerate(rows)
+        if args[3] in NEEDS_EVENT
+    }
+    stats = {
+        index: found
+        for index, args in enumerate(rows)
+        if args[3] == "ConversationStateUpdateEvent" and (found := event_stats(items[index]))
+    }
+    sizes = [weigh(event) for event in items] if len(body) > SHARED_WEIGHT_BYTES else None
+    return ParsedPage(rows, needed, stats, sizes, page.next_page_id)
+
+
+if __name__ == "__main__":
+    import importlib
+
+    from tui.client.process_worker import serve
+
+    # by its name, not as __main__: what it sends must unpickle in the UI
+    serve(importlib.import_module(MODULE).read_page)
