@@ -4,7 +4,7 @@ stream knows it), not serialised again one by one on the UI's loop."""
 from __future__ import annotations
 
 from tui.app.conversation_events import ConversationEvents
-from tui.app.event_cache import MODEL_OVERHEAD, weigh
+from tui.app.event_cache import MODEL_OVERHEAD, PARSED_FACTOR, TEXT_OVERHEAD, weigh_json
 from tui.app.live_session import LiveSession
 from tui.client import StreamEvent, StreamState
 from tui.client.stream_items import EventDeduper
@@ -26,12 +26,15 @@ def test_a_stream_item_carries_its_frames_length_and_the_store_weighs_by_it():
 
     events = ConversationEvents(None, "c1")  # type: ignore[arg-type] - no request is made
     events.add_live(live.held, (), live.sizes)
-    assert events._cache.bytes == len(FRAME) + MODEL_OVERHEAD
+    # kept parsed (not written again on the loop), weighed as parsed: several times its JSON
+    assert events._cache.bytes == PARSED_FACTOR * (len(FRAME) + MODEL_OVERHEAD)
     assert events.cached("m1") == item.event
 
 
-def test_without_a_size_an_event_is_weighed_as_before():
+def test_without_a_size_an_event_is_kept_as_its_json_text():
     events = ConversationEvents(None, "c1")  # type: ignore[arg-type]
     event = parse_event_json(FRAME)
     events.add_live([event])
-    assert events._cache.bytes == weigh(event)
+    text = weigh_json(event)[1]
+    assert text is not None and events._cache.bytes == len(text) + TEXT_OVERHEAD
+    assert events.cached("m1") == event

@@ -27,7 +27,7 @@ def shape(tree: EventTree) -> tuple:
     return (
         tree.parent,
         tree.roots,
-        {k: list(v) for k, v in tree.children.items()},
+        [list(tree.child_list(p)) for p in range(len(tree))],
         sorted(tree.broken),
     )
 

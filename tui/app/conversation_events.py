@@ -26,7 +26,7 @@ from tui.models.events import ConversationStateUpdateEvent
 
 from .action_index import ActionIndex
 from .duplicate_rows import row_key
-from .event_cache import MODEL_OVERHEAD, EventCache, weigh
+from .event_cache import MODEL_OVERHEAD, EventCache, weigh_json
 from .event_relations import EventRelations
 from .full_events import FullEvents
 from .load_patience import (  # re-exported: the store's callers and tests name them here
@@ -93,7 +93,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         #: events asked for per page: fewer after heavy pages (see PAGE_BYTES)
         self.page_size = PAGE
         self._closed = False
-        self._by_tool_call: dict[str, list[int]] = {}
+        self._by_tool_call: dict[str, int | list[int]] = {}
         #: actions by id and what answers them (confirmation, pairing, security verdicts)
         self.actions = ActionIndex()
         #: (timestamp, cost, tokens) of the newest stats among the loaded events
@@ -275,12 +275,16 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
                 taken = window.add_head(rows, next_page)
             else:
                 taken = window.add_tail(rows, next_page)
-            if sizes is None:
-                sizes = [weigh(e) for e in events]  # once: for the cache and the next page's size
+            texts: list[bytes | None] | None = None
+            if sizes is None:  # once: the cache keeps the JSON, the next page is sized by it
+                weighed = [weigh_json(e) for e in events]
+                sizes = [size for size, _ in weighed]
+                texts = [text for _, text in weighed]
             for index, row in taken:  # a duplicate's event under its own key
                 key = row_key(row)
                 if key is not None:
-                    self._cache.set(key, events[index], sizes[index])
+                    text = texts[index] if texts is not None else None
+                    self._cache.set(key, events[index], sizes[index], text)
             self._fit_page(sizes)
             if window is self.base:
                 self._index_pairs(head_before)

@@ -14,6 +14,7 @@ from tui.models import EventTree
 from tui.models.events import SecurityAnalysisEvent
 
 from .action_index import ActionIndex, Risk
+from .heap import release_free_memory
 from .row_windows import PagedWindow, PathWindow
 from .rows import EventRow
 
@@ -28,8 +29,14 @@ class EventRelations:
     actions: ActionIndex
     tree: EventTree | None
     _tree_size: int
-    _by_tool_call: dict[str, list[int]]
+    #: tool_call_id → the position of its one row, or of each (most calls have one or two),
+    #: built when first needed (see _with_tool_call)
+    _by_tool_call: dict[str, int | list[int]]
+    #: the base window ``_by_tool_call`` indexes (None: not built)
+    _tool_calls_for: PagedWindow | None = None
     _result_at: dict[str, int]
+    #: the base window whose walk was last completed (the heap was trimmed after it)
+    _walked: PagedWindow | None = None
 
     if TYPE_CHECKING:  # the store's own (conversation_events.py)
 
@@ -37,13 +44,50 @@ class EventRelations:
         async def event(self, row: EventRow) -> AnyEvent | None: ...
 
     def _index_pairs(self, start: int) -> None:
+        """Index rows ``start`` onward of the base window for pairing, and let each row's
+        references share the string of the row they name (see :func:`_share_ids`)."""
         rows = self.base.head
+        result_at = self._result_at
+        _share_ids(rows, start, self.actions.actions)
         for pos in range(start, len(rows)):
-            row = rows[pos]
-            if row.tool_call_id:
-                self._by_tool_call.setdefault(row.tool_call_id, []).append(pos)
-            if row.action_id is not None:
-                self._result_at.setdefault(row.action_id, pos)
+            answers = rows[pos].action_id
+            if answers is not None:
+                result_at.setdefault(answers, pos)
+        if self._tool_calls_for is self.base:
+            self._index_tool_calls(start)
+        if self.base.complete and self._walked is not self.base:
+            # the whole log is in: what its pages' parsing freed goes back to the system
+            self._walked = self.base
+            release_free_memory()
+
+    def _index_tool_calls(self, start: int) -> None:
+        rows, by_tool_call = self.base.head, self._by_tool_call
+        for pos in range(start, len(rows)):
+            call = rows[pos].tool_call_id
+            if call:
+                found = by_tool_call.get(call)
+                if found is None:
+                    by_tool_call[call] = pos
+                elif isinstance(found, int):
+                    by_tool_call[call] = [found, pos]
+                else:
+                    found.append(pos)
+
+    def _with_tool_call(self, call: str | None) -> list[int] | tuple[int, ...]:
+        """Positions of the base rows that carry ``call`` as their ``tool_call_id``.
+
+        Only results that do not name their action (and actions no result names) are
+        paired this way, so the index is built the first time one is asked about (a scan
+        of the rows, ~10 ms at 100,000) and kept up to date from then on: most logs never
+        need its ~3 MB."""
+        if self._tool_calls_for is not self.base:
+            self._by_tool_call.clear()
+            self._tool_calls_for = self.base
+            self._index_tool_calls(0)
+        found = self._by_tool_call.get(call or "")
+        if found is None:
+            return ()
+        return (found,) if isinstance(found, int) else found
 
     def _answered(self, action: EventRow) -> bool:
         """A result names the action by id; failing that (results without an ``action_id``:
@@ -53,7 +97,7 @@ class EventRelations:
         rows = self.base.head
         return any(
             rows[pos].kind != "ActionEvent" and rows[pos].action_id is None
-            for pos in self._by_tool_call.get(action.tool_call_id or "", ())
+            for pos in self._with_tool_call(action.tool_call_id)
         )
 
     def pending_actions(self, look_back: int = 200) -> list[EventRow]:
@@ -91,7 +135,7 @@ class EventRelations:
                 return await self.event(action) if action is not None else None
         if not row.tool_call_id:
             return None
-        for pos in self._by_tool_call.get(row.tool_call_id, ()):
+        for pos in self._with_tool_call(row.tool_call_id):
             other = self.base.head[pos]
             if other.id != row.id and (row.kind == "ActionEvent") != (other.kind == "ActionEvent"):
                 return await self.event(other)
@@ -111,9 +155,12 @@ class EventRelations:
             and len(self.tree) == self._tree_size
         ):
             # rows were only appended (index pages, live events): extend, O(new rows)
-            self.tree.extend((r.id, r.parent_id) for r in rows[self._tree_size :])
+            start = self._tree_size
+            self.tree.extend((r.id, r.parent_id) for r in rows[start:])
         else:  # first build, or a row was replaced (it gained its parent): start over
+            start = 0
             self.tree = EventTree((r.id, r.parent_id) for r in rows)
+        _share_parents(self.tree, rows, start)
         self._tree_size = len(rows)
         return self.tree
 
@@ -121,3 +168,43 @@ class EventRelations:
         assert self.tree is not None
         rows = self.base.head
         return PathWindow([rows[p] for p in self.tree.branch_path(position)], label)
+
+
+# --- shared strings ------------------------------------------------------------------------
+#
+# Every id arrives as its own string (~85 bytes each), once as a row's id and again in each
+# row that names it: its parent_id, a result's action_id, the tool_call_id an action and its
+# result share. Pointing the later rows at the earlier row's string (equal, so nothing
+# compares differently) keeps one copy: ~7 MB of 100,000 rows.
+
+
+def _share_ids(rows: list[EventRow], start: int, actions: dict[str, EventRow]) -> None:
+    """Rows ``start`` onward take the strings of what they name where it is at hand: the
+    previous row (most parents), the action a result answers (its id, its tool_call_id)."""
+    before = rows[start - 1] if start > 0 else None
+    for pos in range(start, len(rows)):
+        row = rows[pos]
+        parent = row.parent_id
+        if parent is not None and before is not None and parent == before.id:
+            row.parent_id = before.id
+        answers = row.action_id
+        if answers is not None:
+            action = actions.get(answers)
+            if action is not None:
+                row.action_id = action.id
+                if row.tool_call_id is not None and row.tool_call_id == action.tool_call_id:
+                    row.tool_call_id = action.tool_call_id
+        before = row
+
+
+def _share_parents(tree: EventTree, rows: list[EventRow], start: int) -> None:
+    """Rows ``start`` onward take their parent's own id string, now that the tree knows
+    where every id is (the parents :func:`_share_ids` could not find at hand)."""
+    ids = tree.ids
+    for pos in range(start, len(rows)):
+        row = rows[pos]
+        parent = row.parent_id
+        if parent is not None:
+            at = tree.index_of(parent)
+            if at is not None and ids[at] is not parent:
+                row.parent_id = ids[at]

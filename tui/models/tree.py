@@ -28,6 +28,7 @@ class EventTree:
     """
 
     __slots__ = (
+        "_first",
         "_index",
         "_not_root",
         "_roots",
@@ -43,7 +44,11 @@ class EventTree:
     def __init__(self, pairs: Iterable[tuple[str | None, str | None]] = ()) -> None:
         self.ids: list[str | None] = []
         self.parent: list[int] = []
+        #: the children of positions that have two or more, in log order
         self.children: dict[int, list[int]] = {}
+        #: each position's first child, or NO_PARENT: most events have one child, and a list
+        #: per event (~64 bytes, ~90 with its dict entry) was a third of a 100,000-event tree
+        self._first: list[int] = []
         # roots in log order; an orphan that finds its parent is struck out (``_not_root``)
         # rather than removed from the middle of the list, which would cost O(roots)
         self._roots: list[int] = []
@@ -77,17 +82,18 @@ class EventTree:
 
     def extend(self, pairs: Iterable[tuple[str | None, str | None]]) -> None:
         pairs = list(pairs)
-        start = len(self.ids)
+        # one int object per position, shared by every list and dict that holds it
+        positions = list(range(len(self.ids), len(self.ids) + len(pairs)))
         # Register ids first so a parent named later in the same batch still counts.
-        for offset, (event_id, _) in enumerate(pairs):
+        for pos, (event_id, _) in zip(positions, pairs):
             self.ids.append(event_id)
             self.parent.append(NO_PARENT)
-            self._top.append(start + offset)
+            self._top.append(pos)
             self._slot.append(0)
+            self._first.append(NO_PARENT)
             if event_id is not None and event_id != ROOT_PARENT and event_id not in self._index:
-                self._index[event_id] = start + offset
-        for offset, (event_id, parent_id) in enumerate(pairs):
-            pos = start + offset
+                self._index[event_id] = pos
+        for pos, (event_id, parent_id) in zip(positions, pairs):
             self._link(pos, self._wanted_parent(pos, parent_id))
             if event_id is not None and self._index.get(event_id) == pos:
                 orphans = self._waiting.pop(event_id, None)
@@ -117,9 +123,17 @@ class EventTree:
             return
         self.parent[pos] = wanted
         self._top[pos] = top
-        kids = self.children.setdefault(wanted, [])
-        self._slot[pos] = len(kids)
-        kids.append(pos)
+        first = self._first[wanted]
+        if first == NO_PARENT:  # its first child (slot 0)
+            self._first[wanted] = pos
+            return
+        kids = self.children.get(wanted)
+        if kids is None:
+            self.children[wanted] = [first, pos]
+            self._slot[pos] = 1
+        else:
+            self._slot[pos] = len(kids)
+            kids.append(pos)
 
     def _adopt(self, orphans: list[int], parent: int) -> None:
         """Hang the orphans that named ``parent`` under it, now that it has arrived.
@@ -140,9 +154,10 @@ class EventTree:
             adopted.append(orphan)
         if not adopted:
             return
-        kids = self.children.get(parent)
-        kids = adopted if kids is None else adopted + kids
-        self.children[parent] = kids
+        kids = adopted + list(self.child_list(parent))
+        self._first[parent] = kids[0]
+        if len(kids) > 1:
+            self.children[parent] = kids
         slot = self._slot
         for index, kid in enumerate(kids):
             slot[kid] = index
@@ -160,17 +175,21 @@ class EventTree:
     # --- queries -------------------------------------------------------------------------
 
     def child_list(self, pos: int) -> Sequence[int]:
-        return self.children.get(pos, ())
+        kids = self.children.get(pos)
+        if kids is not None:
+            return kids
+        first = self._first[pos]
+        return () if first == NO_PARENT else (first,)
 
     def child_count(self, pos: int, limit: int | None = None) -> int:
         """How many children ``pos`` has (only those at positions below ``limit``, if
         given): O(log k), children are in log order."""
-        kids = self.children.get(pos, ())
+        kids = self.child_list(pos)
         return len(kids) if limit is None else bisect_left(kids, limit)
 
     def children_below(self, pos: int, limit: int) -> Sequence[int]:
         """The children of ``pos`` at positions below ``limit`` (a snapshot's children)."""
-        kids = self.children.get(pos, ())
+        kids = self.child_list(pos)
         if not kids or kids[-1] < limit:
             return kids
         return kids[: bisect_left(kids, limit)]
@@ -184,7 +203,7 @@ class EventTree:
         parent = self.parent[pos]
         if parent == NO_PARENT:
             return None
-        kids = self.children[parent]
+        kids = self.child_list(parent)
         slot = self._slot[pos] + 1
         return kids[slot] if slot < len(kids) else None
 
@@ -194,7 +213,7 @@ class EventTree:
         if parent == NO_PARENT:
             return None
         slot = self._slot[pos] - 1
-        return self.children[parent][slot] if slot >= 0 else None
+        return self.child_list(parent)[slot] if slot >= 0 else None
 
     def branch_points(self) -> list[int]:
         """Positions with more than one child, in log order."""
@@ -212,10 +231,15 @@ class EventTree:
 
     def leaf_of(self, pos: int) -> int:
         """Follow the newest child down to a leaf: the branch's current head."""
-        children = self.children
-        while pos in children:
-            pos = children[pos][-1]
-        return pos
+        children, first = self.children, self._first
+        while True:
+            kids = children.get(pos)
+            if kids is not None:
+                pos = kids[-1]
+            elif first[pos] != NO_PARENT:
+                pos = first[pos]
+            else:
+                return pos
 
     def branch_path(self, pos: int) -> list[int]:
         """Root → the leaf of the branch that ``pos`` is on."""
