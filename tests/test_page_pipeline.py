@@ -196,3 +196,26 @@ async def test_a_reader_that_stops_waiting_leaves_the_helper_answering(helper):
     with pytest.raises(asyncio.CancelledError):
         await gone
     assert (await answer(helper.submit(body))).rows == [] and helper.usable
+
+
+async def test_the_shared_helper_stops_once_the_index_is_whole(make_server):
+    """Its ~50 MB go back once the walk is done; a later walk starts a fresh helper."""
+    store = Store()
+    cid = generate_conversation(store, 600, seed=7)
+    server = make_server(store)
+    client = OpenHandsClient(server.base_url)
+    try:
+        events = ConversationEvents(client, cid)
+        events.pipeline.min_events = 0
+        await events.open_window(events.base.query)
+        events.pipeline.wanted(0)  # starts the shared one
+        worker = events.pipeline.worker
+        await wait_for(lambda: worker.usable)
+        pid = worker.pid
+        while not events.base.complete:
+            await events.index_page()
+        assert events.pipeline.helped >= 1
+        await wait_for(lambda: not _running(pid))
+        assert events.pipeline.helper is not worker
+    finally:
+        await client.aclose()

@@ -312,7 +312,12 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         helper = self.pipeline.wanted(self.base.total if self.base.total is not None else start)
         if not helper:
             self.pipeline.cancel()  # the helper died: pages fetched ahead are asked again
-        return await self._patiently(lambda: self.fill(self.base, "head", helper=helper), what=what)
+        added = await self._patiently(
+            lambda: self.fill(self.base, "head", helper=helper), what=what
+        )
+        if self.base.complete:
+            self.pipeline.finished()  # the index is whole: the helper is not needed now
+        return added
 
     async def load_all(
         self, window: PagedWindow, progress: Callable[[PagedWindow], None] | None = None

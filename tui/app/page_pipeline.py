@@ -20,7 +20,13 @@ import json
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from tui.client.process_worker import ProcessWorker, WorkerGone, answer, shared_worker
+from tui.client.process_worker import (
+    ProcessWorker,
+    WorkerGone,
+    answer,
+    release_worker,
+    shared_worker,
+)
 
 from .page_worker import MODULE, ParsedPage
 
@@ -99,6 +105,14 @@ class PagePipeline:
             then, self._then = self._then, None
             self._ask(then)
         return await task
+
+    def finished(self) -> None:
+        """The walk is complete: the shared helper stops (its ~50 MB go back); a later
+        walk starts another."""
+        self.cancel()
+        if self.worker is not None:
+            release_worker(MODULE, self.worker)
+        self.worker = None
 
     def cancel(self) -> None:
         """Forget the pages on their way (the screen is closing, or they were not next)."""

@@ -257,6 +257,15 @@ def shared_worker(module: str) -> ProcessWorker:
     return worker
 
 
+def release_worker(module: str, worker: ProcessWorker) -> None:
+    """Its work is done: stop ``worker`` if it is the shared helper for ``module`` (in a
+    thread: its exit is awaited) so its memory goes back while the app lives on; the next
+    :func:`shared_worker` starts a fresh one."""
+    if _WORKERS.get(module) is worker:
+        del _WORKERS[module]
+        threading.Thread(target=worker.close, name="ohtui-worker-stop", daemon=True).start()
+
+
 def close_workers() -> None:
     """Stop every helper (the app calls this as it exits; atexit does too)."""
     for worker in list(_WORKERS.values()):
