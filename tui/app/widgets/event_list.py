@@ -26,6 +26,7 @@ from ..duplicate_rows import is_duplicate
 from ..guard import GuardedDispatch
 from ..rows import KIND_LABELS, EventRow
 from ..search import Finder
+from .component_styles import StyledOnce
 from .cursor_moves import CursorMoves
 
 TIME_W, SOURCE_W, KIND_W = 8, 5, 12
@@ -68,7 +69,9 @@ class _Empty:
         return None
 
 
-class EventList(GuardedDispatch, CursorMoves, ScrollView, can_focus=True, inherit_bindings=False):
+class EventList(
+    GuardedDispatch, CursorMoves, StyledOnce, ScrollView, can_focus=True, inherit_bindings=False
+):
     """A virtual list of events; the screen supplies rows and answers :class:`RowsWanted`."""
 
     BINDING_GROUP_TITLE = "Event list"

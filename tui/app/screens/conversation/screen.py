@@ -43,6 +43,7 @@ from .deferred import DeferredPartsMixin
 from .exporting import ExportMixin
 from .filter_dialog import FilterDialog
 from .find import FindMixin
+from .first_frame import FirstFrameMixin
 from .following import RECORD_POLL_S, FollowMixin
 from .history import HistoryMixin
 from .insights import InsightsMixin
@@ -72,6 +73,7 @@ class ConversationScreen(
     HistoryMixin,
     LoadingMixin,
     DeferredPartsMixin,
+    FirstFrameMixin,
     Screen,
 ):
     """Tree | list over detail. The base index loads in the background for the tree."""
