@@ -171,7 +171,8 @@ class ConversationEvents(PatientLoads, EventRelations):
 
         With ``on_total`` the first page does not wait for the total: a count walks the whole
         log on the server (~10 ms at 100,000 events, 3 ms for the page), so the rows come
-        first and ``on_total(window)`` is called when the total is known."""
+        first (the count is asked once they are in: counted beside the page, the server kept
+        the page waiting) and ``on_total(window)`` is called when the total is known."""
         what = "events page 1" if query.is_plain else f"the first events of {query.describe()}"
         return await self._patiently(lambda: self._open_window(query, on_total), what=what)
 
@@ -210,10 +211,12 @@ class ConversationEvents(PatientLoads, EventRelations):
 
         if window.head_page == START:  # nothing fetched yet (or the last try failed)
             if window.total is None and on_total is not None:
+                # the page alone first: counts sent beside it (each walks the whole log, ~7 ms
+                # at 100,000 events) made the server answer it in 13–18 ms instead of 3–5
+                await self.fill(window, "head")
                 task = asyncio.ensure_future(count_first(on_total))
                 self._counting.add(task)
                 task.add_done_callback(self._counted)
-                await self.fill(window, "head")
             else:
                 await asyncio.gather(
                     *([count()] if window.total is None else []), self.fill(window, "head")
