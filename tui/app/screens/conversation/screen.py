@@ -212,7 +212,10 @@ class ConversationScreen(
     async def apply_query(self, query: EventQuery) -> None:
         query = replace(query, raw=self.events.raw)  # the filter bar knows nothing of it
         try:
-            window = await self.events.open_window(query, self._total_known)
+            # counted after the rows are painted (the title says "N+" until then)
+            window = await self.events.open_window(
+                query, self._total_known, self.call_after_refresh
+            )
         except Exception as exc:  # noqa: BLE001
             self.failed("Could not apply the filter", exc)
             return
