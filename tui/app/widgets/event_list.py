@@ -181,6 +181,9 @@ class EventList(
         # count): the cursor goes on to the real end when it is known, unless a key moves it
         self._end_pending = False
         self._ending = False  # set while _go_to_end moves the cursor
+        # the cursor's row was not loaded when the cursor got there (End before the tail
+        # page): it is announced again when it arrives, so the detail pane shows it
+        self._cursor_unloaded = False
 
     # --- data ----------------------------------------------------------------------------
 
@@ -208,6 +211,9 @@ class EventList(
         self.refresh()
         if self._end_pending:
             self._go_to_end()
+        elif self._cursor_unloaded and (row := self._source.row(self.cursor)) is not None:
+            self._cursor_unloaded = False
+            self.post_message(self.Highlighted(self, self.cursor, row, self._following))
         self._want_visible()
 
     @property
@@ -382,7 +388,9 @@ class EventList(
         self.refresh_lines(old)
         self.refresh_lines(new)
         self._keep_visible(new)
-        self.post_message(self.Highlighted(self, new, self._source.row(new), self._following))
+        row = self._source.row(new)
+        self._cursor_unloaded = row is None
+        self.post_message(self.Highlighted(self, new, row, self._following))
 
     def action_last(self) -> None:
         self._go_to_end()
