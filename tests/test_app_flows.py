@@ -156,9 +156,8 @@ async def test_filters_reach_the_server_and_sort_toggles(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_conversation(app, pilot, ids["hello"])
         screen.filter_kind("ActionEvent")
-        await wait_for(
-            lambda: screen.window.query.kind == "ActionEvent" and screen.window.row(0) is not None,
-            pilot=pilot,
+        await wait_for(  # rows, then the count (asked for once they are painted)
+            lambda: screen.window.query.kind == "ActionEvent" and list_ready(screen), pilot=pilot
         )
         assert transport.queries("/events/search")[-1]["kind__eq"] == "ActionEvent"
         kinds = {screen.window.row(i).kind for i in range(len(screen.window))}

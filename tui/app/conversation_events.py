@@ -170,19 +170,27 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         return page.items, page.next_page_id
 
     async def open_window(
-        self, query: EventQuery, on_total: Callable[[PagedWindow], None] | None = None
+        self,
+        query: EventQuery,
+        on_total: Callable[[PagedWindow], None] | None = None,
+        later: Callable[[Callable[[], None]], object] | None = None,
     ) -> PagedWindow:
         """A window for ``query`` with its total and first page, fetched concurrently
         (through outages).
 
         With ``on_total`` the first page does not wait for the total: a count walks the whole
         log on the server (~10 ms at 100,000 events, 3 ms for the page), so the rows come
-        first and ``on_total(window)`` is called when the total is known."""
+        first (the count is asked once they are in: counted beside the page, the server kept
+        the page waiting) and ``on_total(window)`` is called when the total is known. ``later``
+        puts the count off (a screen's ``call_after_refresh``: after the rows are painted)."""
         what = "events page 1" if query.is_plain else f"the first events of {query.describe()}"
-        return await self._patiently(lambda: self._open_window(query, on_total), what=what)
+        return await self._patiently(lambda: self._open_window(query, on_total, later), what=what)
 
     async def _open_window(
-        self, query: EventQuery, on_total: Callable[[PagedWindow], None] | None
+        self,
+        query: EventQuery,
+        on_total: Callable[[PagedWindow], None] | None,
+        later: Callable[[Callable[[], None]], object] | None = None,
     ) -> PagedWindow:
         window = self.base if query == self.base.query else PagedWindow(query)
 
@@ -216,10 +224,19 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
 
         if window.head_page == START:  # nothing fetched yet (or the last try failed)
             if window.total is None and on_total is not None:
-                task = asyncio.ensure_future(count_first(on_total))
-                self._counting.add(task)
-                task.add_done_callback(self._counted)
+                # the page alone first: counts sent beside it (each walks the whole log, ~7 ms
+                # at 100,000 events) made the server answer it in 13–18 ms instead of 3–5
                 await self.fill(window, "head")
+
+                def start_count() -> None:
+                    task = asyncio.ensure_future(count_first(on_total))
+                    self._counting.add(task)
+                    task.add_done_callback(self._counted)
+
+                if later is None:
+                    start_count()
+                else:
+                    later(start_count)
             else:
                 await asyncio.gather(
                     *([count()] if window.total is None else []), self.fill(window, "head")

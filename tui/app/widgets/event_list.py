@@ -26,6 +26,7 @@ from ..duplicate_rows import is_duplicate
 from ..guard import GuardedDispatch
 from ..rows import KIND_LABELS, EventRow
 from ..search import Finder
+from .component_styles import StyledOnce
 from .cursor_moves import CursorMoves
 
 TIME_W, SOURCE_W, KIND_W = 8, 5, 12
@@ -68,7 +69,9 @@ class _Empty:
         return None
 
 
-class EventList(GuardedDispatch, CursorMoves, ScrollView, can_focus=True, inherit_bindings=False):
+class EventList(
+    GuardedDispatch, CursorMoves, StyledOnce, ScrollView, can_focus=True, inherit_bindings=False
+):
     """A virtual list of events; the screen supplies rows and answers :class:`RowsWanted`."""
 
     BINDING_GROUP_TITLE = "Event list"
@@ -178,6 +181,9 @@ class EventList(GuardedDispatch, CursorMoves, ScrollView, can_focus=True, inheri
         # count): the cursor goes on to the real end when it is known, unless a key moves it
         self._end_pending = False
         self._ending = False  # set while _go_to_end moves the cursor
+        # the cursor's row was not loaded when the cursor got there (End before the tail
+        # page): it is announced again when it arrives, so the detail pane shows it
+        self._cursor_unloaded = False
 
     # --- data ----------------------------------------------------------------------------
 
@@ -205,6 +211,9 @@ class EventList(GuardedDispatch, CursorMoves, ScrollView, can_focus=True, inheri
         self.refresh()
         if self._end_pending:
             self._go_to_end()
+        elif self._cursor_unloaded and (row := self._source.row(self.cursor)) is not None:
+            self._cursor_unloaded = False
+            self.post_message(self.Highlighted(self, self.cursor, row, self._following))
         self._want_visible()
 
     @property
@@ -379,7 +388,9 @@ class EventList(GuardedDispatch, CursorMoves, ScrollView, can_focus=True, inheri
         self.refresh_lines(old)
         self.refresh_lines(new)
         self._keep_visible(new)
-        self.post_message(self.Highlighted(self, new, self._source.row(new), self._following))
+        row = self._source.row(new)
+        self._cursor_unloaded = row is None
+        self.post_message(self.Highlighted(self, new, row, self._following))
 
     def action_last(self) -> None:
         self._go_to_end()

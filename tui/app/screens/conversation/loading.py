@@ -4,7 +4,10 @@ the background index the tree is built from, and the rows the list asks for.
 The first page is requested in the screen's constructor, so the request and its parsing run
 while Textual composes and mounts the panes: when the screen's first frame is painted the rows
 are usually there already, and the list is painted with them instead of "Loading events…"
-first. The record (title, statuses) loads beside it and never holds the rows back.
+first. The record (title, statuses) loads beside it and never holds the rows back, and the
+view's count is asked for once the rows are painted (``open_window``'s ``later``): it walks
+the whole log on the server, and asked beside the page it held the page back; until it is
+in, the list's title says "100+".
 """
 
 from __future__ import annotations
@@ -49,7 +52,9 @@ class LoadingMixin:
         except RuntimeError:
             return
         future = asyncio.ensure_future(
-            self.events.open_window(self.query_window.query, self._total_known)
+            self.events.open_window(
+                self.query_window.query, self._total_known, self.call_after_refresh
+            )
         )
         future.add_done_callback(_read_failure)
         self._first_page = future
@@ -105,7 +110,9 @@ class LoadingMixin:
         first, self._first_page = self._first_page, None
         if first is None:
             first = asyncio.ensure_future(
-                self.events.open_window(self.query_window.query, self._total_known)
+                self.events.open_window(
+                    self.query_window.query, self._total_known, self.call_after_refresh
+                )
             )
             first.add_done_callback(_read_failure)
         record = asyncio.ensure_future(self._load_record())

@@ -43,6 +43,7 @@ from .deferred import DeferredPartsMixin
 from .exporting import ExportMixin
 from .filter_dialog import FilterDialog
 from .find import FindMixin
+from .first_frame import FirstFrameMixin
 from .following import RECORD_POLL_S, FollowMixin
 from .history import HistoryMixin
 from .insights import InsightsMixin
@@ -72,6 +73,7 @@ class ConversationScreen(
     HistoryMixin,
     LoadingMixin,
     DeferredPartsMixin,
+    FirstFrameMixin,
     Screen,
 ):
     """Tree | list over detail. The base index loads in the background for the tree."""
@@ -210,7 +212,10 @@ class ConversationScreen(
     async def apply_query(self, query: EventQuery) -> None:
         query = replace(query, raw=self.events.raw)  # the filter bar knows nothing of it
         try:
-            window = await self.events.open_window(query, self._total_known)
+            # counted after the rows are painted (the title says "N+" until then)
+            window = await self.events.open_window(
+                query, self._total_known, self.call_after_refresh
+            )
         except Exception as exc:  # noqa: BLE001
             self.failed("Could not apply the filter", exc)
             return
