@@ -73,18 +73,21 @@ class FindBar(Horizontal):
     def query_text(self) -> str:
         return self.query_one("#find-input", Input).value
 
+    def _toggles(self) -> dict[str, Checkbox]:
+        """The toggles by name, those mounted (none while the screen is torn down)."""
+        names = {box_id: name for name, box_id in TOGGLES.items()}
+        return {names[box.id]: box for box in self.query(Checkbox) if box.id in names}
+
     def on_mount(self) -> None:
-        for box in self.query(Checkbox):
+        keys = {"regex": "^r", "case": "^t", "only": "^o"}
+        for name, box in self._toggles().items():
             box.can_focus = False  # toggled by ^r ^t ^o or a click: Tab goes to the panes
-        for name, key in (("regex", "^r"), ("case", "^t"), ("only", "^o")):
-            self.query_one(
-                f"#{TOGGLES[name]}", Checkbox
-            ).tooltip = f"{self.LABELS[name][0]} ({key})"
+            box.tooltip = f"{self.LABELS[name][0]} ({keys[name]})"
 
     def on_resize(self) -> None:
         short = self.size.width < self.NARROW
-        for name, (long, brief) in self.LABELS.items():
-            box = self.query_one(f"#{TOGGLES[name]}", Checkbox)
+        for name, box in self._toggles().items():
+            long, brief = self.LABELS[name]
             wanted = brief if short else long
             if str(box.label) != wanted:
                 box.label = wanted
