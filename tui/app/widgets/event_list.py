@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -67,6 +68,20 @@ class _Empty:
 
     def row(self, index: int) -> EventRow | None:
         return None
+
+
+def _held(method: Callable[[EventList], None]) -> Callable[[EventList], None]:
+    """A cursor key pressed before the list has its rows at all (keys typed right behind the
+    enter that opened the conversation) acts once they are given, in the order typed."""
+
+    def run(self: EventList) -> None:
+        if isinstance(self._source, _Empty):
+            self._held.append(method)
+        else:
+            method(self)
+
+    run.__doc__ = method.__doc__
+    return run
 
 
 class EventList(
@@ -184,6 +199,7 @@ class EventList(
         # the cursor's row was not loaded when the cursor got there (End before the tail
         # page): it is announced again when it arrives, so the detail pane shows it
         self._cursor_unloaded = False
+        self._held: list[Callable[[EventList], None]] = []  # keys before the rows (_held)
 
     # --- data ----------------------------------------------------------------------------
 
@@ -197,6 +213,9 @@ class EventList(
         self.rows_changed()
         self.cursor = max(0, min(cursor, len(source) - 1))
         self.scroll_to(y=max(0, self.cursor - self.size.height // 2), animate=False)
+        held, self._held = self._held, []
+        for move in held:
+            move(self)
 
     def set_finder(self, finder: Finder | None) -> None:
         """Mark rows that match ``finder`` and highlight the matched text (None: no find)."""
@@ -392,6 +411,13 @@ class EventList(
         self._cursor_unloaded = row is None
         self.post_message(self.Highlighted(self, new, row, self._following))
 
+    action_cursor_up = _held(CursorMoves.action_cursor_up)
+    action_cursor_down = _held(CursorMoves.action_cursor_down)
+    action_page_up = _held(CursorMoves.action_page_up)
+    action_page_down = _held(CursorMoves.action_page_down)
+    action_first = _held(CursorMoves.action_first)
+
+    @_held
     def action_last(self) -> None:
         self._go_to_end()
 
