@@ -59,7 +59,7 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
     BINDINGS = [
         # priority: the conversation opens on the key itself, not a message later (as the
         # table's own row selection would), so keys typed right behind it reach it
-        Binding("enter", "open", "Open", priority=True, id="conversations.open"),
+        Binding("enter", "open", "Open", show=False, priority=True, id="conversations.open"),
         Binding("slash", "filter", "Filter by title", id="conversations.filter"),
         Binding("n", "new", "New conversation", id="conversations.new"),
         Binding("ctrl+r", "refresh", "Refresh", id="conversations.refresh"),
