@@ -126,20 +126,23 @@ def table(r: dict[str, dict]) -> list[str]:
                 "app start → first rows (100k)", f"{o['launch_100000_ms']:.0f} ms", "", "", "", None
             )
         if k:
-            for key in ("down", "pagedown", "end/home", "filter"):
+            # a filter change is one of two kinds, ~10 ms apart (a kind: a new first page
+            # from the server; back to all: the loaded base view), so each is judged apart
+            keys = ["down", "pagedown", "end/home"]
+            keys += ["filter on", "filter off"] if "filter on_100_median_ms" in k else ["filter"]
+            for key in keys:
                 med, p95, small = (
                     k[f"{key}_100000_median_ms"],
                     k[f"{key}_100000_p95_ms"],
                     k[f"{key}_100_median_ms"],
                 )
-                target_ok = med <= 16 if key != "filter" else None
                 add(
                     f"key {key} (100k known)",
                     f"median {med:.1f} ms, p95 {p95:.1f} ms",
                     f"100 events: {small:.1f} ms",
                     f"{k[f'{key}_ratio']:.2f}×",
-                    "median ≤ 16 ms, ≤ 1.2×" if key != "filter" else "≤ 1.2×",
-                    (k[f"{key}_ratio"] <= 1.2) and (target_ok is not False),
+                    "median ≤ 16 ms, ≤ 1.2×",
+                    k[f"{key}_ratio"] <= 1.2 and med <= 16,
                 )
             add(
                 "key handled (state changed, before paint)",
