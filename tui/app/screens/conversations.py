@@ -57,9 +57,7 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
     AUTO_FOCUS = "#conversations"
     BINDING_GROUP_TITLE = "Conversations"
     BINDINGS = [
-        # priority: the conversation opens on the key itself, not a message later (as the
-        # table's own row selection would), so keys typed right behind it reach it
-        Binding("enter", "open", "Open", show=False, priority=True, id="conversations.open"),
+        Binding("enter", "open", "Open", id="conversations.open"),
         Binding("slash", "filter", "Filter by title", id="conversations.filter"),
         Binding("n", "new", "New conversation", id="conversations.new"),
         Binding("ctrl+r", "refresh", "Refresh", id="conversations.refresh"),
@@ -362,8 +360,6 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
             return self.can_start()
         if action == "sandbox_ids":
             return not self.app.local
-        if action == "open":  # elsewhere (the title filter) enter is that field's
-            return self.focused is self.query_one(FittedTable)
         return True
 
     def action_open(self) -> None:
