@@ -14,7 +14,6 @@ the tree are in ``event_relations.py``.
 from __future__ import annotations
 
 import asyncio
-import pickle
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,11 +21,10 @@ from typing import TYPE_CHECKING, Any
 from tui.client import PageLoopError
 from tui.client.stream import is_oversize
 from tui.models import EventTree
-from tui.models.events import ConversationStateUpdateEvent
 
 from .action_index import ActionIndex
 from .duplicate_rows import row_key
-from .event_cache import MODEL_OVERHEAD, EventCache, weigh_json
+from .event_cache import EventCache, weigh_json
 from .event_relations import EventRelations
 from .full_events import FullEvents
 from .load_patience import (  # re-exported: the store's callers and tests name them here
@@ -40,9 +38,9 @@ from .load_patience import (  # re-exported: the store's callers and tests name 
     retry_after,
 )
 from .page_pipeline import PagePipeline
-from .page_worker import LazyEvent, PageBody, ParsedPage, event_stats, row_from, shared_sizes
+from .page_worker import LazyEvent, PageBody, ParsedPage, shared_sizes
 from .row_windows import FOLDED_COUNTED_KIND, START, EventQuery, PagedWindow
-from .rows import EventRow, make_row
+from .rows import EventRow
 
 if TYPE_CHECKING:
     from tui.client import OpenHandsClient
@@ -348,41 +346,6 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
             what = f"events {start + 1:,}–{start + self.page_size:,}"
             if not await self._patiently(lambda: self.fill(window, "head"), quiet=True, what=what):
                 break
-
-    # --- events --------------------------------------------------------------------------
-
-    def _row(self, event: AnyEvent) -> EventRow:
-        row = make_row(event)
-        self.actions.remember(event, row)
-        if isinstance(event, ConversationStateUpdateEvent):
-            self._note_stats(event)
-        return row
-
-    def _made_row(self, args: tuple[Any, ...], pickled: bytes | None) -> EventRow:
-        """A row the helper made, taken in as :meth:`_row` takes in its own (the event
-        comes with it only where the store reads it: ``page_worker.NEEDS_EVENT``)."""
-        row = row_from(args)
-        self.actions.remember(pickle.loads(pickled) if pickled is not None else None, row)
-        return row
-
-    def _note_stats(self, event: ConversationStateUpdateEvent) -> None:
-        """Keep the newest cost and tokens the loaded events state: the header's figures
-        when the record has none (a paused app-server conversation's record says 0)."""
-        stated = event_stats(event)
-        if stated is not None:
-            self._newer_stats(stated)
-
-    def _newer_stats(self, stated: tuple[str, float, int]) -> None:
-        if self.newest_stats is None or stated[0] >= self.newest_stats[0]:
-            self.newest_stats = stated
-
-    def _remember(self, event: AnyEvent, size: int | None = None) -> EventRow:
-        """Cache ``event`` (weighed by ``size``, its JSON's length, when known) and make
-        its row."""
-        if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id
-            weight = size + MODEL_OVERHEAD if size else None
-            self._cache.set(event.id, event, weight)
-        return self._row(event)
 
     def _fit_page(self, sizes: list[int]) -> None:
         """Size the next pages to what this one weighed (about PAGE_BYTES a page)."""

@@ -24,19 +24,8 @@ class DuplicateRow(EventRow):
     __slots__ = ("copy", "key")
 
     def __init__(self, row: EventRow, copy: int) -> None:
-        super().__init__(
-            row.id,
-            row.timestamp,
-            row.source,
-            row.kind,
-            MARK + row.summary,
-            row.parent_id,
-            row.tool_call_id,
-            row.flag,
-            row.text,
-            row.action_id,
-            row.transient,
-        )
+        made = row.args()
+        super().__init__(*made[:4], MARK + row.summary, *made[5:])
         self.copy = copy
         #: the cache key of this copy's full event (its id is shared with the first copy)
         self.key = f"{row.id}\x00{copy}"

@@ -1,4 +1,5 @@
-"""Full events for rows: from the store's cache of full events, else fetched by id.
+"""Full events for rows: from the store's cache of full events, else fetched by id; and
+how an event is taken in (its row made, its stats and action noted, itself cached).
 
 Part of :class:`~tui.app.conversation_events.ConversationEvents` (which provides what is
 declared here). The cache holds parsed events, or, for pages the helper process read
@@ -7,17 +8,23 @@ declared here). The cache holds parsed events, or, for pages the helper process 
 
 from __future__ import annotations
 
+import pickle
 from typing import TYPE_CHECKING, Any
 
+from tui.client.stream import is_oversize
+from tui.models.events import ConversationStateUpdateEvent
+
 from .duplicate_rows import row_key
-from .page_worker import LazyEvent
+from .event_cache import MODEL_OVERHEAD
+from .page_worker import LazyEvent, event_stats, row_from
+from .rows import EventRow, make_row
 
 if TYPE_CHECKING:
     from tui.client import OpenHandsClient
     from tui.models import AnyEvent
 
+    from .action_index import ActionIndex
     from .event_cache import EventCache
-    from .rows import EventRow
 
 #: Events asked for by id in one request.
 BY_ID = 100
@@ -30,12 +37,14 @@ class FullEvents:
     conversation_id: str
     shared: bool
     _cache: EventCache
+    actions: ActionIndex
+    #: (timestamp, cost, tokens) of the newest stats among the loaded events
+    newest_stats: tuple[str, float, int] | None
 
     if TYPE_CHECKING:  # provided by PatientLoads and ConversationEvents
 
         async def _tracked(self, what: str, load: Any) -> Any: ...
         async def _patiently(self, load: Any, **options: Any) -> Any: ...
-        def _remember(self, event: AnyEvent, size: int | None = None) -> EventRow: ...
 
     def cached(self, key: str | None) -> AnyEvent | None:
         """A full event by id (or a duplicate row's key: ``duplicate_rows.row_key``)."""
@@ -83,3 +92,38 @@ class FullEvents:
             if event is not None:
                 out.append(event)
         return out
+
+    # --- taking events in ------------------------------------------------------------------
+
+    def _row(self, event: AnyEvent) -> EventRow:
+        row = make_row(event)
+        self.actions.remember(event, row)
+        if isinstance(event, ConversationStateUpdateEvent):
+            self._note_stats(event)
+        return row
+
+    def _made_row(self, args: tuple[Any, ...], pickled: bytes | None) -> EventRow:
+        """A row the helper made, taken in as :meth:`_row` takes in its own (the event
+        comes with it only where the store reads it: ``page_worker.NEEDS_EVENT``)."""
+        row = row_from(args)
+        self.actions.remember(pickle.loads(pickled) if pickled is not None else None, row)
+        return row
+
+    def _note_stats(self, event: ConversationStateUpdateEvent) -> None:
+        """Keep the newest cost and tokens the loaded events state: the header's figures
+        when the record has none (a paused app-server conversation's record says 0)."""
+        stated = event_stats(event)
+        if stated is not None:
+            self._newer_stats(stated)
+
+    def _newer_stats(self, stated: tuple[str, float, int]) -> None:
+        if self.newest_stats is None or stated[0] >= self.newest_stats[0]:
+            self.newest_stats = stated
+
+    def _remember(self, event: AnyEvent, size: int | None = None) -> EventRow:
+        """Cache ``event`` (weighed by ``size``, its JSON's length, when known) and make
+        its row."""
+        if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id
+            weight = size + MODEL_OVERHEAD if size else None
+            self._cache.set(event.id, event, weight)
+        return self._row(event)

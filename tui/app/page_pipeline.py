@@ -149,31 +149,25 @@ class PagePipeline:
         self.helped += 1
         return parsed._replace(body=body)
 
-    async def _fetch(self, key: tuple[Any, ...]) -> bytes:
+    def _search(self, key: tuple[Any, ...]) -> dict[str, Any]:
+        """The search a page's key stands for, as the client's search calls take it."""
         query, page_id, descending, limit = key
-        return await self.client.search_events_body(
-            self.conversation_id,
-            kind=query.kind,
-            timestamp_gte=query.since,
-            timestamp_lt=query.until,
-            sort_order="TIMESTAMP_DESC" if descending else "TIMESTAMP",
-            page_id=page_id,
-            limit=limit,
-        )
+        return {
+            "kind": query.kind,
+            "timestamp_gte": query.since,
+            "timestamp_lt": query.until,
+            "sort_order": "TIMESTAMP_DESC" if descending else "TIMESTAMP",
+            "page_id": page_id,
+            "limit": limit,
+        }
+
+    async def _fetch(self, key: tuple[Any, ...]) -> bytes:
+        return await self.client.search_events_body(self.conversation_id, **self._search(key))
 
     async def _ordinary(self, key: tuple[Any, ...]) -> tuple[list[AnyEvent], str | None]:
         """A body that is not a page: asked for again the ordinary way, whose error says
         what is wrong with it (or which reads it, if the server has recovered)."""
-        query, page_id, descending, limit = key
-        page = await self.client.search_events(
-            self.conversation_id,
-            kind=query.kind,
-            timestamp_gte=query.since,
-            timestamp_lt=query.until,
-            sort_order="TIMESTAMP_DESC" if descending else "TIMESTAMP",
-            page_id=page_id,
-            limit=limit,
-        )
+        page = await self.client.search_events(self.conversation_id, **self._search(key))
         return page.items, page.next_page_id
 
     @staticmethod

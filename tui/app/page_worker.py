@@ -74,19 +74,8 @@ class LazyEvent:
 
 
 def row_args(row: EventRow) -> tuple[Any, ...]:
-    return (
-        row.id,
-        row.timestamp,
-        row.source,
-        row.kind,
-        row.summary,
-        row.parent_id,
-        row.tool_call_id,
-        row.flag,
-        row.text,
-        row.action_id,
-        row.transient,
-    )
+    """A row as sent between the processes (:meth:`EventRow.args`)."""
+    return row.args()
 
 
 def row_from(args: tuple[Any, ...]) -> EventRow:

@@ -126,6 +126,23 @@ class EventRow:
     def is_error(self) -> bool:
         return self.flag in ("error", "raw")
 
+    def args(self) -> tuple[Any, ...]:
+        """What the row was made from, in the constructor's order (``EventRow(*row.args())``
+        is the same row: how a copy is made, or a row sent from another process)."""
+        return (
+            self.id,
+            self.timestamp,
+            self.source,
+            self.kind,
+            self.summary,
+            self.parent_id,
+            self.tool_call_id,
+            self.flag,
+            self.text,
+            self.action_id,
+            self.transient,
+        )
+
 
 #: The usual timestamp: naive, microseconds (how the SDK writes them). Hours stop at 23
 #: (a 24:00 some Pythons accept would come back as the next day's 00:00).

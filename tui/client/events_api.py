@@ -163,13 +163,7 @@ class EventCalls(ClientBase):
     ) -> EventPage:
         """One page of a conversation's stored events, from whichever kind of server."""
         args = (conversation_id, kind, timestamp_gte, timestamp_lt, sort_order, page_id, limit)
-        routes = {r: self._event_search(r, *args) for r in ("app", "agent", "shared")}
-        return await self._dispatch(
-            "it has no event search",
-            app=lambda: self._event_page(*routes["app"]),
-            agent=lambda: self._event_page(*routes["agent"]),
-            shared=lambda: self._event_page(*routes["shared"]),
-        )
+        return await self._searched(self._event_page, args)
 
     async def search_events_body(
         self,
@@ -186,12 +180,17 @@ class EventCalls(ClientBase):
         parses it elsewhere (the index's helper process, ``tui.app.page_worker``). Request
         errors are as ``search_events``'; whether the body is a page is the reader's to find."""
         args = (conversation_id, kind, timestamp_gte, timestamp_lt, sort_order, page_id, limit)
+        return await self._searched(self._event_body, args)
+
+    async def _searched(self, read: Any, args: tuple[Any, ...]) -> Any:
+        """One search page, asked on whichever kind of server this is, read by ``read``
+        (typed, or the body as sent)."""
         routes = {r: self._event_search(r, *args) for r in ("app", "agent", "shared")}
         return await self._dispatch(
             "it has no event search",
-            app=lambda: self._event_body(*routes["app"]),
-            agent=lambda: self._event_body(*routes["agent"]),
-            shared=lambda: self._event_body(*routes["shared"]),
+            app=lambda: read(*routes["app"]),
+            agent=lambda: read(*routes["agent"]),
+            shared=lambda: read(*routes["shared"]),
         )
 
     async def _event_body(self, path: str, query: dict[str, Any]) -> bytes:
