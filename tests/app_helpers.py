@@ -142,6 +142,18 @@ def conversations_shown(app) -> bool:
     return isinstance(app.screen, ConversationsScreen) and bool(app.screen.query(DataTable))
 
 
+async def push_conversation(pilot, conversation_id: str):
+    """From the listed conversations, open ``conversation_id``; the conversation screen once
+    it is current (its rows may still be on their way: wait for what the test needs)."""
+    from tui.app.screens.conversation import ConversationScreen
+
+    app = pilot.app
+    await wait_for(lambda: conversations_shown(app), pilot=pilot)
+    app.open_conversation(conversation_id)
+    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+    return app.screen
+
+
 def first_rows_shown(screen) -> bool:
     """The event list shows the screen's current window and its first row is loaded.
 

@@ -7,9 +7,9 @@ import json
 
 from tests.app_helpers import (
     SIZE,
-    conversations_shown,
     list_ready,
     make_app,
+    push_conversation,
     screen_text,
     settled,
     wait_for,
@@ -19,10 +19,7 @@ from tui.models import ExecutionStatus
 
 
 async def _open_waiting(app, pilot, cid: str) -> ConversationScreen:
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(cid)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    screen = app.screen
+    screen = await push_conversation(pilot, cid)
     await wait_for(
         lambda: (
             list_ready(screen)

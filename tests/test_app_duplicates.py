@@ -11,9 +11,9 @@ import json
 
 from tests.app_helpers import (
     SIZE,
-    conversations_shown,
     list_ready,
     make_app,
+    push_conversation,
     screen_text,
     settled,
     wait_for,
@@ -55,10 +55,7 @@ def _shown_in(app, widget) -> str:
 
 
 async def _open(app, pilot, cid: str) -> ConversationScreen:
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(cid)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    screen = app.screen
+    screen = await push_conversation(pilot, cid)
     await wait_for(lambda: list_ready(screen) and screen.events.base.complete, pilot=pilot)
     return screen
 
@@ -126,10 +123,7 @@ async def test_a_duplicate_on_the_far_side_of_a_large_list_fills_from_either_end
     server = make_server(store)
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        app.open_conversation(cid)
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-        screen = app.screen
+        screen = await push_conversation(pilot, cid)
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         screen.query_one(EventList).action_last()
         await wait_for(lambda: screen.events.base.complete, pilot=pilot)

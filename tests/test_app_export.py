@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import json
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, tree_ready, wait_for
+from tests.app_helpers import (
+    SIZE,
+    list_ready,
+    make_app,
+    push_conversation,
+    tree_ready,
+    wait_for,
+)
 from tui.app.row_windows import EventQuery, PathWindow
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.event_tree import Branch, EventTreeView
@@ -14,10 +21,7 @@ IDS = load_demo(Store())
 
 
 async def _open(app, pilot, cid: str) -> ConversationScreen:
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(cid)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    screen = app.screen
+    screen = await push_conversation(pilot, cid)
     await wait_for(lambda: list_ready(screen) and tree_ready(screen), pilot=pilot)
     return screen
 

@@ -7,9 +7,9 @@ import json
 from tests.app_helpers import (
     SIZE,
     RecordingTransport,
-    conversations_shown,
     list_ready,
     make_app,
+    push_conversation,
     screen_text,
     settled,
     tree_ready,
@@ -27,10 +27,7 @@ IDS = load_demo(Store())
 
 
 async def _open(app, pilot, cid: str, *, indexed: bool = True) -> ConversationScreen:
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(cid)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    screen = app.screen
+    screen = await push_conversation(pilot, cid)
     await wait_for(
         lambda: list_ready(screen) and (screen.events.base.complete or not indexed), pilot=pilot
     )

@@ -12,6 +12,7 @@ from tests.app_helpers import (
     first_rows_shown,
     list_ready,
     make_app,
+    push_conversation,
     screen_ready,
     screen_text,
     settled,
@@ -33,10 +34,7 @@ async def open_conversation(
     app, pilot, conversation_id: str, *, counted: bool = True
 ) -> ConversationScreen:
     """Open a conversation and wait for its first rows (and, if ``counted``, its total)."""
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(conversation_id)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    screen = app.screen
+    screen = await push_conversation(pilot, conversation_id)
     await wait_for(lambda: (list_ready if counted else first_rows_shown)(screen), pilot=pilot)
     return screen
 

@@ -14,9 +14,9 @@ import pytest
 
 from tests.app_helpers import (
     SIZE,
-    conversations_shown,
     list_ready,
     make_app,
+    push_conversation,
     screen_text,
     settled,
     wait_for,
@@ -68,10 +68,7 @@ async def test_a_sandbox_resumed_elsewhere_is_followed_without_reopening(live_se
     server.lifecycle.pause_sandbox(sandbox)
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        app.open_conversation(cid)
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-        screen = app.screen
+        screen = await push_conversation(pilot, cid)
         await wait_for(lambda: list_ready(screen) and "sandbox PAUSED" in _header(app), pilot=pilot)
         assert screen.live is None
         await asyncio.to_thread(server.lifecycle.resume_sandbox, sandbox)

@@ -13,8 +13,8 @@ import pytest
 from tests.app_helpers import (
     SIZE,
     RecordingTransport,
-    conversations_shown,
     make_app,
+    push_conversation,
     screen_text,
     tree_ready,
     wait_for,
@@ -41,12 +41,9 @@ def fresh_cache():
 
 
 async def open_conversation(pilot, cid: str) -> ConversationScreen:
-    app = pilot.app
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(cid)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    await wait_for(lambda: tree_ready(app.screen), pilot=pilot)
-    return app.screen
+    screen = await push_conversation(pilot, cid)
+    await wait_for(lambda: tree_ready(screen), pilot=pilot)
+    return screen
 
 
 async def open_insights(pilot) -> InsightsScreen:

@@ -11,6 +11,7 @@ from tests.app_helpers import (
     conversations_shown,
     list_ready,
     make_app,
+    push_conversation,
     screen_ready,
     screen_text,
     settled,
@@ -26,10 +27,7 @@ FIXED = 1_795_000_000.0  # a fixed clock: deterministic live timestamps for pict
 
 
 async def open_live(app, pilot, cid: str) -> ConversationScreen:
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(cid)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    screen = app.screen
+    screen = await push_conversation(pilot, cid)
     await wait_for(
         lambda: (
             screen.live is not None
@@ -191,10 +189,7 @@ async def replay_into_screen(app, pilot, frames: list, cid: str) -> Conversation
     from tui.app.live_session import LiveSession
     from tui.client import StreamEvent, is_transient
 
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(cid)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    screen = app.screen
+    screen = await push_conversation(pilot, cid)
     await wait_for(  # the bars are built after the first rows are painted (deferred.py)
         lambda: (
             screen.events.base.complete

@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import json
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, wait_for
+from tests.app_helpers import (
+    SIZE,
+    list_ready,
+    make_app,
+    push_conversation,
+    wait_for,
+)
 from tui.app.copying import clip, for_clipboard
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.exporting import safe_name
@@ -73,10 +79,7 @@ def _store() -> Store:
 
 
 async def _open(app, pilot) -> ConversationScreen:
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(CID)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    screen = app.screen
+    screen = await push_conversation(pilot, CID)
     await wait_for(lambda: list_ready(screen), pilot=pilot)
     return screen
 

@@ -20,6 +20,7 @@ from tests.app_helpers import (
     conversations_shown,
     list_ready,
     make_app,
+    push_conversation,
     screen_text,
     settled,
     tree_ready,
@@ -115,10 +116,7 @@ async def test_a_real_app_server_history_is_folded_with_exact_counts(make_server
     store, cid = _real_store()
     app = make_app(make_server(store).base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        app.open_conversation(cid)
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-        screen = app.screen
+        screen = await push_conversation(pilot, cid)
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         # 34 stored: 5 streaming deltas and 3 full_state snapshots folded away
         assert len(screen.window) == 26

@@ -7,8 +7,8 @@ import pytest
 
 from tests.app_helpers import (
     SIZE,
-    conversations_shown,
     make_app,
+    push_conversation,
     screen_text,
     settled,
     tree_ready,
@@ -48,10 +48,7 @@ def _store() -> tuple[Store, str]:
 
 
 async def _open(app, pilot, cid: str) -> ConversationScreen:
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(cid)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    screen = app.screen
+    screen = await push_conversation(pilot, cid)
     await wait_for(lambda: tree_ready(screen), pilot=pilot)
     return screen
 

@@ -4,20 +4,19 @@ cursor ends on) is shown."""
 
 from __future__ import annotations
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, settled, wait_for
+from tests.app_helpers import (
+    SIZE,
+    list_ready,
+    make_app,
+    push_conversation,
+    settled,
+    wait_for,
+)
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.server import Store
 from tui.server.demo import generate_conversation
-
-
-async def _pushed(pilot, cid: str) -> ConversationScreen:
-    app = pilot.app
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(cid)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    return app.screen
 
 
 def _detail_follows_cursor(screen: ConversationScreen) -> bool:
@@ -33,7 +32,7 @@ async def test_end_pressed_before_the_first_rows_lands_on_the_last_event(make_se
     server = make_server(store)
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _pushed(pilot, cid)
+        screen = await push_conversation(pilot, cid)
         await pilot.press("end")  # the screen is current; its rows and count are on their way
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         event_list = screen.query_one(EventList)
@@ -47,7 +46,7 @@ async def test_keys_typed_right_after_the_open_move_the_cursor_in_order(make_ser
     server = make_server(store)
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _pushed(pilot, cid)
+        screen = await push_conversation(pilot, cid)
         await pilot.press("j", "j", "j", "k")
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         event_list = screen.query_one(EventList)

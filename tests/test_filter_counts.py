@@ -13,14 +13,13 @@ import httpx
 from tests.app_helpers import (
     SIZE,
     RecordingTransport,
-    conversations_shown,
     list_ready,
     make_app,
+    push_conversation,
     settled,
     wait_for,
 )
 from tui.app.row_windows import EventQuery
-from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.event_list import EventList
 from tui.server import Store
 from tui.server.demo import generate_conversation
@@ -52,10 +51,7 @@ async def test_the_page_goes_before_the_count_and_the_count_is_exact(make_server
     transport = OrderTransport()
     app = make_app(server.base_url, transport=transport)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        app.open_conversation(cid)
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-        screen = app.screen
+        screen = await push_conversation(pilot, cid)
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         log = transport.log
         assert log.index(("answered", "search", None)) < log.index(("sent", "count", None))

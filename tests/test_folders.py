@@ -12,6 +12,7 @@ from tests.app_helpers import (
     conversations_shown,
     list_ready,
     make_app,
+    push_conversation,
     settled,
     tree_ready,
     wait_for,
@@ -171,10 +172,7 @@ async def test_a_folder_being_written_shows_up_live_once_and_in_order(make_serve
     start_following(server, store)
     app = make_app(server.base_url, readonly=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        app.open_conversation(cid)
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-        screen = app.screen
+        screen = await push_conversation(pilot, cid)
         await wait_for(
             lambda: (
                 list_ready(screen)
@@ -204,11 +202,7 @@ def test_snapshot_of_a_real_conversation_folder(snap_compare, make_server):
     cid = max(store.logs, key=lambda c: len(store.logs[c]))
 
     async def run_before(pilot):
-        app = pilot.app
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        app.open_conversation(cid)
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-        screen = app.screen
+        screen = await push_conversation(pilot, cid)
         await wait_for(
             lambda: (
                 list_ready(screen)
@@ -254,10 +248,7 @@ async def test_new_folders_and_status_changes_are_picked_up(make_server, tmp_pat
         assert status_value(found.execution_status) == "finished"
     app = make_app(server.base_url, readonly=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        app.open_conversation(first)
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-        screen = app.screen
+        screen = await push_conversation(pilot, first)
         await wait_for(
             lambda: screen.live is not None and screen.live.state.execution_status is not None,
             pilot=pilot,

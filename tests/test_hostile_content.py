@@ -28,6 +28,7 @@ from tests.app_helpers import (
     SIZE,
     conversations_shown,
     make_app,
+    push_conversation,
     screen_text,
     settled,
     tree_ready,
@@ -283,10 +284,7 @@ def assert_screen_is_inert(app) -> str:
 
 
 async def _open(app, pilot) -> ConversationScreen:
-    await wait_for(lambda: conversations_shown(app), pilot=pilot)
-    app.open_conversation(CID)
-    await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-    screen = app.screen
+    screen = await push_conversation(pilot, CID)
     await wait_for(lambda: tree_ready(screen), pilot=pilot)
     return screen
 

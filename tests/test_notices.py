@@ -6,10 +6,16 @@ import asyncio
 import os
 import stat
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    list_ready,
+    make_app,
+    push_conversation,
+    wait_for,
+)
 from tui.app.format import status_value
 from tui.app.notices import Notifier, desktop_notify
-from tui.app.screens.conversation import ConversationScreen
 from tui.config import Settings
 
 
@@ -70,10 +76,7 @@ async def test_a_live_run_that_finishes_notifies_and_rings(live_server):
     async with app.run_test(size=SIZE) as pilot:
         app.notify = lambda message, **kw: told.append((str(message), kw.get("severity", "")))  # type: ignore[method-assign]
         app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        app.open_conversation(cid)
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-        screen = app.screen
+        screen = await push_conversation(pilot, cid)
         await wait_for(
             lambda: (
                 list_ready(screen)
