@@ -157,13 +157,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
     ) -> tuple[list[AnyEvent], str | None]:
         search = self.client.search_shared_events if self.shared else self.client.search_events
         page = await search(
-            self.conversation_id,
-            kind=query.kind,
-            timestamp_gte=query.since,
-            timestamp_lt=query.until,
-            sort_order="TIMESTAMP_DESC" if descending else "TIMESTAMP",
-            page_id=page_id or None,
-            limit=self.page_size,
+            self.conversation_id, **query.search(page_id, descending, self.page_size)
         )
         return page.items, page.next_page_id
 

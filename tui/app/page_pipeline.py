@@ -149,17 +149,10 @@ class PagePipeline:
         self.helped += 1
         return parsed._replace(body=body)
 
-    def _search(self, key: tuple[Any, ...]) -> dict[str, Any]:
-        """The search a page's key stands for, as the client's search calls take it."""
+    @staticmethod
+    def _search(key: tuple[Any, ...]) -> dict[str, Any]:
         query, page_id, descending, limit = key
-        return {
-            "kind": query.kind,
-            "timestamp_gte": query.since,
-            "timestamp_lt": query.until,
-            "sort_order": "TIMESTAMP_DESC" if descending else "TIMESTAMP",
-            "page_id": page_id,
-            "limit": limit,
-        }
+        return query.search(page_id, descending, limit)
 
     async def _fetch(self, key: tuple[Any, ...]) -> bytes:
         return await self.client.search_events_body(self.conversation_id, **self._search(key))

@@ -9,6 +9,7 @@ either loaded or a placeholder until a walk reaches it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .duplicate_rows import DuplicateRow
 from .rows import KIND_LABELS, EventRow
@@ -36,6 +37,18 @@ class EventQuery:
         """Transient events (streaming deltas, ``full_state`` snapshots) are left out, as
         a live view never has them (``history_fold.py``); a filter for deltas shows them."""
         return not self.raw and self.kind != FOLDED_COUNTED_KIND
+
+    def search(self, page_id: str | None, descending: bool, limit: int) -> dict[str, Any]:
+        """One page of this query as the client's event searches take it (``descending``:
+        the side read, which may be against the query's own order)."""
+        return {
+            "kind": self.kind,
+            "timestamp_gte": self.since,
+            "timestamp_lt": self.until,
+            "sort_order": "TIMESTAMP_DESC" if descending else "TIMESTAMP",
+            "page_id": page_id or None,
+            "limit": limit,
+        }
 
     def describe(self) -> str:
         parts = []  # in the list's words: the kind as its rows name it, times as typed
