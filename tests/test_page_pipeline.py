@@ -18,7 +18,7 @@ from tests.app_helpers import poll, wait_for
 from tests.samples import event_files
 from tui.app.conversation_events import ConversationEvents
 from tui.app.page_pipeline import guess_next_page
-from tui.app.page_worker import MODULE, PageBody, event_stats, row_args, row_from
+from tui.app.page_worker import MODULE, PageBody, event_stats, row_from
 from tui.app.rows import make_row
 from tui.client import OpenHandsClient
 from tui.client.process_worker import ProcessWorker, answer
@@ -44,8 +44,8 @@ def _same(event) -> str:
 
 def _check_page(body: bytes, parsed) -> int:
     events = EventPage.from_bytes(body).items
-    assert [row_args(row_from(args)) for args in parsed.rows] == [
-        row_args(make_row(event)) for event in events
+    assert [row_from(args).args() for args in parsed.rows] == [
+        make_row(event).args() for event in events
     ]
     page = PageBody(body)
     assert [_same(page.event(i)) for i in range(len(events))] == [_same(e) for e in events]
@@ -134,7 +134,7 @@ async def test_the_index_read_by_the_helper_equals_in_line_and_survives_its_deat
             if helped.pipeline.helped == 3 and worker.usable:
                 os.kill(worker.pid, signal.SIGKILL)  # mid-walk: pages on their way fall back
         assert 3 <= helped.pipeline.helped < len(helped.base.head) // 100 and worker.broken
-        assert [row_args(r) for r in helped.base.head] == [row_args(r) for r in in_line.base.head]
+        assert [r.args() for r in helped.base.head] == [r.args() for r in in_line.base.head]
         assert helped.newest_stats == in_line.newest_stats
         assert helped.actions.risks == in_line.actions.risks
         for row in helped.base.head[::97]:  # the detail: from the cache, the same event

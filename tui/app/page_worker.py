@@ -35,7 +35,7 @@ SHARED_WEIGHT_BYTES = 1024 * 1024
 class ParsedPage(NamedTuple):
     """A page as the helper read it."""
 
-    rows: list[tuple[Any, ...]]  # EventRow's arguments, in order (see row_args)
+    rows: list[tuple[Any, ...]]  # EventRow's arguments, in order (EventRow.args)
     needed: dict[int, bytes]  # the events the store reads at once (NEEDS_EVENT), pickled
     stats: dict[int, tuple[str, float, int]]  # what state updates say of cost (event_stats)
     sizes: list[int] | None  # each event's weigh(), for a heavy page; None: shares of the body
@@ -73,11 +73,6 @@ class LazyEvent:
         return self.page.event(self.index)
 
 
-def row_args(row: EventRow) -> tuple[Any, ...]:
-    """A row as sent between the processes (:meth:`EventRow.args`)."""
-    return row.args()
-
-
 def row_from(args: tuple[Any, ...]) -> EventRow:
     """The row again, its kind and source the interned strings ``make_row`` gives."""
     row = EventRow(*args)
@@ -113,7 +108,7 @@ def read_page(body: bytes) -> ParsedPage:
     not an event page (the caller then asks again the ordinary way, which says why)."""
     page = EventPage.from_bytes(body)
     items = page.items
-    rows = [row_args(make_row(event)) for event in items]
+    rows = [make_row(event).args() for event in items]
     needed = {
         index: pickle.dumps(items[index], pickle.HIGHEST_PROTOCOL)
         for index, args in enumerate(rows)
