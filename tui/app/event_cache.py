@@ -69,12 +69,15 @@ def weigh_json(value: Any, steps: int = WEIGH_STEPS) -> tuple[int, bytes | None]
     return _walk(value, steps), None
 
 
+def _typed(value: Any) -> bool:
+    """A typed event, whose JSON pydantic can write (a RawEvent's is not among its fields)."""
+    return not isinstance(value, RawEvent) and hasattr(type(value), "__pydantic_serializer__")
+
+
 def _json_text(value: Any) -> bytes | None:
-    if isinstance(value, RawEvent):  # its JSON is not among its fields
+    if not _typed(value):
         return None
-    serializer = getattr(type(value), "__pydantic_serializer__", None)
-    if serializer is None:
-        return None
+    serializer = type(value).__pydantic_serializer__
     try:
         # only what the event was given (``exclude_unset``): what it was read from, so it
         # reads back the same (a null written for an absent timestamp would not validate)
@@ -184,7 +187,7 @@ class EventCache:
             return
         if size is None:
             size = _walk(value, WEIGH_STEPS)
-        elif not isinstance(value, RawEvent) and hasattr(type(value), "__pydantic_serializer__"):
+        elif _typed(value):
             size *= PARSED_FACTOR  # a typed event weighed by its JSON: several times that
         if size > self._items.max_weight:
             self._items.discard(key)
