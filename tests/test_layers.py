@@ -7,7 +7,7 @@
                                          (pure figures over events) on models and client
     models                               pydantic data, no I/O
     text · lazy · paths · loopback · lru the bottom: neutral helpers, the package's version
-    · tui
+    · children · tui
 
 Every import counts: at module level, inside functions (the lazy ones), under
 ``TYPE_CHECKING`` (a type is a dependency too), and ``importlib.import_module("tui…")``
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TUI = ROOT / "tui"
 
-BOTTOM = frozenset({"tui", "text", "lazy", "paths", "loopback", "failures", "lru"})
+BOTTOM = frozenset({"tui", "text", "lazy", "paths", "loopback", "failures", "lru", "children"})
 #: area (the first name under ``tui``) → the areas it may import (its own is always allowed)
 MAY_IMPORT: dict[str, frozenset[str]] = {
     "tui": frozenset(),
@@ -34,6 +34,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "loopback": frozenset(),
     "failures": frozenset(),
     "lru": frozenset(),
+    "children": frozenset(),
     "models": BOTTOM,
     "client": BOTTOM | {"models"},
     "export": BOTTOM | {"models", "client"},

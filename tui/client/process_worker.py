@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import os
 import pickle
 import queue
 import signal
@@ -33,13 +32,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError
 from typing import Any, BinaryIO
 
+from tui.children import own_module_command
+
 _HEADER = struct.Struct("<I")
-#: The helper's start: this tree's folder last on its path, then the module as __main__.
-_BOOT = (
-    "import runpy, sys; root, module = sys.argv[1:3]; del sys.argv[1:3]; "
-    "sys.path.append(root) if root not in sys.path else None; "
-    "runpy.run_module(module, run_name='__main__', alter_sys=True)"
-)
 _STOP = object()
 
 
@@ -185,11 +180,8 @@ class ProcessWorker:
     # --- the threads ---------------------------------------------------------------------
 
     def _spawn(self) -> subprocess.Popen[bytes]:
-        # the helper imports this same tree (a checkout run with ``-m`` as well as a wheel):
-        # its folder is put last on the helper's path, so nothing else is shadowed
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         return subprocess.Popen(
-            [sys.executable, "-c", _BOOT, root, self.module],
+            own_module_command(self.module),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -18,9 +18,8 @@ child before its own heavy imports. What stays as it was in-process:
 - it answers only to loopback names and the key (``folder_server.py``), and follows the
   folders as they are written (``folder_watch.py``).
 
-The child is ``sys.executable -P -m tui.server.folder_process``: the same interpreter and
-install as the app (a venv, a wheel, ``pip install --user``, pipx), and ``-P`` keeps a
-``tui`` package in the user's working directory from being imported instead.
+The child runs ``tui.server.folder_process`` with the app's own interpreter and tree
+(``tui/children.py``: whatever the install, never a ``tui`` in the working directory).
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..children import own_module_command
 from ..loopback import LOOPBACK, bind_socket, url_for
 from .folder_scan import conversation_folders
 
@@ -78,7 +78,7 @@ def start_folder_process(path: str | Path) -> FolderProcess | None:
     try:
         sock.listen(128)
         process = subprocess.Popen(
-            [sys.executable, "-P", "-m", __name__, str(sock.fileno()), str(root)],
+            own_module_command(__name__, str(sock.fileno()), str(root)),
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,  # the app's terminal is the TUI's: nothing over it
