@@ -52,11 +52,12 @@ def more_label(more: MoreBranches) -> Text:
 
 
 def run_label(walk: TreeWalk, run: Run) -> Text:
-    """A fork-free run: its times, its length, its first words."""
+    """A fork-free run: its length, its times, its first words (the length first: at 80
+    columns the pane shows a dozen letters, and a cut time range says nothing)."""
     first, last = run.positions[0], run.positions[-1]
     return Text.assemble(
-        (f"{event_time(walk, first)}–{event_time(walk, last)} ", "dim"),
         (f"{len(run.positions):,} events ", "bold"),
+        (f"{event_time(walk, first)}–{event_time(walk, last)} ", "dim"),
         first_words(walk, first) if first < len(walk.rows) else "",
     )
 
