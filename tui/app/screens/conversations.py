@@ -363,13 +363,18 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         return True
 
     def action_open(self) -> None:
-        conv = self.rows.get(self.query_one(FittedTable).current_key)
+        self._open(self.query_one(FittedTable).current_key)
+
+    def _open(self, key: str | None) -> None:
+        conv = self.rows.get(key) if key is not None else None
         if conv is not None:
             self.app.open_conversation(conv.id, title=conv.title)
 
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
-        self.action_open()
+        # the row Enter was pressed on: keys typed right behind it (``⏎ G`` as one burst)
+        # have moved the cursor by the time this message arrives
+        self._open(event.row_key.value)
 
     def action_copy_id(self) -> None:
         conv = self.rows.get(self.query_one(FittedTable).current_key)
