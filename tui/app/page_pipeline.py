@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from tui.client.page_fetch import PageRequest, guess_next_page
 from tui.client.process_worker import (
     ProcessWorker,
     WorkerGone,
@@ -28,7 +28,7 @@ from tui.client.process_worker import (
     shared_worker,
 )
 
-from .page_worker import MODULE, ParsedPage
+from .page_worker import MODULE, WALK, ParsedPage
 
 if TYPE_CHECKING:
     from tui.client import OpenHandsClient
@@ -40,24 +40,7 @@ if TYPE_CHECKING:
 #: read in the helper process.
 HELPER_MIN_EVENTS = 3_000
 
-_KEY = b'"next_page_id"'
-_DECODER = json.JSONDecoder()
-
-
-def guess_next_page(body: bytes) -> str | None:
-    """The page id a page's body ends with, cheaply (no parsing of its events); None when
-    there is none or it cannot tell. A guess: a hostile event can hold the same key."""
-    at = body.rfind(_KEY)
-    if at < 0:
-        return None
-    tail = body[at + len(_KEY) : at + len(_KEY) + 4096].lstrip()
-    if not tail.startswith(b":"):
-        return None
-    try:
-        value, _ = _DECODER.raw_decode(tail[1:].decode("utf-8").lstrip())
-    except ValueError:
-        return None
-    return value if isinstance(value, str) else None
+__all__ = ["HELPER_MIN_EVENTS", "PagePipeline", "guess_next_page"]
 
 
 class PagePipeline:
@@ -76,6 +59,9 @@ class PagePipeline:
         #: the helper: the process's one for page_worker (tests give their own)
         self.worker: ProcessWorker | None = None
         self.helped = 0  # pages the helper read (the rest were read in-line)
+        #: pages the helper fetched and read ahead, by key (None: read that one in-line)
+        self._walked: dict[tuple[Any, ...], ParsedPage | None] = {}
+        self._requests: dict[tuple[Any, ...], PageRequest | None] = {}
 
     @property
     def helper(self) -> ProcessWorker:
@@ -97,6 +83,9 @@ class PagePipeline:
         """One page: read by the helper (a ParsedPage), or, if it could not, in-line
         (events and the next page id), from the same body."""
         key = (query, page_id, descending, limit)
+        request = self._request(key)
+        if request is not None:
+            return await self._walk(key, request)
         if not self._ahead or self._ahead[0][0] != key:
             self.cancel()  # not what was guessed (or nothing was): start again from here
             self._ask(key)
@@ -119,6 +108,37 @@ class PagePipeline:
         while self._ahead:
             self._ahead.popleft()[1].cancel()
         self._newest = self._then = None
+        self._walked.clear()
+
+    # --- walked by the helper (page_walker.py) -------------------------------------------
+
+    def _request(self, key: tuple[Any, ...]) -> PageRequest | None:
+        """The search as a request the helper makes itself; None where it cannot (the
+        pages are then fetched here and read there, below)."""
+        what = (key[0], key[2], key[3])
+        if what not in self._requests:
+            search = self._search(key)
+            del search["page_id"]
+            self._requests[what] = self.client.search_events_request(self.conversation_id, **search)
+        return self._requests[what]
+
+    async def _walk(self, key: tuple[Any, ...], request: PageRequest) -> Any:
+        """The page from the helper's walk: handed over already, or asked for with the
+        pages after it that the helper has read meanwhile."""
+        if key not in self._walked:
+            self._walked.clear()
+            asked = answer(self.helper.submit((WALK, request, key[1])))
+            try:
+                batch = await asyncio.wait_for(asked, request.deadline)
+            except (WorkerGone, TimeoutError):
+                return await self._ordinary(key)
+            for page_id, page in batch:
+                self._walked[(key[0], page_id, key[2], key[3])] = page
+        page = self._walked.pop(key, None)
+        if page is None:  # the helper could not fetch or read it: asked here, as ever
+            return await self._ordinary(key)
+        self.helped += 1
+        return page
 
     # --- fetching ------------------------------------------------------------------------
 
