@@ -145,16 +145,20 @@ def handle(payload: Any) -> Any:
     _, request, page_id = payload
     global _walker
     if _walker is None:
-        from .page_walker import PageWalker
+        from .page_walker import PageWalker  # imported before the first request, in the helper
 
         _walker = PageWalker(read_kept)
     return _walker.answer(request, page_id)
 
 
 if __name__ == "__main__":
+    import gc
     import importlib
 
     from tui.client.process_worker import serve
 
     # by its name, not as __main__: what it sends must unpickle in the UI
-    serve(importlib.import_module(MODULE).handle)
+    worker = importlib.import_module(MODULE)
+    importlib.import_module("tui.app.page_walker")
+    gc.freeze()  # the imports (models, schemas) stay: collections need not scan them (~7%)
+    serve(worker.handle)
