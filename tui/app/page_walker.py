@@ -5,8 +5,9 @@ UI's loop twice (httpx's request path, then the body handed over) and the helper
 between pages. Here a thread of the helper walks the search itself (``PageFetcher``, one
 kept-alive connection): it asks for page N+1 (guessed from page N's tail) before reading
 page N, so the server and the reading overlap, and keeps up to :attr:`PageWalker.ahead`
-read pages. The UI asks for a page; the answer is that page and every page after it that
-is already read, so the UI's loop only takes rows in, a batch at a time.
+read pages. The UI asks for a page; the answer is that page and the pages after it, once
+:attr:`PageWalker.batch` are read (or the walk has ended), so the UI's loop only takes rows
+in, a batch at a time.
 
 A page the walk could not fetch or read is answered ``None`` and the walk stops there:
 the UI reads that page the ordinary way (its errors, retries and waits are the client's),
@@ -32,6 +33,10 @@ class PageWalker:
 
     #: pages read and not yet handed over, at most
     ahead = 8
+    #: pages an answer waits for (unless the walk ends first): each answer is a round trip
+    #: through both processes' pipe threads (~0.3 ms of handing over the GIL), so fewer
+    #: and fuller ones cost the UI less; the walk goes on meanwhile
+    batch = 4
 
     def __init__(self, read: Callable[[bytes], Any]) -> None:
         self.read = read  # the body → the page the UI wants (page_worker.read_page)
@@ -48,7 +53,9 @@ class PageWalker:
         with self._lock:
             if not self._on_the_way(request, page_id):
                 self._restart(request, page_id)
-            self._lock.wait_for(lambda: bool(self._ready))
+            self._lock.wait_for(
+                lambda: len(self._ready) >= self.batch or (self._ready and self._ended)
+            )
             batch = list(self._ready)
             self._ready.clear()
             self._lock.notify_all()
@@ -76,6 +83,10 @@ class PageWalker:
         fetcher = PageFetcher(request)
         try:
             self._walk_from(walk, fetcher, page_id)
+        except Exception:  # noqa: BLE001 - never leave an answer waiting: read in-line
+            with self._lock:
+                page_id = self._next
+            self._hand(walk, page_id, None, end=True)
         finally:
             fetcher.close()
 
