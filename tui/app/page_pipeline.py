@@ -1,15 +1,21 @@
-"""The index's pages: fetched ahead (up to :attr:`PagePipeline.depth`) and read in the helper.
+"""The index's pages: fetched and read by the helper process, handed over in batches.
 
 Walking a long conversation is a chain: request a page, read it (validate every event,
 make its rows), ask for the next. Read on the UI's loop, the reading was most of the walk
-and every key waited behind it. Here the helper process (``page_worker.py``) reads page N
-while this loop already asks the server for page N+1 (and on, a few deep), whose id is
-guessed from page N's tail (``"next_page_id"``, the last key of a page as servers write it)
-and checked against the page the index asks for next: a wrong guess only wastes requests.
+and every key waited behind it; fetched on it, httpx's request path cost as much again.
+So the helper process (``page_worker.py``) walks the search itself (``page_walker.py``,
+with the request the client builds: ``search_events_request``) and this loop only takes
+rows in, a few pages at a time.
+
+Where the helper cannot make the requests (a transport of the caller's, a proxy), this
+loop fetches the pages, up to :attr:`PagePipeline.depth` ahead, and the helper reads them:
+page N+1's id is guessed from page N's tail (``"next_page_id"``, the last key of a page as
+servers write it) and checked against the page the index asks for next (a wrong guess
+only wastes requests).
 
 Only for long conversations (:data:`HELPER_MIN_EVENTS`): a helper costs an interpreter's
-start, which a short log never earns back. Whenever the helper is not ready, cannot start
-or dies, the page is read in-line as before: nothing is lost, nothing differs.
+start, which a short log never earns back. Whenever the helper is not ready, cannot start,
+fails a page or dies, the page is read in-line as before: nothing is lost, nothing differs.
 """
 
 from __future__ import annotations
