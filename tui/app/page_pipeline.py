@@ -65,9 +65,9 @@ class PagePipeline:
         #: the helper: the process's one for page_worker (tests give their own)
         self.worker: ProcessWorker | None = None
         self.helped = 0  # pages the helper read (the rest were read in-line)
+        self.walked = 0  # of those, pages the helper also fetched (page_walker.py)
         #: pages the helper fetched and read ahead, by key (None: read that one in-line)
         self._walked: dict[tuple[Any, ...], ParsedPage | None] = {}
-        self._requests: dict[tuple[Any, ...], PageRequest | None] = {}
 
     @property
     def helper(self) -> ProcessWorker:
@@ -120,13 +120,11 @@ class PagePipeline:
 
     def _request(self, key: tuple[Any, ...]) -> PageRequest | None:
         """The search as a request the helper makes itself; None where it cannot (the
-        pages are then fetched here and read there, below)."""
-        what = (key[0], key[2], key[3])
-        if what not in self._requests:
-            search = self._search(key)
-            del search["page_id"]
-            self._requests[what] = self.client.search_events_request(self.conversation_id, **search)
-        return self._requests[what]
+        pages are then fetched here and read there, below). Made anew for each page
+        (~45 µs): keys changed meanwhile go with the next one."""
+        search = self._search(key)
+        del search["page_id"]
+        return self.client.search_events_request(self.conversation_id, **search)
 
     async def _walk(self, key: tuple[Any, ...], request: PageRequest) -> Any:
         """The page from the helper's walk: handed over already, or asked for with the
@@ -144,6 +142,7 @@ class PagePipeline:
         if page is None:  # the helper could not fetch or read it: asked here, as ever
             return await self._ordinary(key)
         self.helped += 1
+        self.walked += 1
         return page
 
     # --- fetching ------------------------------------------------------------------------
