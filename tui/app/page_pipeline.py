@@ -1,25 +1,31 @@
-"""The index's pages: fetched ahead (up to :attr:`PagePipeline.depth`) and read in the helper.
+"""The index's pages: fetched and read by the helper process, handed over in batches.
 
 Walking a long conversation is a chain: request a page, read it (validate every event,
 make its rows), ask for the next. Read on the UI's loop, the reading was most of the walk
-and every key waited behind it. Here the helper process (``page_worker.py``) reads page N
-while this loop already asks the server for page N+1 (and on, a few deep), whose id is
-guessed from page N's tail (``"next_page_id"``, the last key of a page as servers write it)
-and checked against the page the index asks for next: a wrong guess only wastes requests.
+and every key waited behind it; fetched on it, httpx's request path cost as much again.
+So the helper process (``page_worker.py``) walks the search itself (``page_walker.py``,
+with the request the client builds: ``search_events_request``) and this loop only takes
+rows in, a few pages at a time.
+
+Where the helper cannot make the requests (a transport of the caller's, a proxy), this
+loop fetches the pages, up to :attr:`PagePipeline.depth` ahead, and the helper reads them:
+page N+1's id is guessed from page N's tail (``"next_page_id"``, the last key of a page as
+servers write it) and checked against the page the index asks for next (a wrong guess
+only wastes requests).
 
 Only for long conversations (:data:`HELPER_MIN_EVENTS`): a helper costs an interpreter's
-start, which a short log never earns back. Whenever the helper is not ready, cannot start
-or dies, the page is read in-line as before: nothing is lost, nothing differs.
+start, which a short log never earns back. Whenever the helper is not ready, cannot start,
+fails a page or dies, the page is read in-line as before: nothing is lost, nothing differs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from tui.client.page_fetch import PageRequest, guess_next_page
 from tui.client.process_worker import (
     ProcessWorker,
     WorkerGone,
@@ -28,7 +34,7 @@ from tui.client.process_worker import (
     shared_worker,
 )
 
-from .page_worker import MODULE, ParsedPage
+from .page_worker import MODULE, WALK, ParsedPage
 
 if TYPE_CHECKING:
     from tui.client import OpenHandsClient
@@ -40,24 +46,7 @@ if TYPE_CHECKING:
 #: read in the helper process.
 HELPER_MIN_EVENTS = 3_000
 
-_KEY = b'"next_page_id"'
-_DECODER = json.JSONDecoder()
-
-
-def guess_next_page(body: bytes) -> str | None:
-    """The page id a page's body ends with, cheaply (no parsing of its events); None when
-    there is none or it cannot tell. A guess: a hostile event can hold the same key."""
-    at = body.rfind(_KEY)
-    if at < 0:
-        return None
-    tail = body[at + len(_KEY) : at + len(_KEY) + 4096].lstrip()
-    if not tail.startswith(b":"):
-        return None
-    try:
-        value, _ = _DECODER.raw_decode(tail[1:].decode("utf-8").lstrip())
-    except ValueError:
-        return None
-    return value if isinstance(value, str) else None
+__all__ = ["HELPER_MIN_EVENTS", "PagePipeline", "guess_next_page"]
 
 
 class PagePipeline:
@@ -76,6 +65,9 @@ class PagePipeline:
         #: the helper: the process's one for page_worker (tests give their own)
         self.worker: ProcessWorker | None = None
         self.helped = 0  # pages the helper read (the rest were read in-line)
+        self.walked = 0  # of those, pages the helper also fetched (page_walker.py)
+        #: pages the helper fetched and read ahead, by key (None: read that one in-line)
+        self._walked: dict[tuple[Any, ...], ParsedPage | None] = {}
 
     @property
     def helper(self) -> ProcessWorker:
@@ -97,6 +89,9 @@ class PagePipeline:
         """One page: read by the helper (a ParsedPage), or, if it could not, in-line
         (events and the next page id), from the same body."""
         key = (query, page_id, descending, limit)
+        request = self._request(key)
+        if request is not None:
+            return await self._walk(key, request)
         if not self._ahead or self._ahead[0][0] != key:
             self.cancel()  # not what was guessed (or nothing was): start again from here
             self._ask(key)
@@ -119,6 +114,36 @@ class PagePipeline:
         while self._ahead:
             self._ahead.popleft()[1].cancel()
         self._newest = self._then = None
+        self._walked.clear()
+
+    # --- walked by the helper (page_walker.py) -------------------------------------------
+
+    def _request(self, key: tuple[Any, ...]) -> PageRequest | None:
+        """The search as a request the helper makes itself; None where it cannot (the
+        pages are then fetched here and read there, below). Made anew for each page
+        (~45 µs): keys changed meanwhile go with the next one."""
+        search = self._search(key)
+        del search["page_id"]
+        return self.client.search_events_request(self.conversation_id, **search)
+
+    async def _walk(self, key: tuple[Any, ...], request: PageRequest) -> Any:
+        """The page from the helper's walk: handed over already, or asked for with the
+        pages after it that the helper has read meanwhile."""
+        if key not in self._walked:
+            self._walked.clear()
+            asked = answer(self.helper.submit((WALK, request, key[1])))
+            try:
+                batch = await asyncio.wait_for(asked, request.deadline)
+            except (WorkerGone, TimeoutError):
+                return await self._ordinary(key)
+            for page_id, page in batch:
+                self._walked[(key[0], page_id, key[2], key[3])] = page
+        page = self._walked.pop(key, None)
+        if page is None:  # the helper could not fetch or read it: asked here, as ever
+            return await self._ordinary(key)
+        self.helped += 1
+        self.walked += 1
+        return page
 
     # --- fetching ------------------------------------------------------------------------
 

@@ -6,8 +6,10 @@ loop competes with every key and paint. :func:`read_page` does that work in the 
 (``python -m tui.app.page_worker``, run by :class:`tui.client.process_worker.ProcessWorker`)
 exactly as the UI does (``EventPage.from_bytes``, ``make_row``) and sends back the rows'
 fields, plus, pickled, the few events the store reads as rows arrive (``NEEDS_EVENT``).
-The UI keeps the page's body: an event whose detail is asked for is read from it again,
-in-line, the same way (:class:`PageBody`). No Textual is imported here (a test checks).
+Where it can, the helper also fetches the pages itself (``page_walker.py``) and sends
+their bodies along. The UI keeps each page's body: an event whose detail is asked for is
+read from it again, in-line, the same way (:class:`PageBody`). No Textual is imported here
+(a test checks).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ SHARED_WEIGHT_BYTES = 1024 * 1024
 class ParsedPage(NamedTuple):
     """A page as the helper read it."""
 
-    rows: list[tuple[Any, ...]]  # EventRow's arguments, in order (EventRow.args)
+    rows: list[tuple[Any, ...]]  # each row's fields (EventRow.state)
     needed: dict[int, bytes]  # the events the store reads at once (NEEDS_EVENT), pickled
     stats: dict[int, tuple[str, float, int]]  # what state updates say of cost (event_stats)
     sizes: list[int] | None  # each event's weigh(), for a heavy page; None: shares of the body
@@ -73,9 +75,10 @@ class LazyEvent:
         return self.page.event(self.index)
 
 
-def row_from(args: tuple[Any, ...]) -> EventRow:
-    """The row again, its kind and source the interned strings ``make_row`` gives."""
-    row = EventRow(*args)
+def row_from(state: tuple[Any, ...]) -> EventRow:
+    """The row again (from :meth:`EventRow.state`), its kind and source the interned
+    strings ``make_row`` gives."""
+    row = EventRow.from_state(state)
     row.kind = sys.intern(row.kind)
     row.source = sys.intern(row.source)
     return row
@@ -108,25 +111,54 @@ def read_page(body: bytes) -> ParsedPage:
     not an event page (the caller then asks again the ordinary way, which says why)."""
     page = EventPage.from_bytes(body)
     items = page.items
-    rows = [make_row(event).args() for event in items]
+    made = [make_row(event) for event in items]
     needed = {
         index: pickle.dumps(items[index], pickle.HIGHEST_PROTOCOL)
-        for index, args in enumerate(rows)
-        if args[3] in NEEDS_EVENT
+        for index, row in enumerate(made)
+        if row.kind in NEEDS_EVENT
     }
     stats = {
         index: found
-        for index, args in enumerate(rows)
-        if args[3] == "ConversationStateUpdateEvent" and (found := event_stats(items[index]))
+        for index, row in enumerate(made)
+        if row.kind == "ConversationStateUpdateEvent" and (found := event_stats(items[index]))
     }
+    rows = [row.state() for row in made]
     sizes = [weigh(event) for event in items] if len(body) > SHARED_WEIGHT_BYTES else None
     return ParsedPage(rows, needed, stats, sizes, page.next_page_id)
 
 
+#: the first item of a request to walk a search (see :func:`handle`)
+WALK = "walk"
+_walker: Any = None  # the helper's PageWalker, made on the first walk
+
+
+def read_kept(body: bytes) -> ParsedPage:
+    """:func:`read_page` with the body kept (the helper fetched it: the UI has none)."""
+    return read_page(body)._replace(body=body)
+
+
+def handle(payload: Any) -> Any:
+    """A request to the helper: a body the UI fetched (read it), or ``(WALK, request,
+    page_id)``: that page and the pages after it already read (``page_walker.py``)."""
+    if isinstance(payload, bytes):
+        return read_page(payload)
+    _, request, page_id = payload
+    global _walker
+    if _walker is None:
+        from .page_walker import PageWalker  # imported before the first request, in the helper
+
+        _walker = PageWalker(read_kept)
+    return _walker.answer(request, page_id)
+
+
 if __name__ == "__main__":
+    import gc
     import importlib
 
     from tui.client.process_worker import serve
 
     # by its name, not as __main__: what it sends must unpickle in the UI
-    serve(importlib.import_module(MODULE).read_page)
+    worker = importlib.import_module(MODULE)
+    importlib.import_module("tui.app.page_walker")
+    gc.freeze()  # the imports (models, schemas) stay: collections need not scan them (~7%)
+    serve(worker.handle)

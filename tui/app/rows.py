@@ -10,6 +10,7 @@ import re
 import sys
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
 from tui.client.stream_state import stats_totals
@@ -143,6 +144,21 @@ class EventRow:
             self.transient,
         )
 
+    def state(self) -> tuple[Any, ...]:
+        """The row's fields as held (its timestamp packed, in ``__slots__`` order): a row
+        sent from another process is made again by :meth:`from_state` without packing its
+        timestamp anew (~4 µs a row)."""
+        return _STATE(self)
+
+    @classmethod
+    def from_state(cls, state: tuple[Any, ...]) -> EventRow:
+        row = cls.__new__(cls)
+        for name, value in zip(cls.__slots__, state, strict=True):
+            setattr(row, name, value)
+        return row
+
+
+_STATE = attrgetter(*EventRow.__slots__)
 
 #: The usual timestamp: naive, microseconds (how the SDK writes them). Hours stop at 23
 #: (a 24:00 some Pythons accept would come back as the next day's 00:00).

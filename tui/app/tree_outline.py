@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from bisect import bisect_left, bisect_right
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TypeVar
 
 from tui.models import EventTree
@@ -237,11 +239,28 @@ class TreeWalk:
         end = more.pop()
         if real or len(set(more).intersection(new)) != len(new):
             return None  # a fork, or new events elsewhere (under an earlier event)
-        positions = tuple(sorted(set(last.positions).union(more)))
+        positions = join_positions(last.positions, more)
         if len(positions) != len(last.positions) + len(new):
             return None
         lines = (*old.lines[:-1], (*before, Run(positions, end)))
         return Outline(lines, old.forks, self.limit)
+
+
+def join_positions(run: tuple[int, ...], more: list[int]) -> tuple[int, ...]:
+    """The sorted union of a run's positions (sorted, unique) and ``more`` (sorted): in
+    time proportional to ``more`` where it only continues the run (every index page of a
+    walk did a sort of the whole run, 100,000 positions, each second)."""
+    cut = bisect_right(more, run[-1]) if run else 0
+    tail = more[cut:]
+    known = all(_holds(run, p) for p in more[:cut])
+    if known and all(a < b for a, b in pairwise(tail)):
+        return run + tuple(tail)
+    return tuple(sorted(set(run).union(more)))
+
+
+def _holds(run: tuple[int, ...], position: int) -> bool:
+    at = bisect_left(run, position)
+    return at < len(run) and run[at] == position
 
 
 def finish(steps: Steps[T]) -> T:

@@ -16,6 +16,9 @@ from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from httpx import AsyncHTTPTransport
+
+from . import page_fetch
 from . import params as P
 from .agent_routes import conversations_path, qualified_kind
 from .base import ClientBase, segment
@@ -181,6 +184,30 @@ class EventCalls(ClientBase):
         errors are as ``search_events``'; whether the body is a page is the reader's to find."""
         args = (conversation_id, kind, timestamp_gte, timestamp_lt, sort_order, page_id, limit)
         return await self._searched(self._event_body, args)
+
+    def search_events_request(
+        self, conversation_id: str, **search: Any
+    ) -> page_fetch.PageRequest | None:
+        """``search_events``' pages as a request another process can make (``page_fetch``):
+        None until the server's kind is known, for shared links, and where requests go
+        through a transport of the caller's (tests' faults, proxies)."""
+        info = self.info if self._forced is None else self._info
+        core = self._http
+        inner = getattr(core.transport, "inner", None)
+        if info is None or info.kind is ServerKind.SHARED or type(inner) is not AsyncHTTPTransport:
+            return None
+        search.setdefault("sort_order", "TIMESTAMP")
+        search.setdefault("limit", 100)
+        args = [search.get(k) for k in ("kind", "timestamp_gte", "timestamp_lt")]
+        args += [search["sort_order"], None, search["limit"]]
+        path, query = self._event_search(info.kind.value, conversation_id, *args)
+        headers = {"Accept": "application/json", "Accept-Encoding": "gzip, deflate"}
+        if core.auth.api_key:
+            headers["Authorization"] = f"Bearer {core.auth.api_key}"
+        if core.auth.session_api_key:
+            headers["X-Session-API-Key"] = core.auth.session_api_key
+        read = core.client.timeout.read or 60.0
+        return page_fetch.page_request(core.base_url, path, query, headers, read, core.deadline)
 
     async def _searched(self, read: Any, args: tuple[Any, ...]) -> Any:
         """One search page, asked on whichever kind of server this is, read by ``read``
