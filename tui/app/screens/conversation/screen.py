@@ -188,8 +188,9 @@ class ConversationScreen(
         if status:
             event_list.border_subtitle = Text(status)
         elif not self.events.base.complete:
+            total = self.events.base.total
             event_list.border_subtitle = (
-                f"indexing {len(self.events.base.head):,}/{self.events.base.total or '?'}"
+                f"indexing {len(self.events.base.head):,}/{f'{total:,}' if total else '?'}"
             )
         elif self.new_below:
             event_list.border_subtitle = f"↓ {self.new_below:,} new (G to follow)"
