@@ -3,8 +3,9 @@
 The server (its own process) publishes agent messages into the demo's live conversation for
 --seconds at each rate; each message carries its send time. The app follows the tail.
 Reported: events sent, received, shown as rows, lost (sent − shown), send→screen latency
-p50/p99 (the paint after the batch that added the row), and keypress→paint latency while
-the stream runs.
+p50/p99 (the paint after the batch that added the row), keypress→paint latency while
+the stream runs, and the app's loop thread's CPU time per event (``time.thread_time``,
+which a busy machine moves far less than the latencies).
 
     python -m bench.live [--rates 1000,5000,20000] [--seconds 10]
 """
@@ -41,6 +42,7 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
     app = make_app(url, conversation_id=cid)
     probe = PaintProbe(app)
     flushes: list[tuple[float, float, list[float]]] = []  # (perf time, epoch, send epochs)
+    cpu: list[float] = []  # the loop thread's CPU time at each flush with sent events
     keys: list[float] = []
     async with app.run_test(size=SIZE):
         await until(lambda: isinstance(app.screen, ConversationScreen))
@@ -70,6 +72,7 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
             ]
             if sent:
                 flushes.append((time.perf_counter(), time.time(), sent))
+                cpu.append(time.thread_time())
 
         screen.flush_live_rows = flush
         began = time.perf_counter()
@@ -105,7 +108,12 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
         rows = [screen.events.base.head[i] for i in range(len(screen.events.base.head))]
         shown = sum(1 for r in rows if r.summary.startswith("assistant: t="))
         ids = [r.id for r in rows]
+    # the app's own CPU per event while it streams (first flush to last: every event but
+    # the first batch's): far less moved by a busy machine than the latencies are
+    streamed = sum(len(s) for _, _, s in flushes[1:])
+    cpu_us = (cpu[-1] - cpu[0]) / streamed * 1e6 if streamed else 0.0
     return {
+        "cpu_us_per_event": cpu_us,
         "received": sum(len(s) for _, _, s in flushes),
         "shown": shown,
         "duplicates": len(ids) - len(set(ids)),
@@ -170,7 +178,8 @@ def main() -> int:
             f"shown {got['shown']:,}, lost {got['lost']:,}, duplicated {got['duplicates']}; send→screen p50 "
             f"{got['latency_p50_ms']:.0f} ms p99 {got['latency_p99_ms']:.0f} ms (sent→row p50 {got['wait_p50_ms']:.0f} "
             f"p99 {got['wait_p99_ms']:.0f}, row→paint p50 {got['paint_p50_ms']:.0f} p99 {got['paint_p99_ms']:.0f}); key→paint median "
-            f"{got['key_median_ms']:.1f} ms p95 {got['key_p95_ms']:.1f} ms ({got['keys']} keys)",
+            f"{got['key_median_ms']:.1f} ms p95 {got['key_p95_ms']:.1f} ms ({got['keys']} keys); "
+            f"app CPU {got['cpu_us_per_event']:.1f} µs/event",
             flush=True,
         )
     report("live", figures)

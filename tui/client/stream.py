@@ -286,8 +286,8 @@ class EventStream:
     def batches(
         self, interval: float = 0.05, max_items: int = 1000
     ) -> AsyncIterator[list[StreamItem]]:
-        """Items in lists: each list holds what arrived within ``interval`` seconds of its
-        first item (at most ``max_items``). Reading runs in a helper task, so the timing never
+        """Items in lists, at most one per ``interval`` (an item after a quiet spell at once;
+        at most ``max_items`` each). Reading runs in a helper task, so the timing never
         cancels a pending read; leaving the loop (or cancelling it) closes the stream."""
         return batched(self, self.close, interval, max_items)
 

@@ -142,10 +142,12 @@ class StreamState:
 
     def apply(self, item: StreamEvent | StreamStatus | AnyEvent) -> set[Aspect]:
         """Fold one item; return the aspects that changed (empty for a plain duplicate)."""
-        if isinstance(item, StreamStatus):
+        if type(item) is StreamEvent:  # nearly every item: the checks below cost more
+            event, replaces = item.event, item.replaces
+        elif isinstance(item, StreamStatus):
             self.connection = item
             return {"connection"}
-        if isinstance(item, StreamEvent):
+        elif isinstance(item, StreamEvent):
             event, replaces = item.event, item.replaces
         else:
             event, replaces = item, False

@@ -9,6 +9,7 @@ held until the index is complete, so ids decide what is new and nothing is count
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -23,6 +24,8 @@ from ...widgets.event_list import EventList
 from ...widgets.event_tree import EventTreeView
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from tui.client import StreamEvent, StreamStatus
     from tui.models import AppConversation
 
@@ -33,6 +36,11 @@ if TYPE_CHECKING:
 #: Seconds between reads of the open conversation's record (its sandbox's status shows
 #: within 5 s of a change made elsewhere; one small request each).
 RECORD_POLL_S = 2.5
+#: A batch of at least this many rows means a fast stream: the tree pane then grows at
+#: most every :data:`TREE_GROW_S` seconds (growing walks the whole last run, so once per
+#: 50 ms batch cost more with every event), not with each batch as the list does.
+FAST_BATCH = 50
+TREE_GROW_S = 0.25
 
 
 class FollowMixin:
@@ -46,6 +54,8 @@ class FollowMixin:
     live: LiveSession | None
     new_below: int  # live rows below a cursor that does not follow them
     frozen_rows: int  # rows when long-lived objects were last frozen (gc_freeze.py)
+    _tree_grown_at = 0.0  # perf_counter time the tree pane last grew with a batch
+    _tree_due: Timer | None = None  # the pane's deferred growth while the stream is fast
 
     def follow_live(self) -> None:
         """Follow the conversation's agent over its stream (its sandbox runs)."""
@@ -162,9 +172,7 @@ class FollowMixin:
         )
         follow = shows_base and event_list.at_end and not self.window.query.descending
         added = self.events.add_live(events, [self.query_window], sizes)
-        tree = self.query_one(EventTreeView)
-        tree.mark_stale()
-        tree.rebuild()  # rows that continue the last run join the pane now, with the list
+        self._grow_tree(added)
         if not added:
             return
         if self.frozen_rows and len(self.events.base.head) - self.frozen_rows >= FREEZE_EVERY:
@@ -177,3 +185,21 @@ class FollowMixin:
             if not follow and not self.window.query.descending:
                 self.new_below += added
         self.update_list_title()
+
+    def _grow_tree(self, added: int) -> None:
+        """Rows that continue the last run join the tree pane now, with the list; while
+        the stream is fast, at most every :data:`TREE_GROW_S` seconds (a timer takes the
+        rest, so the pane is never more than that behind)."""
+        tree = self.query_one(EventTreeView)
+        tree.mark_stale()
+        now = time.perf_counter()
+        if added < FAST_BATCH or now - self._tree_grown_at >= TREE_GROW_S:
+            self._tree_grown_at = now
+            tree.rebuild()
+        elif self._tree_due is None:
+            self._tree_due = self.set_timer(TREE_GROW_S, self._grow_tree_due)
+
+    def _grow_tree_due(self) -> None:
+        self._tree_due = None
+        self._tree_grown_at = time.perf_counter()
+        self.query_one(EventTreeView).rebuild()
