@@ -54,7 +54,7 @@ async def test_enter_opens_its_own_row_when_keys_follow_it_in_one_burst(make_ser
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count == 3, pilot=pilot)
         table.focus()
-        await pilot.pause()
+        await wait_for(lambda: table.has_focus, pilot=pilot)
         order = [row.key.value for row in table.ordered_rows]
         for key, char in (("j", "j"), ("enter", None), ("G", "G")):  # all at once
             event = events.Key(key, char)
