@@ -27,6 +27,11 @@ from .waiting import duration, short_reason
 
 if TYPE_CHECKING:
     from ...conversation_events import ConversationEvents
+    from ...row_windows import EventQuery
+
+#: Rows past the list's height that a new view's first page asks for: reading the page is
+#: most of a filter change's time, and rows below the screen can follow a frame later.
+FIRST_PAGE_MARGIN = 10
 
 
 def _read_failure(future: asyncio.Future) -> None:
@@ -206,13 +211,34 @@ class LoadingMixin:
         if self.live is not None and self.live.waiting_for_confirmation:
             self.render_confirm()
 
+    async def open_view(self, query: EventQuery) -> PagedWindow:
+        """A new view's window (a filter, an order), its first page sized to the list: the
+        count, then the rest of a full page, are asked for once those rows are painted, so
+        the view scrolls as if the first page had been full."""
+        height = self.query_one(EventList).size.height
+        first = height + FIRST_PAGE_MARGIN if height else None
+        fresh = query != self.events.base.query  # the base window is the index: never capped
+        window = await self.events.open_window(
+            query, self._total_known, self.call_after_refresh, first_rows=first
+        )
+        if first and fresh and window.head_page:  # the next page right after the first paint
+            end = len(window.head) + 1
+            self.call_after_refresh(lambda: self.want_rows(window, 0, end))
+        return window
+
     def rows_wanted(self, message: EventList.RowsWanted) -> None:
         """The list found rows it has not got: load them (one page walk at a time)."""
         if isinstance(self.window, PagedWindow):
-            self._wanted_rows = (self.window, message.start, message.end)
-            if not self._filling:
-                self._filling = True
-                self.fill_rows()
+            self.want_rows(self.window, message.start, message.end)
+
+    def want_rows(self, window: PagedWindow, start: int, end: int) -> None:
+        """Load rows [start, end) of ``window`` (if it is still shown by then)."""
+        if window is not self.window or self.closing:
+            return
+        self._wanted_rows = (window, start, end)
+        if not self._filling:
+            self._filling = True
+            self.fill_rows()
 
     @work(group="fill")
     async def fill_rows(self) -> None:

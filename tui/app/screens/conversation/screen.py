@@ -213,9 +213,7 @@ class ConversationScreen(
         query = replace(query, raw=self.events.raw)  # the filter bar knows nothing of it
         try:
             # counted after the rows are painted (the title says "N+" until then)
-            window = await self.events.open_window(
-                query, self._total_known, self.call_after_refresh
-            )
+            window = await self.open_view(query)
         except Exception as exc:  # noqa: BLE001
             self.failed("Could not apply the filter", exc)
             return
