@@ -27,6 +27,7 @@ from ..duplicate_rows import is_duplicate
 from ..guard import GuardedDispatch
 from ..rows import KIND_LABELS, EventRow
 from ..search import Finder
+from .after_paint import AfterPaint
 from .component_styles import StyledOnce
 from .cursor_moves import CursorMoves
 
@@ -85,7 +86,13 @@ def _held(method: Callable[[EventList], None]) -> Callable[[EventList], None]:
 
 
 class EventList(
-    GuardedDispatch, CursorMoves, StyledOnce, ScrollView, can_focus=True, inherit_bindings=False
+    GuardedDispatch,
+    CursorMoves,
+    StyledOnce,
+    AfterPaint,
+    ScrollView,
+    can_focus=True,
+    inherit_bindings=False,
 ):
     """A virtual list of events; the screen supplies rows and answers :class:`RowsWanted`."""
 

@@ -13,6 +13,7 @@ in, the list's title says "100+".
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -211,19 +212,26 @@ class LoadingMixin:
         if self.live is not None and self.live.waiting_for_confirmation:
             self.render_confirm()
 
-    async def open_view(self, query: EventQuery) -> PagedWindow:
-        """A new view's window (a filter, an order), its first page sized to the list: the
+    async def open_view(self, query: EventQuery) -> PagedWindow | None:
+        """Show a new view (a filter, an order): its first page sized to the list. The
         count, then the rest of a full page, are asked for once those rows are painted, so
-        the view scrolls as if the first page had been full."""
-        height = self.query_one(EventList).size.height
+        the view scrolls as if the first page had been full. None: the screen is closing."""
+        event_list = self.query_one(EventList)
+        height = event_list.size.height
         first = height + FIRST_PAGE_MARGIN if height else None
         fresh = query != self.events.base.query  # the base window is the index: never capped
+        later: list[Callable[[], None]] = []
         window = await self.events.open_window(
-            query, self._total_known, self.call_after_refresh, first_rows=first
+            query, self._total_known, later.append, first_rows=first
         )
+        if self.closing:
+            return None
+        event_list.empty_text = "No events match these filters."
+        self.query_window = self.window = window
         if first and fresh and window.head_page:  # the next page right after the first paint
             end = len(window.head) + 1
-            self.call_after_refresh(lambda: self.want_rows(window, 0, end))
+            later.append(lambda: self.want_rows(window, 0, end))
+        event_list.after_paint(*later)
         return window
 
     def rows_wanted(self, message: EventList.RowsWanted) -> None:
