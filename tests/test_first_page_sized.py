@@ -10,6 +10,7 @@ rows shown once.
 
 from __future__ import annotations
 
+import gc
 import json
 
 from tests.app_helpers import (
@@ -155,3 +156,33 @@ async def test_a_server_ignoring_page_ids_shows_a_filters_rows_once(make_server)
         await pilot.press("j", "j")  # still responsive
         assert event_list.cursor == 2
         assert app.is_running
+
+
+async def test_the_same_filter_again_walks_its_pages_anew(make_server):
+    """Each window keeps its own pages: a later window of the same query (which may get a
+    freed window's id) is not taken for a loop of the first one."""
+    store = Store()
+    cid = generate_conversation(store, 600, seed=11)
+    expected = action_ids(store, cid)
+    server = make_server(store)
+    notes: list[str] = []
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
+        screen = await push_conversation(pilot, cid)
+        await wait_for(lambda: list_ready(screen), pilot=pilot)
+        first = screen.query_one(EventList).size.height + FIRST_PAGE_MARGIN
+        for _ in range(3):
+            screen.apply_query(ACTIONS)
+            await wait_for(
+                lambda: (
+                    screen.window.query.kind == "ActionEvent"
+                    and len(screen.window.head) == first + PAGE
+                ),
+                pilot=pilot,
+            )
+            assert [r.id for r in screen.window.head] == expected[: first + PAGE]
+            screen.apply_query(EventQuery())
+            await wait_for(lambda: screen.window is screen.events.base, pilot=pilot)
+            gc.collect()  # the filter's window is freed: the next one may get its id
+        assert not any("paging stopped" in n for n in notes), notes

@@ -98,7 +98,6 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         self.newest_stats: tuple[str, float, int] | None = None
         self._result_at: dict[str, int] = {}  # action id → its result's position in base
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
-        self._trails: dict[tuple[int, str], PageTrail] = {}  # pages walked, per window end
         self.tree: EventTree | None = None
         self._tree_size = -1
         self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
@@ -280,7 +279,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
                 for stated in read.stats.values():
                     self._newer_stats(stated)
             # a server cursor that leads back: stop here rather than walk in circles
-            self._trails.setdefault((id(window), side), PageTrail()).check(asked, next_page, rows)
+            window.trails.setdefault(side, PageTrail()).check(asked, next_page, rows)
             before = len(window.head) + len(window.tail)
             head_before = len(window.head)
             if side == "head":
@@ -365,7 +364,6 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
             old, self.base = id(self.base), PagedWindow(EventQuery(raw=raw))
             for side in ("head", "tail"):  # keyed by the window's id, which may be reused
                 self._locks.pop((old, side), None)
-                self._trails.pop((old, side), None)
             self._by_tool_call.clear()
             self._result_at.clear()
             self.tree, self._tree_size = None, -1
