@@ -229,10 +229,16 @@ class LoadingMixin:
         event_list.empty_text = "No events match these filters."
         self.query_window = self.window = window
         if first and fresh and window.head_page:  # the next page right after the first paint
-            end = len(window.head) + 1
-            later.append(lambda: self.want_rows(window, 0, end))
+            later.append(lambda: self._fill_ahead(window, len(window.head) + 1))
         event_list.after_paint(*later)
         return window
+
+    def _fill_ahead(self, window: PagedWindow, end: int) -> None:
+        """The rest of a full first page, unless the list asked for rows of its own first
+        (keys held while the page loaded, e.g. End): those are loaded instead, and the
+        rows below the first page as the list reaches them, as for any other page."""
+        if self._wanted_rows is None:
+            self.want_rows(window, 0, end)
 
     def rows_wanted(self, message: EventList.RowsWanted) -> None:
         """The list found rows it has not got: load them (one page walk at a time)."""
