@@ -5,14 +5,14 @@ paint after the list's state changed: down, page down (then page up to come back
 Home, and a filter change (kind = ActionEvent, which fetches a new first page, and back to
 every event, the loaded base view; their medians are also given apart, as "filter on" and
 "filter off": the median of both alternating falls between the two groups and moves with
-either). Median and p95 of --presses per key (--presses / 5 filter changes).
+either). Median and p95 of --presses per key (--presses / 5 filter changes, or --filters).
 
 Presses are spaced by a random 10–50 ms (seeded), as a person's keys arrive at any moment.
 Injected back to back (1 ms after the previous paint) every key would land just after
 Textual's 60 fps screen-update tick and wait for the next one, measuring one whole frame
 (16.7 ms) each time whatever the app does.
 
-    python -m bench.keys [--presses 200]
+    python -m bench.keys [--presses 200] [--filters 40]
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ async def press(app, probe, key: str, changed) -> float:
     return await probe.paint_after(began) - began
 
 
-async def measure(url: str, cid: str, presses: int) -> dict[str, list[float]]:
+async def measure(url: str, cid: str, presses: int, filters: int) -> dict[str, list[float]]:
     from tui.app.row_windows import EventQuery
     from tui.app.screens.conversation import ConversationScreen
     from tui.app.widgets.event_list import EventList
@@ -104,7 +104,7 @@ async def measure(url: str, cid: str, presses: int) -> dict[str, list[float]]:
             out["end/home"].append(
                 await press(app, probe, key, lambda before=before: event_list.cursor != before)
             )
-        for i in range(max(2, presses // 5)):
+        for i in range(max(2, filters)):
             kind = "ActionEvent" if i % 2 == 0 else None
             # let the previous filter's detail pane settle (its event is fetched and drawn after
             # a debounce), so what is timed is this filter, not the last one's detail
@@ -130,6 +130,9 @@ async def measure(url: str, cid: str, presses: int) -> dict[str, list[float]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=200)
+    parser.add_argument(
+        "--filters", type=int, help="filter changes (half on, half off); --presses / 5 unless given"
+    )
     parser.add_argument("--sizes", default="100,100000")
     common.add_kind(parser)
     args = parser.parse_args()
@@ -140,7 +143,8 @@ def main() -> int:
     with server_process("--db", str(DB)) as url:
         for n in sizes:
             HANDLED.clear()
-            times = asyncio.run(measure(url, ids[n], args.presses))
+            filters = args.filters if args.filters is not None else args.presses // 5
+            times = asyncio.run(measure(url, ids[n], args.presses, filters))
             figures[f"handled_{n}_median_ms"] = median(HANDLED) * 1000
             print(
                 f"{n:>7,} events  key handled (state changed, before the paint) median {median(HANDLED) * 1000:.2f} ms"

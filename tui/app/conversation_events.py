@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tui.client import PageLoopError
 from tui.client.stream import is_oversize
 from tui.models import EventTree
 
@@ -37,6 +36,7 @@ from .load_patience import (  # re-exported: the store's callers and tests name 
     Waiting,
     retry_after,
 )
+from .page_loops import PageTrail
 from .page_pipeline import PagePipeline
 from .page_worker import LazyEvent, PageBody, ParsedPage, shared_sizes
 from .row_windows import FOLDED_COUNTED_KIND, START, EventQuery, PagedWindow
@@ -98,7 +98,6 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         self.newest_stats: tuple[str, float, int] | None = None
         self._result_at: dict[str, int] = {}  # action id → its result's position in base
         self._locks: dict[tuple[int, str], asyncio.Lock] = {}
-        self._followed: dict[tuple[int, str], set[str]] = {}  # page ids walked, per window end
         self.tree: EventTree | None = None
         self._tree_size = -1
         self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
@@ -153,12 +152,10 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
             return 0
 
     async def _page(
-        self, query: EventQuery, page_id: str | None, descending: bool
+        self, query: EventQuery, page_id: str | None, descending: bool, limit: int
     ) -> tuple[list[AnyEvent], str | None]:
         search = self.client.search_shared_events if self.shared else self.client.search_events
-        page = await search(
-            self.conversation_id, **query.search(page_id, descending, self.page_size)
-        )
+        page = await search(self.conversation_id, **query.search(page_id, descending, limit))
         return page.items, page.next_page_id
 
     async def open_window(
@@ -166,6 +163,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         query: EventQuery,
         on_total: Callable[[PagedWindow], None] | None = None,
         later: Callable[[Callable[[], None]], object] | None = None,
+        first_rows: int | None = None,
     ) -> PagedWindow:
         """A window for ``query`` with its total and first page, fetched concurrently
         (through outages).
@@ -174,17 +172,23 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         log on the server (~10 ms at 100,000 events, 3 ms for the page), so the rows come
         first (the count is asked once they are in: counted beside the page, the server kept
         the page waiting) and ``on_total(window)`` is called when the total is known. ``later``
-        puts the count off (a screen's ``call_after_refresh``: after the rows are painted)."""
+        puts the count off (a screen's ``call_after_refresh``: after the rows are painted).
+        ``first_rows``: a new view's first page asks only for this many events (what the
+        screen shows): reading a page is most of a filter change; the next pages are full."""
         what = "events page 1" if query.is_plain else f"the first events of {query.describe()}"
-        return await self._patiently(lambda: self._open_window(query, on_total, later), what=what)
+        return await self._patiently(
+            lambda: self._open_window(query, on_total, later, first_rows), what=what
+        )
 
     async def _open_window(
         self,
         query: EventQuery,
         on_total: Callable[[PagedWindow], None] | None,
         later: Callable[[Callable[[], None]], object] | None = None,
+        first_rows: int | None = None,
     ) -> PagedWindow:
         window = self.base if query == self.base.query else PagedWindow(query)
+        limit = None if window is self.base else first_rows  # the index's pages stay full
 
         async def count() -> None:
             total, counted = await asyncio.gather(self.count(query), self._counted_kind(query))
@@ -218,7 +222,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
             if window.total is None and on_total is not None:
                 # the page alone first: counts sent beside it (each walks the whole log, ~7 ms
                 # at 100,000 events) made the server answer it in 13–18 ms instead of 3–5
-                await self.fill(window, "head")
+                await self.fill(window, "head", limit=limit)
 
                 def start_count() -> None:
                     task = asyncio.ensure_future(count_first(on_total))
@@ -231,7 +235,8 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
                     later(start_count)
             else:
                 await asyncio.gather(
-                    *([count()] if window.total is None else []), self.fill(window, "head")
+                    *([count()] if window.total is None else []),
+                    self.fill(window, "head", limit=limit),
                 )
         return window
 
@@ -241,9 +246,12 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         if not task.cancelled():
             task.exception()  # retrieved: not logged as never retrieved
 
-    async def fill(self, window: PagedWindow, side: str, *, helper: bool = False) -> int:
+    async def fill(
+        self, window: PagedWindow, side: str, *, helper: bool = False, limit: int | None = None
+    ) -> int:
         """Fetch one page at ``side`` of ``window``; returns rows added. ``helper``: read
-        it in the helper process if it is ready (``page_pipeline.py``)."""
+        it in the helper process if it is ready (``page_pipeline.py``); ``limit``: at most
+        this many events (a first page sized to the screen), else the usual page."""
         lock = self._locks.setdefault((id(window), side), asyncio.Lock())
         async with lock:
             page_id = window.head_page if side == "head" else window.tail_page
@@ -255,7 +263,8 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
             if helper and not self.shared:
                 read = await self.pipeline.read(window.query, asked, descending, self.page_size)
             else:
-                read = await self._page(window.query, asked, descending)
+                size = self.page_size if limit is None else min(limit, self.page_size)
+                read = await self._page(window.query, asked, descending, size)
             if isinstance(read, ParsedPage):  # the cache keeps the body, read if asked for
                 body = PageBody(read.body)
                 events: list[Any] = [LazyEvent(body, i) for i in range(len(read.rows))]
@@ -263,21 +272,14 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
                 sizes = read.sizes or shared_sizes(read.body, len(events))
             else:
                 events, next_page = read
-            followed = self._followed.setdefault((id(window), side), set())
-            if next_page is not None and (next_page == page_id or next_page in followed):
-                # a server cursor that leads back: stop here rather than walk in circles
-                raise PageLoopError(
-                    "The server's next page id repeats an earlier one; paging stopped.",
-                    page_id=next_page,
-                )
-            if page_id != START:
-                followed.add(page_id)
             if sizes is None:
                 rows = [self._row(e) for e in events]
             else:  # made by the helper: the store reads only the events it needs
                 rows = [self._made_row(a, read.needed.get(i)) for i, a in enumerate(read.rows)]
                 for stated in read.stats.values():
                     self._newer_stats(stated)
+            # a server cursor that leads back: stop here rather than walk in circles
+            window.trails.setdefault(side, PageTrail()).check(asked, next_page, rows)
             before = len(window.head) + len(window.tail)
             head_before = len(window.head)
             if side == "head":
@@ -362,7 +364,6 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
             old, self.base = id(self.base), PagedWindow(EventQuery(raw=raw))
             for side in ("head", "tail"):  # keyed by the window's id, which may be reused
                 self._locks.pop((old, side), None)
-                self._followed.pop((old, side), None)
             self._by_tool_call.clear()
             self._result_at.clear()
             self.tree, self._tree_size = None, -1

@@ -96,6 +96,9 @@ class PagedWindow:
     #: the last row each walk met, folded or not (where the other walk stops)
     head_end: EventRow | None = None
     tail_end: EventRow | None = None
+    #: the pages each walk has taken, by side (the store's ``page_loops.PageTrail``): kept
+    #: here, not by the window's id, which a later window of the same query may reuse
+    trails: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.raw_total is None:

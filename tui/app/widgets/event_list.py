@@ -27,6 +27,7 @@ from ..duplicate_rows import is_duplicate
 from ..guard import GuardedDispatch
 from ..rows import KIND_LABELS, EventRow
 from ..search import Finder
+from .after_paint import AfterPaint
 from .component_styles import StyledOnce
 from .cursor_moves import CursorMoves
 
@@ -85,7 +86,13 @@ def _held(method: Callable[[EventList], None]) -> Callable[[EventList], None]:
 
 
 class EventList(
-    GuardedDispatch, CursorMoves, StyledOnce, ScrollView, can_focus=True, inherit_bindings=False
+    GuardedDispatch,
+    CursorMoves,
+    StyledOnce,
+    AfterPaint,
+    ScrollView,
+    can_focus=True,
+    inherit_bindings=False,
 ):
     """A virtual list of events; the screen supplies rows and answers :class:`RowsWanted`."""
 
@@ -290,8 +297,16 @@ class EventList(
         style = self._styles.get(name)
         if style is None:
             part = self.get_component_rich_style(f"event-list--{name}", partial=True)
-            style = self._styles[name] = part if name == "cursor" else self.rich_style + part
+            style = self._styles[name] = part if name == "cursor" else self._base() + part
         return style
+
+    def _base(self) -> Style:
+        """The widget's own style, cached with the others: ``rich_style`` works it out
+        along the ancestors each time (~0.1 ms), and a new view paints every row."""
+        base = self._styles.get("")
+        if base is None:
+            base = self._styles[""] = self.rich_style
+        return base
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
@@ -302,8 +317,8 @@ class EventList(
                 lines = self._empty_lines(width)
                 if y < len(lines):
                     strip = Strip([Segment(f" {lines[y]}", self._style("loading"))])
-                    return strip.adjust_cell_length(width, self.rich_style)
-            return Strip.blank(width, self.rich_style)
+                    return strip.adjust_cell_length(width, self._base())
+            return Strip.blank(width, self._base())
         key = (index, width, index == self.cursor)
         strip = self._cache.get(key)
         if strip is not None:
@@ -314,7 +329,7 @@ class EventList(
             self._want_visible()
             text = f"  … loading row {index + 1:,}"
             return Strip([Segment(text, self._style("loading"))]).adjust_cell_length(
-                width, self.rich_style
+                width, self._base()
             )
         strip = self._render_row(row, width, index == self.cursor)
         self._cache[key] = strip
@@ -342,7 +357,7 @@ class EventList(
         source = row.source if row.source in SOURCE_LABELS else "environment"
         kind_label = KIND_LABELS.get(row.kind, row.kind)[:KIND_W]
         summary_style = self._style("error") if row.flag == "error" else self._style("summary")
-        base = self.rich_style
+        base = self._base()
         finder = self._finder
         hit = finder is not None and finder.matches(row)
         segments = [

@@ -13,6 +13,7 @@ in, the list's title says "100+".
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -27,6 +28,11 @@ from .waiting import duration, short_reason
 
 if TYPE_CHECKING:
     from ...conversation_events import ConversationEvents
+    from ...row_windows import EventQuery
+
+#: Rows past the list's height that a new view's first page asks for: reading the page is
+#: most of a filter change's time, and rows below the screen can follow a frame later.
+FIRST_PAGE_MARGIN = 10
 
 
 def _read_failure(future: asyncio.Future) -> None:
@@ -206,13 +212,47 @@ class LoadingMixin:
         if self.live is not None and self.live.waiting_for_confirmation:
             self.render_confirm()
 
+    async def open_view(self, query: EventQuery) -> PagedWindow | None:
+        """Show a new view (a filter, an order): its first page sized to the list. The
+        count, then the rest of a full page, are asked for once those rows are painted, so
+        the view scrolls as if the first page had been full. None: the screen is closing."""
+        event_list = self.query_one(EventList)
+        height = event_list.size.height
+        first = height + FIRST_PAGE_MARGIN if height else None
+        fresh = query != self.events.base.query  # the base window is the index: never capped
+        later: list[Callable[[], None]] = []
+        window = await self.events.open_window(
+            query, self._total_known, later.append, first_rows=first
+        )
+        if self.closing:
+            return None
+        event_list.empty_text = "No events match these filters."
+        self.query_window = self.window = window
+        if first and fresh and window.head_page:  # the next page right after the first paint
+            later.append(lambda: self._fill_ahead(window, len(window.head) + 1))
+        event_list.after_paint(*later)
+        return window
+
+    def _fill_ahead(self, window: PagedWindow, end: int) -> None:
+        """The rest of a full first page, unless the list asked for rows of its own first
+        (keys held while the page loaded, e.g. End): those are loaded instead, and the
+        rows below the first page as the list reaches them, as for any other page."""
+        if self._wanted_rows is None:
+            self.want_rows(window, 0, end)
+
     def rows_wanted(self, message: EventList.RowsWanted) -> None:
         """The list found rows it has not got: load them (one page walk at a time)."""
         if isinstance(self.window, PagedWindow):
-            self._wanted_rows = (self.window, message.start, message.end)
-            if not self._filling:
-                self._filling = True
-                self.fill_rows()
+            self.want_rows(self.window, message.start, message.end)
+
+    def want_rows(self, window: PagedWindow, start: int, end: int) -> None:
+        """Load rows [start, end) of ``window`` (if it is still shown by then)."""
+        if window is not self.window or self.closing:
+            return
+        self._wanted_rows = (window, start, end)
+        if not self._filling:
+            self._filling = True
+            self.fill_rows()
 
     @work(group="fill")
     async def fill_rows(self) -> None:

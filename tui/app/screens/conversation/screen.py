@@ -214,16 +214,9 @@ class ConversationScreen(
         query = replace(query, raw=self.events.raw)  # the filter bar knows nothing of it
         try:
             # counted after the rows are painted (the title says "N+" until then)
-            window = await self.events.open_window(
-                query, self._total_known, self.call_after_refresh
-            )
+            await self.open_view(query)
         except Exception as exc:  # noqa: BLE001
             self.failed("Could not apply the filter", exc)
-            return
-        if self.closing:
-            return
-        self.query_one(EventList).empty_text = "No events match these filters."
-        self.query_window = self.window = window
 
     def filter_kind(self, kind: str | None) -> None:
         """Palette entry point: show only one kind."""
