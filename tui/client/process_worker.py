@@ -93,18 +93,21 @@ async def answer(future: Future[Any]) -> Any:
     loop = asyncio.get_running_loop()
     waiter: asyncio.Future[Any] = loop.create_future()
 
-    def copy() -> None:
+    # the answered future is passed along, never captured: a closure over it would make a
+    # reference cycle (future → its callback → the closure → future) that keeps its answer
+    # (pages of bodies) until a full collection — or for good once the app freezes the heap
+    def copy(answered: Future[Any]) -> None:
         if waiter.done():
             return
-        error = future.exception()
+        error = answered.exception()
         if error is not None:
             waiter.set_exception(error)
         else:
-            waiter.set_result(future.result())
+            waiter.set_result(answered.result())
 
-    def done(_: Future[Any]) -> None:
+    def done(answered: Future[Any]) -> None:
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-            loop.call_soon_threadsafe(copy)
+            loop.call_soon_threadsafe(copy, answered)
 
     future.add_done_callback(done)
     return await waiter
