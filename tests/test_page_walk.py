@@ -43,12 +43,19 @@ async def _walk(events: ConversationEvents, *, kill_after: int | None = None) ->
             os.kill(worker.pid, signal.SIGKILL)  # mid-walk: the pages after are read in-line
 
 
-async def _helped(client: OpenHandsClient, cid: str, **walk) -> ConversationEvents:
+async def _with_helper(client: OpenHandsClient, cid: str) -> ConversationEvents:
+    """The conversation's events with a ready helper of their own, used at any size."""
     events = ConversationEvents(client, cid)
     worker = events.pipeline.worker = ProcessWorker(MODULE)
     events.pipeline.min_events = 0
     worker.start()
     await wait_for(lambda: worker.usable)
+    return events
+
+
+async def _helped(client: OpenHandsClient, cid: str, **walk) -> ConversationEvents:
+    events = await _with_helper(client, cid)
+    worker = events.pipeline.worker
     try:
         await _walk(events, **walk)
     finally:
@@ -70,11 +77,8 @@ async def test_the_helper_fetches_the_pages_itself_with_the_key_never_on_its_com
     client = OpenHandsClient(server.base_url, session_api_key=KEY)
     try:
         expected = await _in_line(client, cid)
-        events = ConversationEvents(client, cid)
-        worker = events.pipeline.worker = ProcessWorker(MODULE)
-        events.pipeline.min_events = 0
-        worker.start()
-        await wait_for(lambda: worker.usable)
+        events = await _with_helper(client, cid)
+        worker = events.pipeline.worker
         assert KEY.encode() not in Path(f"/proc/{worker.pid}/cmdline").read_bytes()
         await _walk(events)
         worker.close()
@@ -109,11 +113,8 @@ async def test_failed_pages_and_dropped_connections_are_read_the_ordinary_way(
     path = f"/api/v1/conversation/{cid}/events/search"
     try:
         expected = await _in_line(client, cid)
-        events = ConversationEvents(client, cid)
-        worker = events.pipeline.worker = ProcessWorker(MODULE)
-        events.pipeline.min_events = 0
-        worker.start()
-        await wait_for(lambda: worker.usable)
+        events = await _with_helper(client, cid)
+        worker = events.pipeline.worker
         await events.open_window(events.base.query)
         for kind, options in [
             ("status", {"status": 503}),
@@ -137,11 +138,8 @@ async def test_a_server_that_ignores_page_ids_stops_the_walk(make_server, conver
     faults = Faults()
     client = OpenHandsClient(make_server(store, faults=faults).base_url)
     try:
-        events = ConversationEvents(client, cid)
-        worker = events.pipeline.worker = ProcessWorker(MODULE)
-        events.pipeline.min_events = 0
-        worker.start()
-        await wait_for(lambda: worker.usable)
+        events = await _with_helper(client, cid)
+        worker = events.pipeline.worker
         await events.open_window(events.base.query)
         faults.add("repeat_page", f"/api/v1/conversation/{cid}/events/search", times=-1)
         with pytest.raises(PageLoopError):

@@ -13,7 +13,8 @@ keeps running:
   (:data:`STORM` in :data:`STORM_S` seconds: something fails on every frame), still ends
   the app with the traceback, as Textual does.
 * :class:`GuardedDispatch` (on a screen or widget): its message handlers and posted
-  callbacks, so its message loop survives (everything but ``Compose``).
+  callbacks, so its message loop survives (everything but ``Compose``); once the app is
+  closing, a handler's failure (a widget already gone) is only logged.
 """
 
 from __future__ import annotations
@@ -124,6 +125,11 @@ class GuardedDispatch:
             if isinstance(message, events.Compose) or app is None:
                 raise
             guard = app if isinstance(app, AppGuard) else None
+            if guard is not None and getattr(app, "_exit", False):
+                # the app is closing: a screen pushed just before the quit gets its Mount
+                # after its widgets are gone (``ohtui PATH --conversation ID``, then q at once)
+                log.debug("%s: %s while the app closed", type(self).__name__, type(exc).__name__)
+                return
             if guard is None or not guard._guard_ready() or guard._guard_storm():
                 raise
             name = getattr(message, "handler_name", type(message).__name__)
