@@ -202,10 +202,7 @@ class EventCalls(ClientBase):
         args += [search["sort_order"], None, search["limit"]]
         path, query = self._event_search(info.kind.value, conversation_id, *args)
         headers = {"Accept": "application/json", "Accept-Encoding": "gzip, deflate"}
-        if core.auth.api_key:
-            headers["Authorization"] = f"Bearer {core.auth.api_key}"
-        if core.auth.session_api_key:
-            headers["X-Session-API-Key"] = core.auth.session_api_key
+        headers |= core.auth.headers()
         read = core.client.timeout.read or 60.0
         return page_fetch.page_request(core.base_url, path, query, headers, read, core.deadline)
 

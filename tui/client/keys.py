@@ -36,11 +36,18 @@ class KeyAuth(httpx.Auth):
         self.session_api_key = check_key(session_api_key, "session_api_key")
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        if self.api_key:
-            request.headers["Authorization"] = f"Bearer {self.api_key}"
-        if self.session_api_key:
-            request.headers["X-Session-API-Key"] = self.session_api_key
+        request.headers.update(self.headers())
         yield request
+
+    def headers(self) -> dict[str, str]:
+        """The keys as request headers (also for requests made outside httpx: the index's
+        helper process, ``page_fetch.py``)."""
+        headers = {}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        if self.session_api_key:
+            headers["X-Session-API-Key"] = self.session_api_key
+        return headers
 
     def secrets(self) -> list[str]:
         return [s for s in (self.api_key, self.session_api_key) if s]
