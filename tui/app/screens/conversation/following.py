@@ -190,12 +190,8 @@ class FollowMixin:
         """Rows that continue the last run join the tree pane now, with the list; while
         the stream is fast, at most every :data:`TREE_GROW_S` seconds (a timer takes the
         rest, so the pane is never more than that behind)."""
-        now = time.perf_counter()
-        if added < FAST_BATCH or now - self._tree_grown_at >= TREE_GROW_S:
-            self._tree_grown_at = now
-            tree = self.query_one(EventTreeView)
-            tree.mark_stale()
-            tree.rebuild()
+        if added < FAST_BATCH or time.perf_counter() - self._tree_grown_at >= TREE_GROW_S:
+            self._tree_catches_up()
         elif self._tree_due is None:
             self._tree_due = self.set_timer(TREE_GROW_S, self._grow_tree_due)
 
@@ -203,6 +199,9 @@ class FollowMixin:
         """The pane learns of the rows (its footer count) only now: marking it stale with
         each batch redrew the whole pane 20 times a second for a figure nobody can read."""
         self._tree_due = None
+        self._tree_catches_up()
+
+    def _tree_catches_up(self) -> None:
         self._tree_grown_at = time.perf_counter()
         tree = self.query_one(EventTreeView)
         tree.mark_stale()
