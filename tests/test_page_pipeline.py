@@ -17,10 +17,10 @@ import pytest
 from tests.app_helpers import poll, wait_for
 from tests.samples import event_files
 from tui.app.conversation_events import ConversationEvents
-from tui.app.page_pipeline import guess_next_page
 from tui.app.page_worker import MODULE, PageBody, event_stats, row_from
 from tui.app.rows import make_row
 from tui.client import OpenHandsClient
+from tui.client.page_fetch import guess_next_page
 from tui.client.process_worker import ProcessWorker, answer
 from tui.models import event_json
 from tui.models.pages import EventPage

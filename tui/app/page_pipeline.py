@@ -46,8 +46,6 @@ if TYPE_CHECKING:
 #: read in the helper process.
 HELPER_MIN_EVENTS = 3_000
 
-__all__ = ["HELPER_MIN_EVENTS", "PagePipeline", "guess_next_page"]
-
 
 class PagePipeline:
     """The index's next pages for one conversation (``ConversationEvents`` owns one)."""

@@ -129,7 +129,8 @@ class EventRow:
 
     def args(self) -> tuple[Any, ...]:
         """What the row was made from, in the constructor's order (``EventRow(*row.args())``
-        is the same row: how a copy is made, or a row sent from another process)."""
+        is the same row: how a copy is made; a row sent from another process goes as its
+        :meth:`state`)."""
         return (
             self.id,
             self.timestamp,
