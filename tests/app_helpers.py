@@ -89,6 +89,30 @@ def poll(predicate, timeout: float = WAIT_LIMIT, every: float = 0.02):
 ENDLESS_WORKERS = frozenset({"live", "board-feed"})
 
 
+def notes_told(app) -> list[str]:
+    """The texts of the notifications the app raises from now on (they are still shown)."""
+    notes: list[str] = []
+    real = app.notify
+
+    def notify(message, *args, **kwargs):
+        notes.append(str(message))
+        return real(message, *args, **kwargs)
+
+    app.notify = notify
+    return notes
+
+
+def send_burst(app, keys) -> None:
+    """``(key, character)`` pairs straight into the driver, as one read from the terminal
+    delivers them (a paste, ``tmux send-keys``, a fast typist): all queued before any acts."""
+    from textual import events
+
+    for key, char in keys:
+        event = events.Key(key, char)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
 def busy_workers(app, keep: frozenset[str] | set[str] = ENDLESS_WORKERS) -> list:
     """The app's workers still running, but for the groups in ``keep``."""
     return [w for w in app.workers if w.group not in keep and not w.is_finished]

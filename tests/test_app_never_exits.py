@@ -16,6 +16,7 @@ from tests.app_helpers import (
     SIZE,
     list_ready,
     make_app,
+    notes_told,
     push_conversation,
     wait_for,
 )
@@ -84,18 +85,6 @@ async def _open(app, pilot) -> ConversationScreen:
     return screen
 
 
-def _notes(app) -> list[str]:
-    notes: list[str] = []
-    real = app.notify
-
-    def notify(message, *args, **kwargs):
-        notes.append(str(message))
-        return real(message, *args, **kwargs)
-
-    app.notify = notify
-    return notes
-
-
 def test_for_clipboard_removes_what_a_terminal_would_act_on():
     text, notes = for_clipboard(PASTEJACK + " \u202eevil\x00 \ud800")
     assert "\x1b" not in text and "\r" not in text and "\x00" not in text
@@ -137,7 +126,7 @@ async def test_copying_a_lone_surrogate_or_a_pastejack_never_exits(make_server):
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot)
-        notes = _notes(app)
+        notes = notes_told(app)
         event_list = screen.query_one(EventList)
         event_list.focus()
         for key in ("c", "C"):
@@ -165,7 +154,7 @@ async def test_export_with_a_nul_in_the_conversation_id_writes_a_safe_name(
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot)
-        notes = _notes(app)
+        notes = notes_told(app)
         screen.conversation_id = "../\x00evil/.."  # as a hostile server could name one
         await pilot.press("ctrl+s")
         await wait_for(lambda: any(n.startswith("Exported") for n in notes), pilot=pilot)
@@ -188,7 +177,7 @@ async def test_a_failing_action_worker_callback_or_timer_is_said_and_the_app_goe
 
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot)
-        notes = _notes(app)
+        notes = notes_told(app)
         monkeypatch.setattr(ConversationScreen, "action_toggle_sort", broken)
         await pilot.press("o")  # a key's action
         await wait_for(lambda: len(notes) >= 1, pilot=pilot)

@@ -12,7 +12,15 @@ from typing import NamedTuple
 
 import httpx
 
-from tests.app_helpers import FIXED_NOW, dialog_ready, make_app, screen_text, settled, wait_for
+from tests.app_helpers import (
+    FIXED_NOW,
+    dialog_ready,
+    make_app,
+    screen_text,
+    send_burst,
+    settled,
+    wait_for,
+)
 from tests.board_helpers import add_agent, board_store, open_board, set_status
 from tui.app.app import OhtuiApp
 from tui.app.board.options import BoardOptions
@@ -382,14 +390,9 @@ async def test_open_a_row_of_another_profile_connects_there(make_server):
 async def test_keys_typed_right_after_slash_go_into_the_filter(make_server):
     """A paste or a fast typist: the keys arrive before the filter could take the focus
     the usual (deferred) way; none of them may act on the board (s sorts, enter opens)."""
-    from textual import events
-
     async with on_board(make_server, 8) as board:
         app, pilot, screen, *_ = board
-        for key, char in [("slash", "/"), *((c, c) for c in "docs"), ("enter", None)]:
-            event = events.Key(key, char)
-            event.set_sender(app)
-            app._driver.send_message(event)
+        send_burst(app, [("slash", "/"), *((c, c) for c in "docs"), ("enter", None)])
         box = screen.query_one("#board-filter")
         await wait_for(lambda: box.value == "docs", pilot=pilot)
         await wait_for(lambda: screen.query_one(BoardTable).has_focus, pilot=pilot)

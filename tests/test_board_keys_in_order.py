@@ -4,22 +4,12 @@ letters typed behind them, erasing them."""
 
 from __future__ import annotations
 
-from textual import events
-
-from tests.app_helpers import make_app, wait_for
+from tests.app_helpers import make_app, send_burst, wait_for
 from tests.board_helpers import board_store, open_board
 from tui.app.board.options import BoardOptions
 from tui.app.widgets.board_table import BoardTable
 
 POLLED = BoardOptions(sockets=0, poll_seconds=600, details_per_poll=100)
-
-
-def _burst(app, keys) -> None:
-    """Keys straight into the driver, as one read from the terminal delivers them."""
-    for key, char in keys:
-        event = events.Key(key, char)
-        event.set_sender(app)
-        app._driver.send_message(event)
 
 
 async def test_slash_then_typing_in_one_press_sequence(make_server):
@@ -45,7 +35,7 @@ async def test_editing_keys_in_a_burst_act_where_they_were_typed(make_server):
         await wait_for(lambda: screen.query_one(BoardTable).has_focus, pilot=pilot)
         # what `tmux send-keys / C-u 'docx' BSpace s` sends in one write
         keys = [("slash", "/"), ("ctrl+u", None), *((c, c) for c in "docx")]
-        _burst(app, [*keys, ("backspace", None), ("s", "s")])
+        send_burst(app, [*keys, ("backspace", None), ("s", "s")])
         await wait_for(lambda: box.value == "docs", pilot=pilot)
         assert screen.model.text == "docs" and screen.model.sort == "status"
         await pilot.press("enter")
@@ -64,7 +54,7 @@ async def test_every_text_field_takes_a_burst_in_order(demo_server):
         await pilot.press("slash")
         box = app.screen.query_one("#conv-filter")
         await wait_for(lambda: box.has_focus, pilot=pilot)
-        _burst(app, [("a", "a"), ("b", "b"), ("backspace", None), ("c", "c")])
+        send_burst(app, [("a", "a"), ("b", "b"), ("backspace", None), ("c", "c")])
         await wait_for(lambda: box.value == "ac", pilot=pilot)
         await pilot.press("escape", "escape")
         await wait_for(lambda: app.screen.query_one("#conversations").has_focus, pilot=pilot)
@@ -74,5 +64,5 @@ async def test_every_text_field_takes_a_burst_in_order(demo_server):
         await pilot.press("slash")
         await wait_for(lambda: app.screen.query_one("#find-input").has_focus, pilot=pilot)
         find = app.screen.query_one("#find-input")
-        _burst(app, [("x", "x"), ("y", "y"), ("backspace", None), ("z", "z")])
+        send_burst(app, [("x", "x"), ("y", "y"), ("backspace", None), ("z", "z")])
         await wait_for(lambda: find.value == "xz", pilot=pilot)

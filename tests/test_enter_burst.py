@@ -4,9 +4,15 @@ right behind the enter that opened it), act once the rows are given, in order.""
 from __future__ import annotations
 
 import pytest
-from textual import events
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, wait_for
+from tests.app_helpers import (
+    SIZE,
+    conversations_shown,
+    list_ready,
+    make_app,
+    send_burst,
+    wait_for,
+)
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.event_list import EventList
 from tui.server import Store
@@ -28,10 +34,7 @@ async def test_keys_that_reach_the_list_before_its_rows_act_in_order(make_server
         table = app.screen.query_one("DataTable")
         await wait_for(lambda: table.row_count == 1, pilot=pilot)
         app.open_conversation(cid)
-        for key, char in ((k, k if len(k) == 1 else None) for k in keys):  # all at once
-            event = events.Key(key, char)
-            event.set_sender(app)
-            app._driver.send_message(event)
+        send_burst(app, ((k, k if len(k) == 1 else None) for k in keys))
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         screen = app.screen
         await wait_for(lambda: list_ready(screen), pilot=pilot)
@@ -56,10 +59,7 @@ async def test_enter_opens_its_own_row_when_keys_follow_it_in_one_burst(make_ser
         table.focus()
         await wait_for(lambda: table.has_focus, pilot=pilot)
         order = [row.key.value for row in table.ordered_rows]
-        for key, char in (("j", "j"), ("enter", None), ("G", "G")):  # all at once
-            event = events.Key(key, char)
-            event.set_sender(app)
-            app._driver.send_message(event)
+        send_burst(app, [("j", "j"), ("enter", None), ("G", "G")])
         await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
         assert app.screen.events.conversation_id == order[1]
         assert set(order) == set(ids)

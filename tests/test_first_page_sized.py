@@ -18,6 +18,7 @@ from tests.app_helpers import (
     RecordingTransport,
     list_ready,
     make_app,
+    notes_told,
     push_conversation,
     settled,
     wait_for,
@@ -133,10 +134,9 @@ async def test_a_server_ignoring_page_ids_shows_a_filters_rows_once(make_server)
     cid = generate_conversation(store, 600, seed=11)
     expected = action_ids(store, cid)
     server = make_server(store)
-    notes: list[str] = []
     app = app_for(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
+        notes = notes_told(app)
         screen = await open_and_index(app, pilot, cid)
         await wait_for(lambda: list_ready(screen) and screen.events.base.complete, pilot=pilot)
         # from now on every search page is the first one (its next id changes with its size)
@@ -165,10 +165,9 @@ async def test_the_same_filter_again_walks_its_pages_anew(make_server):
     cid = generate_conversation(store, 600, seed=11)
     expected = action_ids(store, cid)
     server = make_server(store)
-    notes: list[str] = []
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
+        notes = notes_told(app)
         screen = await push_conversation(pilot, cid)
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         first = screen.query_one(EventList).size.height + FIRST_PAGE_MARGIN

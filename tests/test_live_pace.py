@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 
-from tests.app_helpers import SIZE, make_app, wait_for
+from tests.app_helpers import SIZE, make_app, tree_ready, wait_for
 from tests.test_app_live import open_live
 from tui.app.screens.conversation.following import FAST_BATCH
 from tui.app.widgets.event_tree import EventTreeView
@@ -94,7 +94,7 @@ async def test_a_fast_streams_rows_join_the_tree_pane_soon_after(live_server):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_live(app, pilot, names["live"])
         tree = screen.query_one(EventTreeView)
-        await wait_for(lambda: tree.shown_size == len(screen.events.base), pilot=pilot)
+        await wait_for(lambda: tree_ready(screen), pilot=pilot)  # every event in the pane
         last = screen.events.base.head[-1].id
 
         # a slow stream's small batch joins the pane in the same call as the list

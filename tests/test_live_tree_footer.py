@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from tests.app_helpers import SIZE, make_app, wait_for
+from tests.app_helpers import SIZE, make_app, tree_ready, wait_for
 from tests.test_app_live import open_live
 from tests.test_live_pace import _chain
 from tui.app.screens.conversation.following import FAST_BATCH
@@ -19,7 +19,7 @@ async def test_the_tree_footer_waits_for_the_panes_growth_and_ends_current(live_
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_live(app, pilot, names["live"])
         tree = screen.query_one(EventTreeView)
-        await wait_for(lambda: tree.shown_size == len(screen.events.base), pilot=pilot)
+        await wait_for(lambda: tree_ready(screen), pilot=pilot)  # every event in the pane
         before = str(tree.border_subtitle)
         # a fast batch, the pane having grown a moment ago (put far ahead: no clock in this)
         screen._tree_grown_at = time.perf_counter() + 3600
