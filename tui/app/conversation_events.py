@@ -97,7 +97,6 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         #: (timestamp, cost, tokens) of the newest stats among the loaded events
         self.newest_stats: tuple[str, float, int] | None = None
         self._result_at: dict[str, int] = {}  # action id → its result's position in base
-        self._locks: dict[tuple[int, str], asyncio.Lock] = {}
         self.tree: EventTree | None = None
         self._tree_size = -1
         self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
@@ -252,7 +251,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         """Fetch one page at ``side`` of ``window``; returns rows added. ``helper``: read
         it in the helper process if it is ready (``page_pipeline.py``); ``limit``: at most
         this many events (a first page sized to the screen), else the usual page."""
-        lock = self._locks.setdefault((id(window), side), asyncio.Lock())
+        lock = window.locks.setdefault(side, asyncio.Lock())
         async with lock:
             page_id = window.head_page if side == "head" else window.tail_page
             if page_id is None or window.complete:
@@ -361,9 +360,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         """Show the history raw or folded: a new base index, walked anew (the rows differ,
         and so do their positions, which the tree and pairing are keyed by)."""
         if raw != self.raw:
-            old, self.base = id(self.base), PagedWindow(EventQuery(raw=raw))
-            for side in ("head", "tail"):  # keyed by the window's id, which may be reused
-                self._locks.pop((old, side), None)
+            self.base = PagedWindow(EventQuery(raw=raw))
             self._by_tool_call.clear()
             self._result_at.clear()
             self.tree, self._tree_size = None, -1

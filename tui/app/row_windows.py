@@ -96,9 +96,12 @@ class PagedWindow:
     #: the last row each walk met, folded or not (where the other walk stops)
     head_end: EventRow | None = None
     tail_end: EventRow | None = None
-    #: the pages each walk has taken, by side (the store's ``page_loops.PageTrail``): kept
-    #: here, not by the window's id, which a later window of the same query may reuse
+    #: the store's walk state by side: the pages each walk has taken
+    #: (``page_loops.PageTrail``) and the lock that lets one page at a time in
+    #: (``asyncio.Lock``) — kept here, not by the window's id, which a later window may
+    #: reuse, and gone with the window
     trails: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    locks: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.raw_total is None:
