@@ -21,3 +21,15 @@ async def test_quit_in_the_same_moment_as_an_open(make_server):
         assert isinstance(app.screen, ConversationScreen)
         app.exit()
     assert app.return_code in (0, None)
+
+
+async def test_closing_in_the_same_moment_as_an_open(make_server):
+    """The same when the app is closed without ``exit`` (the test harness's teardown, a
+    terminal gone): the screen is pruned before its Mount is handled."""
+    store = Store()
+    cid = generate_conversation(store, 20, seed=2)
+    app = make_app(make_server(store).base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
+        app.open_conversation(cid)
+        assert isinstance(app.screen, ConversationScreen)

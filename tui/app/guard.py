@@ -13,8 +13,8 @@ keeps running:
   (:data:`STORM` in :data:`STORM_S` seconds: something fails on every frame), still ends
   the app with the traceback, as Textual does.
 * :class:`GuardedDispatch` (on a screen or widget): its message handlers and posted
-  callbacks, so its message loop survives (everything but ``Compose``); once the app is
-  closing, a handler's failure (a widget already gone) is only logged.
+  callbacks, so its message loop survives (everything but ``Compose``); once the node is
+  being removed (its screen popped, the app closing), a handler's failure is only logged.
 """
 
 from __future__ import annotations
@@ -125,12 +125,23 @@ class GuardedDispatch:
             if isinstance(message, events.Compose) or app is None:
                 raise
             guard = app if isinstance(app, AppGuard) else None
-            if guard is not None and getattr(app, "_exit", False):
-                # the app is closing: a screen pushed just before the quit gets its Mount
-                # after its widgets are gone (``ohtui PATH --conversation ID``, then q at once)
-                log.debug("%s: %s while the app closed", type(self).__name__, type(exc).__name__)
+            if self._being_removed():
+                # a screen pushed just before the app closes (or the screen is popped) gets
+                # its Mount after its widgets are gone (``ohtui PATH --conversation ID``,
+                # then q at once): nothing is left to act on, and nothing to tell
+                log.debug("%s: %s while removed", type(self).__name__, type(exc).__name__)
                 return
             if guard is None or not guard._guard_ready() or guard._guard_storm():
                 raise
             name = getattr(message, "handler_name", type(message).__name__)
             report(app, f"{type(self).__name__} ({name.removeprefix('on_')})", exc)
+
+    def _being_removed(self) -> bool:
+        """The node is being taken off the screen, or its app was told to exit (its screens
+        are then taken down before they are pruned): Textual's own flags."""
+        return bool(
+            getattr(self, "_pruning", False)
+            or getattr(self, "_closing", False)
+            or getattr(self, "_closed", False)
+            or getattr(getattr(self, "app", None), "_exit", False)
+        )
