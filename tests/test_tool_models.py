@@ -1,7 +1,8 @@
-"""tui.models.tools against the OpenAPI it is generated from and against real captured events."""
+"""The generated tool models against the OpenAPI they come from and against real captured events."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import sys
@@ -12,7 +13,7 @@ from typing import Any, get_args
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from tui.models import tools
+from tui.models import tool_actions, tool_objects, tool_observations, tools
 from tui.models.content import LEGACY_TEXT_KEYS, ImageContent, TextContent
 
 REPO = Path(__file__).resolve().parents[1]
@@ -87,16 +88,15 @@ def sample(schema: dict) -> Any:
 
 
 @pytest.mark.parametrize(
-    ("label", "variants", "kinds", "classes", "count"),
+    ("label", "variants", "classes", "count"),
     [
-        ("Action", ACTIONS, tools.ACTION_KINDS, tools.ACTION_CLASSES, 37),
-        ("Observation", OBSERVATIONS, tools.OBSERVATION_KINDS, tools.OBSERVATION_CLASSES, 24),
+        ("Action", ACTIONS, tools.ACTION_CLASSES, 37),
+        ("Observation", OBSERVATIONS, tools.OBSERVATION_CLASSES, 24),
     ],
 )
-def test_union_members_are_exactly_the_openapi_variants(label, variants, kinds, classes, count):
+def test_union_members_are_exactly_the_openapi_variants(label, variants, classes, count):
     expected = [kind for kind, _ in variants]
     assert len(expected) == count
-    assert list(kinds) == expected  # same members, same order as the oneOf
     union = getattr(tools, label)
     members = get_args(get_args(union)[0])
     assert [m.model_fields["kind"].default for m in members] == expected
@@ -106,15 +106,16 @@ def test_union_members_are_exactly_the_openapi_variants(label, variants, kinds, 
 
 
 def test_client_tool_observation_is_included():
-    assert "ClientToolObservation" in tools.OBSERVATION_KINDS
+    assert "ClientToolObservation" in tools.OBSERVATION_CLASSES
 
 
 def test_content_blocks_are_the_shared_classes():
-    content = tools.TerminalObservation.model_fields["content"].annotation
+    content = tool_observations.TerminalObservation.model_fields["content"].annotation
     assert set(get_args(get_args(get_args(content)[0])[0])) == {TextContent, ImageContent}
-    source = Path(tools.__file__).read_text()
-    assert "class TextContent" not in source
-    assert "class ImageContent" not in source
+    for module in (tool_objects, tool_actions, tool_observations, tools):
+        source = Path(module.__file__).read_text()
+        assert "class TextContent" not in source
+        assert "class ImageContent" not in source
 
 
 # -- every variant: minimal instance, extra field, missing field --------------------------
@@ -152,23 +153,26 @@ def test_missing_required_field_is_rejected(label, kind, schema):
 
 
 def test_kind_has_a_default_for_direct_construction():
-    assert tools.TerminalAction(command="ls").kind == "TerminalAction"
-    assert tools.TerminalObservation(command="ls").metadata == tools.CmdOutputMetadata()
+    assert tool_actions.TerminalAction(command="ls").kind == "TerminalAction"
+    assert (
+        tool_observations.TerminalObservation(command="ls").metadata
+        == tool_objects.CmdOutputMetadata()
+    )
 
 
 def test_constraints_and_enums_are_carried_over():
     with pytest.raises(ValidationError):
-        tools.WorkflowAction(name="n", script="s", max_concurrency=65)
+        tool_actions.WorkflowAction(name="n", script="s", max_concurrency=65)
     with pytest.raises(ValidationError):
-        tools.ReadFileAction(file_path="f", limit=0)
+        tool_actions.ReadFileAction(file_path="f", limit=0)
     with pytest.raises(ValidationError):
-        tools.VisionInspectAction(image_index=0, question="")
+        tool_actions.VisionInspectAction(image_index=0, question="")
     with pytest.raises(ValidationError):
-        tools.TaskTrackerAction(command="delete")
-    obs = tools.ReadFileObservation(file_path="f", lines_shown=[1, 2])
+        tool_actions.TaskTrackerAction(command="delete")
+    obs = tool_observations.ReadFileObservation(file_path="f", lines_shown=[1, 2])
     assert obs.lines_shown == (1, 2)
     with pytest.raises(ValidationError):
-        tools.ReadFileObservation(file_path="f", lines_shown=[1, 2, 3])
+        tool_observations.ReadFileObservation(file_path="f", lines_shown=[1, 2, 3])
 
 
 # -- real events ---------------------------------------------------------------------------
@@ -225,12 +229,20 @@ def test_real_payload_round_trips(label, name, payload):
 # -- the generator -------------------------------------------------------------------------
 
 
-def test_committed_file_is_what_the_generator_renders():
-    committed = (REPO / "tui/models/tools.py").read_text(encoding="utf-8")
+def test_committed_files_are_what_the_generator_renders():
     rendered = GEN.render(GEN.load_spec())
-    assert rendered == committed, "tui/models/tools.py is stale: run scripts/gen_tool_models.py"
+    assert set(rendered) == {
+        "tool_objects.py",
+        "tool_actions.py",
+        "tool_observations.py",
+        "tools.py",
+    }
+    for name, text in rendered.items():
+        committed = (REPO / "tui/models" / name).read_text(encoding="utf-8")
+        assert text == committed, f"tui/models/{name} is stale: run scripts/gen_tool_models.py"
+        assert len(text.splitlines()) <= 480  # split so that each module stays readable
     # the layout is ruff's own, so formatting (when ruff is installed) changes nothing
-    assert GEN.generate() == committed
+    assert GEN.generate() == rendered
 
 
 def test_generator_fails_loudly_without_the_openapi_file(tmp_path):
@@ -279,33 +291,50 @@ ODD_SPEC = {
 }
 
 
-def test_generator_handles_reserved_names_and_constraints():
-    source = GEN.render(ODD_SPEC)
-    assert GEN.render(ODD_SPEC) == source  # deterministic
-    module = types.ModuleType("tui.models._odd_tools")
-    module.__package__ = "tui.models"
-    sys.modules[module.__name__] = module
+def _import_rendered(files: dict[str, str], root: Path) -> types.ModuleType:
+    """The rendered modules as a package of their own beside stand-ins for .base and .content."""
+    package = root / "odd_tools"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "base.py").write_text("from tui.models.base import ClosedModel  # noqa: F401\n")
+    shim = "from tui.models.content import Content, ImageContent, TextContent  # noqa: F401\n"
+    (package / "content.py").write_text(shim)
+    for name, text in files.items():
+        (package / name).write_text(text)
+    sys.path.insert(0, str(root))
     try:
-        exec(compile(source, "<odd_tools>", "exec"), module.__dict__)  # noqa: S102
+        return importlib.import_module("odd_tools.tools")
+    finally:
+        sys.path.remove(str(root))
+
+
+def test_generator_handles_reserved_names_and_constraints(tmp_path):
+    files = GEN.render(ODD_SPEC)
+    assert GEN.render(ODD_SPEC) == files  # deterministic
+    try:
+        module = _import_rendered(files, tmp_path)
+        actions = sys.modules["odd_tools.tool_actions"]
+        objects = sys.modules["odd_tools.tool_objects"]
         odd = TypeAdapter(module.Action).validate_python(
             {"kind": "OddAction", "schema": "s", "tags": ["a"]}
         )
         assert odd.schema_ == "s"
         assert odd.class_ == 1
-        assert odd.open == module.Open()
+        assert odd.open == objects.Open()
         assert odd.model_dump()["schema"] == "s"  # serialised under the wire name
-        assert module.OddAction(schema_="s", tags=[]).tags == []
-        keep = module.Open(x=1, unknown=2)  # schema leaves additionalProperties open
+        assert actions.OddAction(schema_="s", tags=[]).tags == []
+        keep = objects.Open(x=1, unknown=2)  # schema leaves additionalProperties open
         assert keep.model_dump() == {"x": 1, "unknown": 2}
         for bad in ({"tags": ["a", "a"]}, {"class": 0}, {"ratio": 2}):
             with pytest.raises(ValidationError):
-                module.OddAction(**{"schema": "s", "tags": ["a"], **bad})
+                actions.OddAction(**{"schema": "s", "tags": ["a"], **bad})
         obs = TypeAdapter(module.Observation).validate_python(
             {"kind": "OddObservation", "content": [{"type": "image", "image_urls": ["u"]}]}
         )
         assert isinstance(obs.content[0], ImageContent)
     finally:
-        del sys.modules[module.__name__]
+        for name in [n for n in sys.modules if n.split(".")[0] == "odd_tools"]:
+            del sys.modules[name]
 
 
 def test_generator_refuses_what_it_does_not_understand():

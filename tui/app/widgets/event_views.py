@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
     from tui.models import AnyEvent
     from tui.models import events as ev
-    from tui.models.tools import TaskItem
+    from tui.models.tool_objects import TaskItem
 
 MAX_MARKDOWN = 20_000
 #: Items listed from a list field (tasks, tools) before a "… N more" line.
