@@ -313,13 +313,19 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
             return added
 
         what = f"events {start + 1:,}–{max(start + 1, end):,}"
-        return await self._patiently(walk, quiet=True, what=what)
+        with self.pipeline.asked():  # a long conversation's index starts after these
+            return await self._patiently(walk, quiet=True, what=what)
 
     async def index_page(self) -> int:
         """The base window's next page (oldest first, through outages); rows added."""
         start = len(self.base.head)
         what = f"events {start + 1:,}–{start + self.page_size:,} (the index)"
-        helper = self.pipeline.wanted(self.base.total if self.base.total is not None else start)
+        self.pipeline.index_called()
+        if self.base.total is None and self._counting:  # whether the helper is worth it
+            await asyncio.wait(list(self._counting), timeout=self.pipeline.patience)
+        events = self.base.total if self.base.total is not None else start
+        await self.pipeline.settle(events)  # the user's first keys (End) go first
+        helper = await self.pipeline.ready(events)
         if not helper:
             self.pipeline.cancel()  # the helper died: pages fetched ahead are asked again
         added = await self._patiently(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from tui.client.page_fetch import PageRequest, guess_next_page
@@ -53,6 +54,13 @@ class PagePipeline:
     min_events = HELPER_MIN_EVENTS
     #: pages on their way at once (fetched, or being read by the helper)
     depth = 4
+    #: seconds without a page the user asked for (End, a scroll past the loaded rows)
+    #: before a long conversation's index starts: its helper's start and first pages take
+    #: the cores and the server that such a page needs right after the open
+    quiet = 0.15
+    #: seconds the index waits for its helper to start before reading pages in-line (it
+    #: starts in ~0.4 s; a loaded machine may take longer, a stuck one never)
+    patience = 3.0
 
     def __init__(self, client: OpenHandsClient, conversation_id: str) -> None:
         self.client = client
@@ -66,6 +74,9 @@ class PagePipeline:
         self.walked = 0  # of those, pages the helper also fetched (page_walker.py)
         #: pages the helper fetched and read ahead, by key (None: read that one in-line)
         self._walked: dict[tuple[Any, ...], ParsedPage | None] = {}
+        self._asked = 0  # loads of rows the user asked for, on their way
+        self._quiet_since: float | None = None  # the index's first call, or such a load's end
+        self._settled = False
 
     @property
     def helper(self) -> ProcessWorker:
@@ -79,6 +90,48 @@ class PagePipeline:
         if events is None or events < self.min_events:
             return False
         self.helper.start()
+        return self.helper.usable
+
+    @contextlib.contextmanager
+    def asked(self) -> Iterator[None]:
+        """Around loading rows the user asked for: the index does not start meanwhile, nor
+        until :attr:`quiet` seconds after."""
+        self._asked += 1
+        try:
+            yield
+        finally:
+            self._asked -= 1
+            self._quiet_since = asyncio.get_running_loop().time()
+
+    def index_called(self) -> None:
+        """The index asks for a page (the first time: the list's first frame is painted)."""
+        if self._quiet_since is None:
+            self._quiet_since = asyncio.get_running_loop().time()
+
+    async def settle(self, events: int | None) -> None:
+        """Before a long conversation's index starts (once): wait until the user has left
+        the list alone for :attr:`quiet` seconds since its first frame or their last load."""
+        if self._settled or events is None or events < self.min_events:
+            return
+        loop = asyncio.get_running_loop()
+        while True:
+            since = self._quiet_since if self._quiet_since is not None else loop.time()
+            wait = since + self.quiet - loop.time()
+            if not self._asked and wait <= 0:
+                break
+            await asyncio.sleep(self.quiet if self._asked else wait)
+        self._settled = True
+
+    async def ready(self, events: int | None) -> bool:
+        """:meth:`wanted`, but waiting (up to :attr:`patience`) for a helper that is still
+        starting rather than False at once: pages read in-line meanwhile cost the UI's loop
+        and the server what a page the user asked for (End) needs right after the open."""
+        if self.wanted(events):
+            return True
+        if events is None or events < self.min_events or self.helper.broken:
+            return False
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(answer(self.helper.readiness), self.patience)
         return self.helper.usable
 
     async def read(
@@ -127,7 +180,11 @@ class PagePipeline:
     async def _walk(self, key: tuple[Any, ...], request: PageRequest) -> Any:
         """The page from the helper's walk: handed over already, or asked for with the
         pages after it that the helper has read meanwhile."""
-        if key not in self._walked:
+        if key in self._walked:
+            # handed over with an earlier page: the loop takes a turn first, so a key (End)
+            # and the page it asks for go between the batch's pages, not behind all of them
+            await asyncio.sleep(0)
+        else:
             self._walked.clear()
             asked = answer(self.helper.submit((WALK, request, key[1])))
             try:
