@@ -51,6 +51,8 @@ PAGE = 100
 #: megabytes) the next pages ask for fewer, so a page in flight stays about this size.
 PAGE_BYTES = 16 * 1024 * 1024
 MIN_PAGE = 10
+#: seconds the index's first page waits for the count (long conversations start a helper)
+COUNT_WAIT_S = 3.0
 
 __all__ = [
     "MAX_RETRY_AFTER",
@@ -322,10 +324,10 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         what = f"events {start + 1:,}–{start + self.page_size:,} (the index)"
         self.pipeline.index_called()
         if self.base.total is None and self._counting:  # whether the helper is worth it
-            await asyncio.wait(list(self._counting), timeout=self.pipeline.patience)
+            await asyncio.wait(list(self._counting), timeout=COUNT_WAIT_S)
         events = self.base.total if self.base.total is not None else start
         await self.pipeline.settle(events)  # the user's first keys (End) go first
-        helper = await self.pipeline.ready(events)
+        helper = self.pipeline.wanted(events)
         if not helper:
             self.pipeline.cancel()  # the helper died: pages fetched ahead are asked again
         added = await self._patiently(

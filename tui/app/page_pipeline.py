@@ -58,9 +58,6 @@ class PagePipeline:
     #: before a long conversation's index starts: its helper's start and first pages take
     #: the cores and the server that such a page needs right after the open
     quiet = 0.15
-    #: seconds the index waits for its helper to start before reading pages in-line (it
-    #: starts in ~0.4 s; a loaded machine may take longer, a stuck one never)
-    patience = 3.0
 
     def __init__(self, client: OpenHandsClient, conversation_id: str) -> None:
         self.client = client
@@ -122,24 +119,14 @@ class PagePipeline:
             await asyncio.sleep(self.quiet if self._asked else wait)
         self._settled = True
 
-    async def ready(self, events: int | None) -> bool:
-        """:meth:`wanted`, but waiting (up to :attr:`patience`) for a helper that is still
-        starting rather than False at once: pages read in-line meanwhile cost the UI's loop
-        and the server what a page the user asked for (End) needs right after the open."""
-        if self.wanted(events):
-            return True
-        if events is None or events < self.min_events or self.helper.broken:
-            return False
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(answer(self.helper.readiness), self.patience)
-        return self.helper.usable
-
     async def read(
         self, query: EventQuery, page_id: str | None, descending: bool, limit: int
     ) -> ParsedPage | tuple[list[AnyEvent], str | None]:
         """One page: read by the helper (a ParsedPage), or, if it could not, in-line
         (events and the next page id), from the same body."""
         key = (query, page_id, descending, limit)
+        if key in self._walked:  # handed over with an earlier page
+            return await self._walked_page(key)
         request = self._request(key)
         if request is not None:
             return await self._walk(key, request)
@@ -171,28 +158,31 @@ class PagePipeline:
 
     def _request(self, key: tuple[Any, ...]) -> PageRequest | None:
         """The search as a request the helper makes itself; None where it cannot (the
-        pages are then fetched here and read there, below). Made anew for each page
-        (~45 µs): keys changed meanwhile go with the next one."""
+        pages are then fetched here and read there, below). Made anew for each batch
+        (~45–100 µs): keys changed meanwhile go with the next one."""
         search = self._search(key)
         del search["page_id"]
         return self.client.search_events_request(self.conversation_id, **search)
 
     async def _walk(self, key: tuple[Any, ...], request: PageRequest) -> Any:
-        """The page from the helper's walk: handed over already, or asked for with the
-        pages after it that the helper has read meanwhile."""
-        if key in self._walked:
-            # handed over with an earlier page: the loop takes a turn first, so a key (End)
-            # and the page it asks for go between the batch's pages, not behind all of them
+        """The page from the helper's walk, asked for with the pages after it that the
+        helper has read meanwhile (kept for the next calls: :meth:`_walked_page`)."""
+        self._walked.clear()
+        asked = answer(self.helper.submit((WALK, request, key[1])))
+        try:
+            batch = await asyncio.wait_for(asked, request.deadline)
+        except (WorkerGone, TimeoutError):
+            return await self._ordinary(key)
+        for page_id, page in batch:
+            self._walked[(key[0], page_id, key[2], key[3])] = page
+        return await self._walked_page(key, turn=False)
+
+    async def _walked_page(self, key: tuple[Any, ...], *, turn: bool = True) -> Any:
+        """A page the helper handed over. ``turn``: the loop takes a turn first, so a key
+        (End) and the page it asks for go between a batch's pages, not behind them all
+        (no request is made for it: the one that asked for the batch stands)."""
+        if turn:
             await asyncio.sleep(0)
-        else:
-            self._walked.clear()
-            asked = answer(self.helper.submit((WALK, request, key[1])))
-            try:
-                batch = await asyncio.wait_for(asked, request.deadline)
-            except (WorkerGone, TimeoutError):
-                return await self._ordinary(key)
-            for page_id, page in batch:
-                self._walked[(key[0], page_id, key[2], key[3])] = page
         page = self._walked.pop(key, None)
         if page is None:  # the helper could not fetch or read it: asked here, as ever
             return await self._ordinary(key)

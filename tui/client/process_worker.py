@@ -129,9 +129,6 @@ class ProcessWorker:
         self._started = False
         self.ready = False
         self.broken = False
-        #: True once the helper says its imports are done; False if it cannot start or dies
-        #: first (for callers that would rather wait for it than work in-line meanwhile)
-        self.readiness: Future[bool] = Future()
 
     @property
     def pid(self) -> int | None:
@@ -219,8 +216,6 @@ class ProcessWorker:
                 seq, ok, result = read_frame(process.stdout)
                 if seq == 0:
                     self.ready = True
-                    with contextlib.suppress(InvalidStateError):
-                        self.readiness.set_result(True)
                     continue
                 with self._lock:
                     future = self._pending.pop(seq, None)
@@ -240,8 +235,6 @@ class ProcessWorker:
             self.broken = True
             self.ready = False
             pending, self._pending = self._pending, {}
-        with contextlib.suppress(InvalidStateError):
-            self.readiness.set_result(False)
         for future in pending.values():
             with contextlib.suppress(InvalidStateError):
                 future.set_exception(WorkerGone("the helper process stopped"))
