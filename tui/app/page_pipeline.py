@@ -101,13 +101,15 @@ class PagePipeline:
             self._quiet_since = asyncio.get_running_loop().time()
 
     def index_called(self) -> None:
-        """The index asks for a page (the first time: the list's first frame is painted)."""
+        """The index asks for a page (the first time: the list's first frame is painted
+        and its count is in)."""
         if self._quiet_since is None:
             self._quiet_since = asyncio.get_running_loop().time()
 
     async def settle(self, events: int | None) -> None:
         """Before a long conversation's index starts (once): wait until the user has left
-        the list alone for :attr:`quiet` seconds since its first frame or their last load."""
+        the list alone for :attr:`quiet` seconds since it could first go anywhere (its
+        first frame and count) or since their last load."""
         if self._settled or events is None or events < self.min_events:
             return
         loop = asyncio.get_running_loop()
