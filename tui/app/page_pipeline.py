@@ -14,7 +14,9 @@ servers write it) and checked against the page the index asks for next (a wrong 
 only wastes requests).
 
 Only for long conversations (:data:`HELPER_MIN_EVENTS`): a helper costs an interpreter's
-start, which a short log never earns back. Whenever the helper is not ready, cannot start,
+start, which a short log never earns back. Its start and the index's first pages take the
+cores and the server that a page the user asks for right after the open (End) needs, so a
+long conversation's index waits until the user has left the list alone (:meth:`settle`). Whenever the helper is not ready, cannot start,
 fails a page or dies, the page is read in-line as before: nothing is lost, nothing differs.
 """
 
