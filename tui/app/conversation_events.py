@@ -51,6 +51,8 @@ PAGE = 100
 #: megabytes) the next pages ask for fewer, so a page in flight stays about this size.
 PAGE_BYTES = 16 * 1024 * 1024
 MIN_PAGE = 10
+#: seconds the index's first page waits for the total (long conversations start a helper)
+COUNT_WAIT_S = 3.0
 
 __all__ = [
     "MAX_RETRY_AFTER",
@@ -100,6 +102,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         self.tree: EventTree | None = None
         self._tree_size = -1
         self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
+        self._count_due = False  # the base window's count starts after its first paint
         #: the index's pages, fetched ahead and read in the helper process (page_pipeline.py)
         self.pipeline = PagePipeline(client, conversation_id)
 
@@ -224,6 +227,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
                 await self.fill(window, "head", limit=limit)
 
                 def start_count() -> None:
+                    self._count_due = False
                     task = asyncio.ensure_future(count_first(on_total))
                     self._counting.add(task)
                     task.add_done_callback(self._counted)
@@ -231,6 +235,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
                 if later is None:
                     start_count()
                 else:
+                    self._count_due = window is self.base  # the index waits for it
                     later(start_count)
             else:
                 await asyncio.gather(
@@ -313,13 +318,18 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
             return added
 
         what = f"events {start + 1:,}–{max(start + 1, end):,}"
-        return await self._patiently(walk, quiet=True, what=what)
+        with self.pipeline.asked():  # a long conversation's index starts after these
+            return await self._patiently(walk, quiet=True, what=what)
 
     async def index_page(self) -> int:
         """The base window's next page (oldest first, through outages); rows added."""
         start = len(self.base.head)
         what = f"events {start + 1:,}–{start + self.page_size:,} (the index)"
-        helper = self.pipeline.wanted(self.base.total if self.base.total is not None else start)
+        await self._count_known()  # whether the helper is worth it
+        self.pipeline.index_called()  # the list has its length: End can go to the end
+        events = self.base.total if self.base.total is not None else start
+        await self.pipeline.settle(events)  # the user's first keys (End) go first
+        helper = self.pipeline.wanted(events)
         if not helper:
             self.pipeline.cancel()  # the helper died: pages fetched ahead are asked again
         added = await self._patiently(
@@ -328,6 +338,21 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         if self.base.complete:
             self.pipeline.finished()  # the index is whole: the helper is not needed now
         return added
+
+    async def _count_known(self) -> None:
+        """Until the base window's total is in (or its count ends without one, or
+        :data:`COUNT_WAIT_S`). The count starts after the list's first paint, maybe after
+        the index's first call; its task also counts the folded kind after the total, which
+        a folder server takes ~1 s to do, so the total is looked at every few frames."""
+        deadline = asyncio.get_running_loop().time() + COUNT_WAIT_S
+        while self.base.total is None and (self._counting or self._count_due):
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                return
+            if self._counting:
+                await asyncio.wait(list(self._counting), timeout=min(left, 0.02))
+            else:  # due after the first paint
+                await asyncio.sleep(min(left, 0.02))
 
     async def load_all(
         self, window: PagedWindow, progress: Callable[[PagedWindow], None] | None = None

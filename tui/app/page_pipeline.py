@@ -14,7 +14,9 @@ servers write it) and checked against the page the index asks for next (a wrong 
 only wastes requests).
 
 Only for long conversations (:data:`HELPER_MIN_EVENTS`): a helper costs an interpreter's
-start, which a short log never earns back. Whenever the helper is not ready, cannot start,
+start, which a short log never earns back. Its start and the index's first pages take the
+cores and the server that a page the user asks for right after the open (End) needs, so a
+long conversation's index waits until the user has left the list alone (:meth:`settle`). Whenever the helper is not ready, cannot start,
 fails a page or dies, the page is read in-line as before: nothing is lost, nothing differs.
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from tui.client.page_fetch import PageRequest, guess_next_page
@@ -53,6 +56,10 @@ class PagePipeline:
     min_events = HELPER_MIN_EVENTS
     #: pages on their way at once (fetched, or being read by the helper)
     depth = 4
+    #: seconds without a page the user asked for (End, a scroll past the loaded rows)
+    #: before a long conversation's index starts: its helper's start and first pages take
+    #: the cores and the server that such a page needs right after the open
+    quiet = 0.15
 
     def __init__(self, client: OpenHandsClient, conversation_id: str) -> None:
         self.client = client
@@ -66,6 +73,9 @@ class PagePipeline:
         self.walked = 0  # of those, pages the helper also fetched (page_walker.py)
         #: pages the helper fetched and read ahead, by key (None: read that one in-line)
         self._walked: dict[tuple[Any, ...], ParsedPage | None] = {}
+        self._asked = 0  # loads of rows the user asked for, on their way
+        self._quiet_since: float | None = None  # the index's first call, or such a load's end
+        self._settled = False
 
     @property
     def helper(self) -> ProcessWorker:
@@ -81,12 +91,46 @@ class PagePipeline:
         self.helper.start()
         return self.helper.usable
 
+    @contextlib.contextmanager
+    def asked(self) -> Iterator[None]:
+        """Around loading rows the user asked for: the index does not start meanwhile, nor
+        until :attr:`quiet` seconds after."""
+        self._asked += 1
+        try:
+            yield
+        finally:
+            self._asked -= 1
+            self._quiet_since = asyncio.get_running_loop().time()
+
+    def index_called(self) -> None:
+        """The index asks for a page (the first time: the list's first frame is painted
+        and its count is in)."""
+        if self._quiet_since is None:
+            self._quiet_since = asyncio.get_running_loop().time()
+
+    async def settle(self, events: int | None) -> None:
+        """Before a long conversation's index starts (once): wait until the user has left
+        the list alone for :attr:`quiet` seconds since it could first go anywhere (its
+        first frame and count) or since their last load."""
+        if self._settled or events is None or events < self.min_events:
+            return
+        loop = asyncio.get_running_loop()
+        while True:
+            since = self._quiet_since if self._quiet_since is not None else loop.time()
+            wait = since + self.quiet - loop.time()
+            if not self._asked and wait <= 0:
+                break
+            await asyncio.sleep(self.quiet if self._asked else wait)
+        self._settled = True
+
     async def read(
         self, query: EventQuery, page_id: str | None, descending: bool, limit: int
     ) -> ParsedPage | tuple[list[AnyEvent], str | None]:
         """One page: read by the helper (a ParsedPage), or, if it could not, in-line
         (events and the next page id), from the same body."""
         key = (query, page_id, descending, limit)
+        if key in self._walked:  # handed over with an earlier page
+            return await self._walked_page(key)
         request = self._request(key)
         if request is not None:
             return await self._walk(key, request)
@@ -118,24 +162,31 @@ class PagePipeline:
 
     def _request(self, key: tuple[Any, ...]) -> PageRequest | None:
         """The search as a request the helper makes itself; None where it cannot (the
-        pages are then fetched here and read there, below). Made anew for each page
-        (~45 µs): keys changed meanwhile go with the next one."""
+        pages are then fetched here and read there, below). Made anew for each batch
+        (~45–100 µs): keys changed meanwhile go with the next one."""
         search = self._search(key)
         del search["page_id"]
         return self.client.search_events_request(self.conversation_id, **search)
 
     async def _walk(self, key: tuple[Any, ...], request: PageRequest) -> Any:
-        """The page from the helper's walk: handed over already, or asked for with the
-        pages after it that the helper has read meanwhile."""
-        if key not in self._walked:
-            self._walked.clear()
-            asked = answer(self.helper.submit((WALK, request, key[1])))
-            try:
-                batch = await asyncio.wait_for(asked, request.deadline)
-            except (WorkerGone, TimeoutError):
-                return await self._ordinary(key)
-            for page_id, page in batch:
-                self._walked[(key[0], page_id, key[2], key[3])] = page
+        """The page from the helper's walk, asked for with the pages after it that the
+        helper has read meanwhile (kept for the next calls: :meth:`_walked_page`)."""
+        self._walked.clear()
+        asked = answer(self.helper.submit((WALK, request, key[1])))
+        try:
+            batch = await asyncio.wait_for(asked, request.deadline)
+        except (WorkerGone, TimeoutError):
+            return await self._ordinary(key)
+        for page_id, page in batch:
+            self._walked[(key[0], page_id, key[2], key[3])] = page
+        return await self._walked_page(key, turn=False)
+
+    async def _walked_page(self, key: tuple[Any, ...], *, turn: bool = True) -> Any:
+        """A page the helper handed over. ``turn``: the loop takes a turn first, so a key
+        (End) and the page it asks for go between a batch's pages, not behind them all
+        (no request is made for it: the one that asked for the batch stands)."""
+        if turn:
+            await asyncio.sleep(0)
         page = self._walked.pop(key, None)
         if page is None:  # the helper could not fetch or read it: asked here, as ever
             return await self._ordinary(key)
