@@ -16,8 +16,9 @@ only wastes requests).
 Only for long conversations (:data:`HELPER_MIN_EVENTS`): a helper costs an interpreter's
 start, which a short log never earns back. Its start and the index's first pages take the
 cores and the server that a page the user asks for right after the open (End) needs, so a
-long conversation's index waits until the user has left the list alone (:meth:`settle`). Whenever the helper is not ready, cannot start,
-fails a page or dies, the page is read in-line as before: nothing is lost, nothing differs.
+long conversation's index waits until the user has left the list alone (:meth:`settle`).
+Whenever the helper is not ready, cannot start, fails a page or dies, the page is read
+in-line as before: nothing is lost, nothing differs.
 """
 
 from __future__ import annotations
