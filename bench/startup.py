@@ -130,8 +130,8 @@ def main() -> int:
         + ")"
     )
     print(
-        f"ohtui → demo listed   {median(listed) * 1000:6.0f} ms (the bundled server started in a thread after "
-        "the first paint; runs: " + ", ".join(f"{p * 1000:.0f}" for p in listed) + ")"
+        f"ohtui → demo listed   {median(listed) * 1000:6.0f} ms (the bundled server started in a child "
+        "process beside the app; runs: " + ", ".join(f"{p * 1000:.0f}" for p in listed) + ")"
     )
     for label, code in (
         ("--version", "import tui.cli"),

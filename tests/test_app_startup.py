@@ -1,4 +1,5 @@
-"""Startup with the bundled server: the list paints first, the server follows in a thread."""
+"""Startup with the bundled server: the list paints first; the server (the app's child,
+``demo_process.py``) is waited for in a thread."""
 
 from __future__ import annotations
 
@@ -9,24 +10,32 @@ from textual.widgets import DataTable
 from tests.app_helpers import DEMO_ROWS, SIZE, conversations_shown, make_app, screen_text, wait_for
 from tui.app.screens.conversations import ConversationsScreen
 from tui.app.screens.errors import ConnectionErrorScreen
-from tui.loopback import DeferredServer
+from tui.loopback import LOOPBACK, bind_socket, url_for
 from tui.server import Store, load_demo, start_server
+
+
+def reserved_port():
+    """A listening loopback socket and its URL, as ``ohtui`` has for its demo's child."""
+    sock = bind_socket(LOOPBACK, 0)
+    sock.listen(128)
+    return sock, url_for(LOOPBACK, sock.getsockname()[1])
 
 
 async def test_the_list_shows_before_the_bundled_server_serves():
     served = threading.Event()
     loaded = threading.Event()  # set by the test once the list is on screen
 
-    def serve(sock):
-        loaded.wait(60)  # the server's imports and data load, in the warm-up thread
+    sock, url = reserved_port()
+    stops = [sock.close]
+
+    def serve():  # the warm-up thread waits while the server imports and loads its data
+        loaded.wait(60)
         store = Store()
         load_demo(store)
-        server = start_server(store, sock=sock)
+        stops.append(start_server(store, sock=sock).stop)
         served.set()
-        return server.stop
 
-    deferred = DeferredServer(serve)
-    app = make_app(deferred.url, warm_up=deferred.start, on_exit=deferred.stop)
+    app = make_app(url, warm_up=serve, on_exit=lambda: [stop() for stop in reversed(stops)])
     async with app.run_test(size=SIZE) as pilot:
         try:
             await wait_for(lambda: conversations_shown(app), pilot=pilot)
@@ -42,11 +51,13 @@ async def test_the_list_shows_before_the_bundled_server_serves():
 
 
 async def test_a_bundled_server_that_cannot_start_is_said_not_hung_on():
-    def serve(sock):
+    sock, url = reserved_port()
+
+    def serve():  # as a child that fails: its socket closes (waiting requests fail at once)
+        sock.close()
         raise RuntimeError("no demo today")
 
-    deferred = DeferredServer(serve)
-    app = make_app(deferred.url, warm_up=deferred.start, on_exit=deferred.stop)
+    app = make_app(url, warm_up=serve, on_exit=sock.close)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(
             lambda: isinstance(app.screen, ConnectionErrorScreen), timeout=30, pilot=pilot
@@ -66,13 +77,11 @@ async def test_the_client_is_built_after_the_first_frame_in_a_thread(demo_server
         built.append((threading.current_thread().name, isinstance(app.screen, ConversationsScreen)))
         return OpenHandsClient(demo_server.base_url)
 
-    deferred = DeferredServer(lambda sock: lambda: None)  # the demo server already serves
     app = OhtuiApp(
         client_factory=factory,
         url=demo_server.base_url,
         clock=lambda: FIXED_NOW,
-        warm_up=deferred.start,
-        on_exit=deferred.stop,
+        warm_up=lambda: None,  # the demo server already serves
     )
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(lambda: conversations_shown(app), pilot=pilot)

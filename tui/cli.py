@@ -162,12 +162,6 @@ def _profile_factory(args: argparse.Namespace, name: str) -> Any:
     return connect
 
 
-def _serve_demo(sock: Any) -> Any:
-    from tui.server.embedded import start_demo_server
-
-    return start_demo_server(sock=sock)[1]
-
-
 def _theme_names() -> list[str]:
     """Every theme a run can pick: ohtui's own, then Textual's."""
     from textual.theme import BUILTIN_THEMES
@@ -206,6 +200,14 @@ def _run_app(args: argparse.Namespace, local: str | None, folders: tuple | None)
     resolved = load_settings(args)
     if resolved is None:
         return 2
+    demo = None
+    if folders is None and not resolved.url:
+        # the demo's server in a child process, before the app's imports: its own imports
+        # and data load run on the other core while the app imports and paints (the app
+        # waits for it in a thread)
+        from tui.server.demo_process import start_demo_process
+
+        demo = start_demo_process()
 
     from textual.app import InvalidThemeError
 
@@ -219,13 +221,8 @@ def _run_app(args: argparse.Namespace, local: str | None, folders: tuple | None)
     if folders is not None:
         url, stop, folder_key = folders
         readonly = True  # the folders are never written to, and there are no sandboxes
-    elif not url:
-        # the port now, the server after the app's first frame (in a thread): the demo's
-        # imports and data load no longer delay the first paint
-        from tui.loopback import DeferredServer
-
-        demo = DeferredServer(_serve_demo)
-        url, stop, warm_up = demo.url, demo.stop, demo.start
+    elif demo is not None:
+        url, stop, warm_up = demo.base_url, demo.stop, demo.wait_ready
     profiles = {name: _profile_factory(args, name) for name in resolved.settings.profiles}
     notice, stops = None, [stop] if stop else []
     found = None if (local or resolved.url) else _local_default()

@@ -119,8 +119,8 @@ class OhtuiApp(AppNavigation, AppGuard, GuardedDispatch, App):
         self._notice = notice
         self.clock = clock or (lambda: datetime.now(UTC))
         self._on_exit = on_exit
-        #: started in a thread after the first frame: the bundled server, whose port is already
-        #: listening (requests made before it serves wait for it)
+        #: waits (in a thread, after the first frame) for the bundled server to serve: its port
+        #: is already listening (requests made before it serves wait for it); raises if it cannot
         self._warm_up = warm_up
         themes, self._theme_problems = load_themes()
         for loaded in themes:

@@ -19,7 +19,7 @@ def start_demo_server(
     request (a step every ``DEMO_PACE`` seconds) and, after a rest, the next story in a fresh
     conversation (``autoplay``), so there is always a run to follow; every other conversation
     runs too when sent a message.
-    ``sock``: a loopback socket reserved earlier (``loopback.DeferredServer``). It answers
+    ``sock``: a loopback socket reserved earlier (``demo_process.py``: the app's child). It answers
     only to loopback names (``loopback_guard.py``).
     """
     store = Store()

@@ -109,7 +109,7 @@ class ServerThread:
         log_level: str = "warning",
         sock: socket.socket | None = None,
     ) -> None:
-        """``sock``: serve on this already bound socket (``loopback.DeferredServer``)."""
+        """``sock``: serve on this already bound socket (``server_process.spawn_server``)."""
         self.app = app
         self._given_socket = sock
         self.host = host
