@@ -111,18 +111,18 @@ def read_page(body: bytes) -> ParsedPage:
     not an event page (the caller then asks again the ordinary way, which says why)."""
     page = EventPage.from_bytes(body)
     items = page.items
-    made = [make_row(event) for event in items]
-    needed = {
-        index: pickle.dumps(items[index], pickle.HIGHEST_PROTOCOL)
-        for index, row in enumerate(made)
-        if row.kind in NEEDS_EVENT
-    }
-    stats = {
-        index: found
-        for index, row in enumerate(made)
-        if row.kind == "ConversationStateUpdateEvent" and (found := event_stats(items[index]))
-    }
-    rows = [row.state() for row in made]
+    rows = []
+    needed: dict[int, bytes] = {}
+    stats: dict[int, tuple[str, float, int]] = {}
+    for index, event in enumerate(items):
+        row = make_row(event)
+        rows.append(row.state())
+        kind = row.kind
+        if kind == "ConversationStateUpdateEvent":
+            if found := event_stats(event):
+                stats[index] = found
+        elif kind in NEEDS_EVENT:
+            needed[index] = pickle.dumps(event, pickle.HIGHEST_PROTOCOL)
     sizes = [weigh(event) for event in items] if len(body) > SHARED_WEIGHT_BYTES else None
     return ParsedPage(rows, needed, stats, sizes, page.next_page_id)
 

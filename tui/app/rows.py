@@ -188,7 +188,9 @@ def unpack_time(micros: float) -> str:
 
 
 def _texts(blocks: Iterable[object] | None) -> str:
-    return " ".join(b.text for b in blocks or () if isinstance(b, TextContent))
+    if not blocks:  # most thoughts are empty: no generator for them
+        return ""
+    return " ".join([b.text for b in blocks if isinstance(b, TextContent)])
 
 
 def _action_summary(event: ev.ActionEvent) -> str:
@@ -363,6 +365,10 @@ def _flag(event: AnyEvent) -> str:
 SEARCH_CHARS = 2_000
 
 
+#: What an action's own fields say that find looks through (``search_text``).
+_ACTION_WORDS = ("command", "path", "file_text", "new_str", "message", "thought", "url", "query")
+
+
 def search_text(event: AnyEvent) -> str:
     """The words of an event that find looks through, beyond its one-line summary."""
     if isinstance(event, RawEvent):
@@ -380,21 +386,15 @@ def search_text(event: AnyEvent) -> str:
         # the model's own fields only: getattr of a field a model lacks costs a pydantic
         # AttributeError each time (a third of a 100,000-event index walk went there)
         action = event.action
-        fields = action.__dict__ if action is not None else {}
-        extra = (action.__pydantic_extra__ if action is not None else None) or {}
-        for attr in (
-            "command",
-            "path",
-            "file_text",
-            "new_str",
-            "message",
-            "thought",
-            "url",
-            "query",
-        ):
-            value = fields.get(attr, extra.get(attr))
-            if isinstance(value, str):
-                parts.append(value)
+        if action is not None:
+            fields = action.__dict__
+            extra = action.__pydantic_extra__  # never a key of the model's own fields
+            for attr in _ACTION_WORDS:
+                value = fields.get(attr)
+                if value is None and extra:
+                    value = extra.get(attr)
+                if isinstance(value, str):
+                    parts.append(value)
     elif kind == "ObservationEvent":
         parts.append(_texts(getattr(event.observation, "content", ())))
     elif kind in ("AgentErrorEvent",):
@@ -405,7 +405,7 @@ def search_text(event: AnyEvent) -> str:
         parts.append(event.summary or "")
     elif kind == "SecurityAnalysisEvent":
         parts.extend((event.analyzer, event.policy, *map(risk_text, event.risks.values())))
-    text = "\n".join(p for p in parts if p)
+    text = "\n".join([p for p in parts if p])
     return text[:SEARCH_CHARS]
 
 
@@ -423,14 +423,31 @@ def make_row(event: AnyEvent) -> EventRow:
         timestamp=one_line(event.timestamp or "", 80),
         source=_label(event.source or "", 40, "?"),
         kind=kind,
-        summary=redact_text(summarize(event)),  # shown: secrets masked (tui.models.redact)
+        summary=_masked(event, summarize(event)),  # shown: secrets masked (tui.models.redact)
         parent_id=event.parent_id,
         tool_call_id=call if isinstance(call, str) else None,
         flag=_flag(event),
         text=search_text(event),
         action_id=answers if isinstance(answers, str) else None,
-        transient=is_transient_row(event),
+        transient=event.kind in _TRANSIENT_KINDS and is_transient_row(event),
     )
+
+
+#: The kinds :func:`is_transient_row` can say yes to (any other: no need to ask).
+_TRANSIENT_KINDS = frozenset({"StreamingDeltaEvent", "ConversationStateUpdateEvent"})
+
+
+def _masked(event: AnyEvent, summary: str) -> str:
+    """The summary with secrets masked, except a state update's totals (``stats: $0.04 ·
+    1.2k tokens``, a third of a long log's events): this client's own words and numbers,
+    which masking leaves as they are ("tokens" only looks like a secret's name, ~4 µs)."""
+    if (
+        type(event) is ev.ConversationStateUpdateEvent
+        and event.key == "stats"
+        and summary.startswith("stats: ")
+    ):
+        return summary
+    return redact_text(summary)
 
 
 def is_transient_row(event: AnyEvent) -> bool:
