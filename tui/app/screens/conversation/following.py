@@ -40,10 +40,6 @@ RECORD_POLL_S = 2.5
 #: most every :data:`TREE_GROW_S` seconds (growing walks the whole last run, so once per
 #: 50 ms batch cost more with every event), not with each batch as the list does.
 FAST_BATCH = 50
-#: The most items a batch takes: twice what 50 ms of a 20,000/s stream brings. At the
-#: default 1,000 a 20,000/s stream filled nearly every batch, and what did not fit waited
-#: a whole interval more for the next one.
-BATCH_MAX = 2_000
 TREE_GROW_S = 0.25
 
 
@@ -83,7 +79,7 @@ class FollowMixin:
             return
         stream = live.open_stream(self.events.newest_timestamp)
         async with stream:
-            async for batch in stream.batches(0.05, BATCH_MAX):
+            async for batch in stream.batches(0.05):
                 if self.closing or live is not self.live:  # closed, or stopped meanwhile
                     return
                 self.apply_live(batch)
