@@ -41,6 +41,7 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
 
     app = make_app(url, conversation_id=cid)
     probe = PaintProbe(app)
+    spans: list[tuple[float, float, float, int, int]] = []  # (perf, epoch, CPU, rows from, to)
     flushes: list[tuple[float, float, list[float]]] = []  # (perf time, epoch, send epochs)
     cpu: list[float] = []  # the loop thread's CPU time at each flush with sent events
     keys: list[float] = []
@@ -62,23 +63,24 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
         event_list.action_last()
         original = screen.flush_live_rows
 
+        head = screen.events.base.head
+        shown_before = len(head)
+
         def flush() -> None:
-            held = list(screen.live.held)
+            # only where the new rows start and end: their send times are read from the
+            # rows once the stream is over, not on the loop being measured
+            before = len(head)
             original()
-            sent = [
-                float(m.group(1))
-                for e in held
-                if (m := SENT_AT.search(getattr(getattr(e, "llm_message", None), "text", "") or ""))
-            ]
-            if sent:
-                flushes.append((time.perf_counter(), time.time(), sent))
-                cpu.append(time.thread_time())
+            if len(head) > before:
+                spans.append(
+                    (time.perf_counter(), time.time(), time.thread_time(), before, len(head))
+                )
 
         screen.flush_live_rows = flush
         began = time.perf_counter()
         quiet_since, last_count = time.perf_counter(), -1
         while True:  # keys while the stream runs; stop 2 s after the last new row
-            count = sum(len(s) for _, _, s in flushes)
+            count = len(head) - shown_before
             if count != last_count:
                 last_count, quiet_since = count, time.perf_counter()
             elif count and time.perf_counter() - quiet_since > 2.0:
@@ -98,6 +100,15 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
                     pass
                 send_key(app, "end")
             await asyncio.sleep(0.2)
+        for at, epoch, thread_time, start, end in spans:
+            sent = [
+                float(m.group(1))
+                for i in range(start, end)
+                if (m := SENT_AT.match(head[i].summary, len("assistant: ")))
+            ]
+            if sent:
+                flushes.append((at, epoch, sent))
+                cpu.append(thread_time)
         latencies, waits, paint_delays = [], [], []
         for at, epoch, sent in flushes:
             later = [p for p in probe.paints if p >= at]

@@ -408,18 +408,25 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         self,
         events: list[AnyEvent],
         windows: Sequence[PagedWindow] = (),
-        sizes: dict[str, int] | None = None,
+        frames: dict[str, str | bytes] | None = None,
     ) -> int:
         """Fold live events into the base window (and other open windows of the same
         query); known ids are replaced in place. Returns how many rows were new.
-        ``sizes``: their frames' lengths by id, which weigh them for the cache."""
-        sizes = sizes or {}
+        ``frames``: the texts they were read from, by id: the cache keeps those (read
+        again when asked for), so a fast stream's last events are not held as objects the
+        collector scans again and again."""
+        frames = frames or {}
         fresh: list[EventRow] = []
         replaced = False
         for event in events:
-            if is_oversize(event) and event.id in self.base.ids:
-                continue  # the stream's placeholder for an event the list has whole
-            row = self._remember(event, sizes.get(event.id) if event.id is not None else None)
+            if is_oversize(event):
+                if event.id in self.base.ids:
+                    continue  # the stream's placeholder for an event the list has whole
+                row = self._remember(event)  # (not cached: it is fetched by id)
+            elif event.id in frames and self._cache.keep_text(event.id, frames[event.id]):
+                row = self._row(event)
+            else:
+                row = self._remember(event)
             if row.id is not None and row.id in self.base.ids:
                 old = self.base.replace(row)
                 replaced |= old is not None and old.parent_id != row.parent_id

@@ -194,11 +194,18 @@ class EventCache:
             return  # heavier than the whole cache: its caller holds it while it is shown
         self._items.set(key, value, size)
 
-    def keep_text(self, key: str, text: bytes) -> None:
+    def keep_text(self, key: str, text: bytes | str) -> bool:
         """Keep an event as the JSON text it came in (parsed on its first :meth:`get`, as
-        a page's events are: ``tui.models.parse.parse_event_json``)."""
+        a page's events are: ``tui.models.parse.parse_event_json``). False, keeping
+        nothing, for a text UTF-8 cannot hold (a lone surrogate): keep the event then."""
+        if type(text) is str:
+            try:
+                text = text.encode()
+            except UnicodeEncodeError:
+                return False
         self._hot.discard(key)
         self._keep_text(key, _Sent(text))
+        return True
 
     def discard(self, key: str) -> None:
         self._items.discard(key)

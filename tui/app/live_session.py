@@ -45,8 +45,9 @@ class LiveSession:
         self.agent = AgentServerClient(self.endpoint)
         self.state = StreamState()
         self.held: list[AnyEvent] = []  # persistable events waiting for the index
-        #: the frame lengths of held events, by id (what they weigh: see StreamEvent.size)
-        self.sizes: dict[str, int] = {}
+        #: the frames held events were read from, by id: the store keeps an event's text,
+        #: not its objects (see StreamEvent.frame)
+        self.frames: dict[str, str | bytes] = {}
         self.stream: EventStream | None = None
 
     def open_stream(self, since: str | None) -> EventStream:
@@ -55,10 +56,10 @@ class LiveSession:
 
     def fold(self, batch: list[StreamEvent | StreamStatus]) -> set[str]:
         changed = self.state.extend(batch)
-        sizes = self.sizes
+        frames = self.frames
         for item in batch:
-            if type(item) is StreamEvent and item.size and item.event.id is not None:
-                sizes[item.event.id] = item.size
+            if type(item) is StreamEvent and item.frame is not None and item.event.id is not None:
+                frames[item.event.id] = item.frame
         self.held.extend(self.state.take_events())
         return changed
 

@@ -366,11 +366,11 @@ class EventStream:
                         size = len(frame)
                         if limit is not None and size > limit:
                             event = oversize_event(frame, limit)  # never parsed whole
-                            size = 0  # the placeholder weighs little
+                            size, kept = 0, None  # the placeholder weighs little
                         else:
-                            event = parse_event_json(frame)
+                            event, kept = parse_event_json(frame), frame
                         frame = None  # a skimmed frame is not kept while the next arrives
-                        item = self.dedup.accept(event, size)
+                        item = self.dedup.accept(event, size, kept)
                         if item is not None:
                             yield item
                     frame = await ws.recv()

@@ -30,6 +30,10 @@ class StreamEvent:
     #: the frame's length: what the event weighs as JSON (0: not known), so a consumer
     #: that keeps events bounded by bytes need not weigh each one again
     size: int = field(default=0, compare=False)
+    #: the frame the event was read from (None: not kept, e.g. an oversize placeholder's):
+    #: a consumer can keep the text (no objects for the collector to scan) and read it
+    #: again when the full event is asked for, as a page's events are
+    frame: str | bytes | None = field(default=None, compare=False, repr=False)
 
     @property
     def id(self) -> str | None:
@@ -99,11 +103,13 @@ class EventDeduper:
     def __len__(self) -> int:
         return len(self._seen)
 
-    def accept(self, event: AnyEvent, size: int = 0) -> StreamEvent | None:
-        """The item to yield for ``event`` (``size``: its frame's length), or None when it
-        is a plain duplicate."""
+    def accept(
+        self, event: AnyEvent, size: int = 0, frame: str | bytes | None = None
+    ) -> StreamEvent | None:
+        """The item to yield for ``event`` (``size``: its frame's length; ``frame``: the
+        frame itself, when the consumer may keep it), or None when it is a plain duplicate."""
         if is_transient(event):
-            return StreamEvent(event, transient=True, size=size)
+            return StreamEvent(event, transient=True, size=size, frame=frame)
         stamp = event.timestamp
         if isinstance(stamp, str) and (
             self.newest_timestamp is None or stamp > self.newest_timestamp
@@ -111,13 +117,13 @@ class EventDeduper:
             self.newest_timestamp = stamp
         event_id = event.id
         if not event_id:
-            return StreamEvent(event, size=size)
+            return StreamEvent(event, size=size, frame=frame)
         has_parent = bool(event.parent_id)
         before = self._seen.get(event_id)
         if before is None:
             self._seen[event_id] = has_parent
-            return StreamEvent(event, size=size)
+            return StreamEvent(event, size=size, frame=frame)
         if has_parent and not before:
             self._seen[event_id] = True
-            return StreamEvent(event, replaces=True, size=size)
+            return StreamEvent(event, replaces=True, size=size, frame=frame)
         return None

@@ -165,13 +165,13 @@ class FollowMixin:
         live = self.live
         assert live is not None
         events, live.held = live.held, []
-        sizes, live.sizes = live.sizes, {}
+        frames, live.frames = live.frames, {}
         event_list = self.query_one(EventList)
         shows_base = self.window is self.events.base or (
             self.window is self.query_window and self.query_window.query.is_plain
         )
         follow = shows_base and event_list.at_end and not self.window.query.descending
-        added = self.events.add_live(events, [self.query_window], sizes)
+        added = self.events.add_live(events, [self.query_window], frames)
         self._grow_tree(added)
         if not added:
             return
