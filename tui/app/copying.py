@@ -17,11 +17,10 @@ What was changed is said (:attr:`Clip.notes`), and so is how many lines the copy
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tui.models import AnyEvent, RawEvent
-from tui.models.content import TextContent
+from tui.models.content import block_texts
 from tui.models.jsontext import json_text
 from tui.models.parse import event_json
 from tui.models.redact import MASK, redact, redact_text
@@ -100,10 +99,6 @@ def for_clipboard(text: str) -> tuple[str, list[str]]:
     return text, notes
 
 
-def _texts(blocks: Iterable[object] | None) -> str:
-    return "\n".join(b.text for b in blocks or () if isinstance(b, TextContent))
-
-
 def event_json_text(event: AnyEvent) -> str:
     """The event's JSON, secrets masked, numbers as sent; never raises."""
     return json_text(redact(event_json(event)), indent=2)
@@ -115,7 +110,7 @@ def useful_text(event: AnyEvent) -> tuple[str, str]:
         return "raw event JSON", event_json_text(event)
     kind = event.kind
     if kind == "MessageEvent":
-        text = event.llm_message.text or _texts(event.extended_content)
+        text = event.llm_message.text or block_texts(event.extended_content)
         if text:
             return "message text", text
     elif kind == "ActionEvent" and event.action is not None:
@@ -132,7 +127,7 @@ def useful_text(event: AnyEvent) -> tuple[str, str]:
             if isinstance(value, str) and value:
                 return attr, value
     elif kind == "ObservationEvent":
-        text = _texts(getattr(event.observation, "content", ()))
+        text = block_texts(getattr(event.observation, "content", ()))
         if text:
             return "output", text
     elif kind == "AgentErrorEvent":

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable
 from datetime import datetime, timedelta
 from operator import attrgetter
 from typing import Any
 
 from tui.client.stream_state import stats_totals
-from tui.models import AnyEvent, RawEvent, event_fields, event_text
+from tui.models import AnyEvent, RawEvent, event_fields
 from tui.models import events as ev
-from tui.models.content import TextContent
+from tui.models.content import block_texts
 from tui.models.redact import redact_text
 from tui.text import one_line
 
 from .format import money, tokens
+from .row_search import search_text
 
 #: Short, fixed-width labels for the kind column.
 KIND_LABELS = {
@@ -187,12 +187,6 @@ def unpack_time(micros: float) -> str:
     return (_EPOCH + timedelta(microseconds=micros)).isoformat(timespec="microseconds")
 
 
-def _texts(blocks: Iterable[object] | None) -> str:
-    if not blocks:  # most thoughts are empty: no generator for them
-        return ""
-    return " ".join([b.text for b in blocks if isinstance(b, TextContent)])
-
-
 def _action_summary(event: ev.ActionEvent) -> str:
     action = event.action
     if action is None:
@@ -217,7 +211,7 @@ def _action_summary(event: ev.ActionEvent) -> str:
 
 def _observation_summary(event: ev.ObservationEvent) -> str:
     obs = event.observation
-    text = _texts(getattr(obs, "content", ()))
+    text = block_texts(getattr(obs, "content", ()), " ")
     if obs.kind == "TerminalObservation":
         code = obs.exit_code if obs.exit_code is not None else obs.metadata.exit_code
         return f"exit {code} · {one_line(text)}" if text else f"exit {code}"
@@ -303,7 +297,7 @@ def summarize(event: AnyEvent) -> str:
     kind = event.kind
     if kind == "MessageEvent":
         msg = event.llm_message
-        text = msg.text or _texts(event.extended_content) or "(no text)"
+        text = msg.text or block_texts(event.extended_content, " ") or "(no text)"
         return one_line(f"{msg.role}: {text}")
     if kind == "ActionEvent":
         return one_line(_action_summary(event))
@@ -358,55 +352,6 @@ def _flag(event: AnyEvent) -> str:
     if event.kind == "ObservationEvent" and getattr(event.observation, "is_error", False):
         return "error"
     return ""
-
-
-#: Characters of an event's own words kept on its row for find (message text, command,
-#: output…). Enough for what people search for; a 50 MB output is not kept whole.
-SEARCH_CHARS = 2_000
-
-
-#: What an action's own fields say that find looks through (``search_text``).
-_ACTION_WORDS = ("command", "path", "file_text", "new_str", "message", "thought", "url", "query")
-
-
-def search_text(event: AnyEvent) -> str:
-    """The words of an event that find looks through, beyond its one-line summary."""
-    if isinstance(event, RawEvent):
-        if event.unknown_kind:  # its fields are its words
-            return event_text(event, limit=SEARCH_CHARS)[:SEARCH_CHARS]
-        return event.error[:SEARCH_CHARS]
-    parts: list[str] = []
-    kind = event.kind
-    if kind == "MessageEvent":
-        parts.append(event.llm_message.text or "")
-        parts.append(getattr(event.llm_message, "reasoning_content", None) or "")
-    elif kind == "ActionEvent":
-        parts.append(_texts(event.thought))
-        parts.append(getattr(event, "reasoning_content", None) or "")
-        # the model's own fields only: getattr of a field a model lacks costs a pydantic
-        # AttributeError each time (a third of a 100,000-event index walk went there)
-        action = event.action
-        if action is not None:
-            fields = action.__dict__
-            extra = action.__pydantic_extra__  # never a key of the model's own fields
-            for attr in _ACTION_WORDS:
-                value = fields.get(attr)
-                if value is None and extra:
-                    value = extra.get(attr)
-                if isinstance(value, str):
-                    parts.append(value)
-    elif kind == "ObservationEvent":
-        parts.append(_texts(getattr(event.observation, "content", ())))
-    elif kind in ("AgentErrorEvent",):
-        parts.append(event.error)
-    elif kind in ("ConversationErrorEvent", "ServerErrorEvent"):
-        parts.append(event.detail or "")
-    elif kind == "CondensationSummaryEvent":
-        parts.append(event.summary or "")
-    elif kind == "SecurityAnalysisEvent":
-        parts.extend((event.analyzer, event.policy, *map(risk_text, event.risks.values())))
-    text = "\n".join([p for p in parts if p])
-    return text[:SEARCH_CHARS]
 
 
 def make_row(event: AnyEvent) -> EventRow:

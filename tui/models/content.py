@@ -7,6 +7,7 @@ content and the legacy Message flags are stripped on load (the SDK does the same
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -130,3 +131,10 @@ class ErrorClassification(ClosedModel):
     retryable: bool
     user_action: Literal["none", "retry", "settings"] = "none"
     error_id: str | None = None
+
+
+def block_texts(blocks: Iterable[object] | None, sep: str = "\n") -> str:
+    """The words of a list of content blocks (images have none), joined by ``sep``."""
+    if not blocks:  # most thoughts are empty: no list for them
+        return ""
+    return sep.join([b.text for b in blocks if isinstance(b, TextContent)])

@@ -17,7 +17,7 @@ To draw a new kind: write ``_<kind>(event, paired) -> list[Widget]`` and add it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from tui.models import RawEvent
-from tui.models.content import TextContent
+from tui.models.content import block_texts
 from tui.models.parse import event_json
 from tui.text import clean
 
@@ -57,10 +57,6 @@ def _dump(model: BaseModel) -> object:
         return model.model_dump(mode="json", exclude_none=True)
     except ValueError:  # a lone surrogate in a dict key: see event_json
         return model.model_dump(mode="python", exclude_none=True)
-
-
-def _texts(blocks: Iterable[object] | None) -> str:
-    return "\n".join(b.text for b in blocks or () if isinstance(b, TextContent))
 
 
 def body(event: AnyEvent, paired: AnyEvent | None) -> list[Widget]:
@@ -124,7 +120,7 @@ def _message(event: ev.MessageEvent, paired: AnyEvent | None) -> list[Widget]:
         out.append(Static(Text(f"[{images} image(s) not shown]", style="dim")))
     if event.extended_content:
         out.append(Static(Text("extended content", style="bold"), classes="detail-section"))
-        out.append(literal(_texts(event.extended_content)))
+        out.append(literal(block_texts(event.extended_content)))
     if event.activated_skills:
         out.append(
             Static(Text("skills: " + short(", ".join(event.activated_skills), 1_000), style="dim"))
@@ -140,7 +136,7 @@ def _action(event: ev.ActionEvent, paired: AnyEvent | None) -> list[Widget]:
     out.append(Static(Text(short(title), style="bold"), classes="detail-title"))
     if event.summary:
         out.append(literal(event.summary, "italic"))
-    thought = _texts(event.thought)
+    thought = block_texts(event.thought)
     if thought:
         out.append(literal(thought))
     out.extend(thinking(event))
@@ -202,7 +198,7 @@ def observation_widgets(event: AnyEvent) -> list[Widget]:
         return [json_view(event_json(event))]
     obs = event.observation
     out: list[Widget] = []
-    text = _texts(getattr(obs, "content", ()))
+    text = block_texts(getattr(obs, "content", ()))
     if obs.kind == "TerminalObservation":
         code = obs.exit_code if obs.exit_code is not None else obs.metadata.exit_code
         status = Text(
@@ -244,7 +240,7 @@ def _observation(event: ev.ObservationEvent, paired: AnyEvent | None) -> list[Wi
         if action.kind == "TerminalAction":
             out.insert(1, literal("$ " + action.command, classes="detail-command"))
     if event.extended_content:
-        out.append(literal(_texts(event.extended_content)))
+        out.append(literal(block_texts(event.extended_content)))
     return out
 
 
