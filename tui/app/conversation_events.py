@@ -419,14 +419,9 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         fresh: list[EventRow] = []
         replaced = False
         for event in events:
-            if is_oversize(event):
-                if event.id in self.base.ids:
-                    continue  # the stream's placeholder for an event the list has whole
-                row = self._remember(event)  # (not cached: it is fetched by id)
-            elif event.id in frames and self._cache.keep_text(event.id, frames[event.id]):
-                row = self._row(event)
-            else:
-                row = self._remember(event)
+            if is_oversize(event) and event.id in self.base.ids:
+                continue  # the stream's placeholder for an event the list has whole
+            row = self._remember(event, frames.get(event.id))
             if row.id is not None and row.id in self.base.ids:
                 old = self.base.replace(row)
                 replaced |= old is not None and old.parent_id != row.parent_id

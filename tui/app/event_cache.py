@@ -176,9 +176,9 @@ class EventCache:
 
         ``size`` and ``text``: its :func:`weigh_json`, when the caller has them. With neither,
         a typed event is written as its JSON text here. With a size alone it is kept as it
-        is: a live event weighed by its frame's length (not written again on the loop: it is
-        weighed as parsed, :data:`PARSED_FACTOR` times that), or a reference into a page's
-        body (``page_worker.LazyEvent``, weighed by its share of the body)."""
+        is: a reference into a page's body (``page_worker.LazyEvent``, weighed by its share
+        of the body), or a typed event (weighed as parsed, :data:`PARSED_FACTOR` times the
+        size). A live event's frame is kept with :meth:`keep_text`."""
         self._hot.discard(key)
         if size is None and text is None:
             size, text = weigh_json(value)

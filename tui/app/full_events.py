@@ -15,7 +15,6 @@ from tui.client.stream import is_oversize
 from tui.models.events import ConversationStateUpdateEvent
 
 from .duplicate_rows import row_key
-from .event_cache import MODEL_OVERHEAD
 from .page_worker import LazyEvent, event_stats, row_from
 from .rows import EventRow, make_row
 
@@ -120,10 +119,13 @@ class FullEvents:
         if self.newest_stats is None or stated[0] >= self.newest_stats[0]:
             self.newest_stats = stated
 
-    def _remember(self, event: AnyEvent, size: int | None = None) -> EventRow:
-        """Cache ``event`` (weighed by ``size``, its JSON's length, when known) and make
-        its row."""
-        if event.id is not None and not is_oversize(event):  # a placeholder is fetched by id
-            weight = size + MODEL_OVERHEAD if size else None
-            self._cache.set(event.id, event, weight)
+    def _remember(self, event: AnyEvent, frame: str | bytes | None = None) -> EventRow:
+        """Cache ``event`` and make its row. ``frame``: the text it was read from, kept
+        instead of its objects (read again when asked for, as a page's events are) unless
+        UTF-8 cannot hold it."""
+        key = event.id
+        if key is None or is_oversize(event):  # a placeholder is fetched by id
+            return self._row(event)
+        if frame is None or not self._cache.keep_text(key, frame):
+            self._cache.set(key, event)
         return self._row(event)
