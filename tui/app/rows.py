@@ -374,12 +374,8 @@ def make_row(event: AnyEvent) -> EventRow:
         flag=_flag(event),
         text=search_text(event),
         action_id=answers if isinstance(answers, str) else None,
-        transient=event.kind in _TRANSIENT_KINDS and is_transient_row(event),
+        transient=is_transient_row(event),
     )
-
-
-#: The kinds :func:`is_transient_row` can say yes to (any other: no need to ask).
-_TRANSIENT_KINDS = frozenset({"StreamingDeltaEvent", "ConversationStateUpdateEvent"})
 
 
 def _masked(event: AnyEvent, summary: str) -> str:
