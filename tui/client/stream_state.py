@@ -142,13 +142,11 @@ class StreamState:
 
     def apply(self, item: StreamEvent | StreamStatus | AnyEvent) -> set[Aspect]:
         """Fold one item; return the aspects that changed (empty for a plain duplicate)."""
-        if type(item) is StreamEvent:  # nearly every item: the checks below cost more
+        if isinstance(item, StreamEvent):  # nearly every item: asked first
             event, replaces = item.event, item.replaces
         elif isinstance(item, StreamStatus):
             self.connection = item
             return {"connection"}
-        elif isinstance(item, StreamEvent):
-            event, replaces = item.event, item.replaces
         else:
             event, replaces = item, False
         if is_transient(event):
