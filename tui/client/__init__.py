@@ -1,41 +1,44 @@
 """Typed async HTTP client of the OpenHands-style service (no Textual imports here).
 
-The agent-server half (``agent``, ``stream``, ``stream_state``: websockets) is imported on
-first use: listing conversations, the first thing ``ohtui`` shows, needs none of it.
+Every name is imported on first use. The agent-server half (``agent``, ``stream``,
+``stream_state``: websockets) is not needed to list conversations, the first thing ``ohtui``
+shows. The index's helper process imports submodules that need no httpx
+(``process_worker``, ``page_fetch``, ``stream_state``): importing the package for them must
+not cost it httpx and the client (~0.2 s of its start, which the walk waits for).
 """
 
 from typing import TYPE_CHECKING
 
 from tui.lazy import lazy_getattr
 
-from .api import OpenHandsClient, segment
-from .backoff import JitteredBackoff
-from .errors import (
-    ApiValidationError,
-    AuthError,
-    BadRequest,
-    BadResponse,
-    Conflict,
-    ConnectionLost,
-    HTTPStatusError,
-    InvalidParameter,
-    NotFound,
-    OpenHandsError,
-    OutcomeUnknown,
-    OutcomeUnknownTimeout,
-    PageLoopError,
-    RateLimited,
-    RequestTimeout,
-    ServerError,
-    StartTaskFailed,
-    StartTaskTimeout,
-    Unsupported,
-    is_retryable,
-)
-from .http import MAX_RETRY_AFTER, RETRY_STATUSES
-from .kinds import ServerInfo, ServerKind
-
 _LAZY = {
+    "OpenHandsClient": ".api",
+    "segment": ".api",
+    "JitteredBackoff": ".backoff",
+    "ApiValidationError": ".errors",
+    "AuthError": ".errors",
+    "BadRequest": ".errors",
+    "BadResponse": ".errors",
+    "Conflict": ".errors",
+    "ConnectionLost": ".errors",
+    "HTTPStatusError": ".errors",
+    "InvalidParameter": ".errors",
+    "NotFound": ".errors",
+    "OpenHandsError": ".errors",
+    "OutcomeUnknown": ".errors",
+    "OutcomeUnknownTimeout": ".errors",
+    "PageLoopError": ".errors",
+    "RateLimited": ".errors",
+    "RequestTimeout": ".errors",
+    "ServerError": ".errors",
+    "StartTaskFailed": ".errors",
+    "StartTaskTimeout": ".errors",
+    "Unsupported": ".errors",
+    "is_retryable": ".errors",
+    "MAX_RETRY_AFTER": ".http",
+    "RETRY_STATUSES": ".http",
+    "ServerInfo": ".kinds",
+    "ServerKind": ".kinds",
     "AgentEndpoint": ".agent",
     "AgentServerClient": ".agent",
     "agent_endpoint": ".agent",
@@ -51,6 +54,32 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from .agent import AgentEndpoint, AgentServerClient, agent_endpoint, endpoint_from_url
+    from .api import OpenHandsClient, segment
+    from .backoff import JitteredBackoff
+    from .errors import (
+        ApiValidationError,
+        AuthError,
+        BadRequest,
+        BadResponse,
+        Conflict,
+        ConnectionLost,
+        HTTPStatusError,
+        InvalidParameter,
+        NotFound,
+        OpenHandsError,
+        OutcomeUnknown,
+        OutcomeUnknownTimeout,
+        PageLoopError,
+        RateLimited,
+        RequestTimeout,
+        ServerError,
+        StartTaskFailed,
+        StartTaskTimeout,
+        Unsupported,
+        is_retryable,
+    )
+    from .http import MAX_RETRY_AFTER, RETRY_STATUSES
+    from .kinds import ServerInfo, ServerKind
     from .stream import EventStream
     from .stream_items import EventDeduper, StreamEvent, StreamItem, StreamStatus, is_transient
     from .stream_state import StreamState

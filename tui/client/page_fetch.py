@@ -22,8 +22,6 @@ import urllib.request
 import zlib
 from typing import Any, NamedTuple
 
-from .http import DEADLINE_FACTOR
-
 _KEY = b'"next_page_id"'
 _DECODER = json.JSONDecoder()
 
@@ -71,6 +69,8 @@ def page_request(
         urllib.request.proxy_bypass_environment(url.hostname, proxies)
     ):
         return None
+    from .http import DEADLINE_FACTOR  # here: the helper fetches pages without httpx
+
     port = url.port or (443 if url.scheme == "https" else 80)
     query = {k: v for k, v in query.items() if k != "page_id" and v is not None}
     return PageRequest(
