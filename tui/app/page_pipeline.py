@@ -112,9 +112,14 @@ class PagePipeline:
     async def settle(self, events: int | None) -> None:
         """Before a long conversation's index starts (once): wait until the user has left
         the list alone for :attr:`quiet` seconds since it could first go anywhere (its
-        first frame and count) or since their last load."""
+        first frame and count) or since their last load.
+
+        The helper's interpreter starts as the wait begins: its imports (~0.25 s of CPU, a
+        process of its own on the other core) overlap the quiet time instead of following
+        it, and it asks nothing of this loop or the server that the user's pages need."""
         if self._settled or events is None or events < self.min_events:
             return
+        self.helper.start()
         loop = asyncio.get_running_loop()
         while True:
             since = self._quiet_since if self._quiet_since is not None else loop.time()
