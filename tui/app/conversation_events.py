@@ -335,6 +335,8 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         added = await self._patiently(
             lambda: self.fill(self.base, "head", helper=helper), what=what
         )
+        if self.tree is not None:  # the pane's tree keeps up a page at a time (O(page)),
+            self.build_tree()  # not a second's pages at once, the last after the walk
         if self.base.complete:
             self.pipeline.finished()  # the index is whole: the helper is not needed now
         return added
