@@ -103,6 +103,8 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         self._tree_size = -1
         self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
         self._count_due = False  # the base window's count starts after its first paint
+        #: set when a count starts, lands or ends (what :meth:`_count_known` waits on)
+        self._count_news = asyncio.Event()
         #: the index's pages, fetched ahead and read in the helper process (page_pipeline.py)
         self.pipeline = PagePipeline(client, conversation_id)
 
@@ -214,6 +216,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
                     on_total(window)
                 return
             window.set_count(total, 0)
+            self._count_news.set()
             on_total(window)
             counted = await folded
             if counted and window.head_page is not None:
@@ -228,6 +231,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
 
                 def start_count() -> None:
                     self._count_due = False
+                    self._count_news.set()
                     task = asyncio.ensure_future(count_first(on_total))
                     self._counting.add(task)
                     task.add_done_callback(self._counted)
@@ -246,6 +250,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
 
     def _counted(self, task: asyncio.Future) -> None:
         self._counting.discard(task)
+        self._count_news.set()
         # a failed count leaves the total unknown: the window then grows as pages arrive
         if not task.cancelled():
             task.exception()  # retrieved: not logged as never retrieved
@@ -345,16 +350,16 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         """Until the base window's total is in (or its count ends without one, or
         :data:`COUNT_WAIT_S`). The count starts after the list's first paint, maybe after
         the index's first call; its task also counts the folded kind after the total, which
-        a folder server takes ~1 s to do, so the total is looked at every few frames."""
-        deadline = asyncio.get_running_loop().time() + COUNT_WAIT_S
+        a folder server takes ~1 s to do, so what is awaited is the news of the count (it
+        starts, its total lands, it ends: :attr:`_count_news`), not the task."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + COUNT_WAIT_S
         while self.base.total is None and (self._counting or self._count_due):
-            left = deadline - asyncio.get_running_loop().time()
-            if left <= 0:
+            self._count_news.clear()
+            try:
+                await asyncio.wait_for(self._count_news.wait(), deadline - loop.time())
+            except TimeoutError:
                 return
-            if self._counting:
-                await asyncio.wait(list(self._counting), timeout=min(left, 0.02))
-            else:  # due after the first paint
-                await asyncio.sleep(min(left, 0.02))
 
     async def load_all(
         self, window: PagedWindow, progress: Callable[[PagedWindow], None] | None = None
