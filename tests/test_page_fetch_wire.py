@@ -1,18 +1,21 @@
 """The helper's lean HTTP/1.1 (tui/client/page_fetch.py ``PageFetcher``) against answers the
 reference server never gives: chunked bodies, a body ended by the server closing, gzip,
 HTTP/1.0, a kept-alive connection closed between pages, and what is not HTTP at all. A
-small server on a real loopback socket sends each canned answer in turn."""
+small server on a real loopback socket sends each canned answer in turn. And the thread
+that fetches pages ahead of their reader (``PagesAhead``): guessed pages, a page that was
+not the guess, a failed page."""
 
 from __future__ import annotations
 
 import gzip
+import json
 import socket
 import threading
 from collections.abc import Iterator
 
 import pytest
 
-from tui.client.page_fetch import PageFetcher, PageRefused, page_request
+from tui.client.page_fetch import PageFetcher, PageRefused, PagesAhead, page_request
 
 PAGE = b'{"items": [], "next_page_id": null}'
 
@@ -161,3 +164,85 @@ def test_a_first_connection_that_closes_unanswered_is_an_error_not_a_retry(canne
     with pytest.raises(ConnectionError):
         fetcher.fetch(None)
     fetcher.close()
+
+
+class ByPage(Canned):
+    """Answers each request with the page its ``page_id`` names (every connection kept)."""
+
+    def __init__(self, pages: dict[str | None, bytes]) -> None:
+        self.pages = pages
+        super().__init__([(b"", False)] * 1000)
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn:
+            data = b""
+            while True:
+                while b"\r\n\r\n" not in data:
+                    more = conn.recv(65536)
+                    if not more:
+                        return
+                    data += more
+                head, data = data.split(b"\r\n\r\n", 1)
+                self.heads.append(head)
+                target = head.split(b" ")[1].decode()
+                page = target.partition("page_id=")[2] or None
+                body = self.pages.get(page)
+                conn.sendall(_sized(body) if body is not None else _sized(b"", status="404 No"))
+
+
+def _page(next_id: str | None) -> bytes:
+    return json.dumps({"items": [], "next_page_id": next_id}).encode()
+
+
+def _asked(server: Canned) -> list[str | None]:
+    return [h.split(b" ")[1].decode().partition("page_id=")[2] or None for h in server.heads]
+
+
+def test_pages_ahead_fetches_each_guessed_next_page_before_it_is_asked_for():
+    pages = {None: _page("b"), "b": _page("c"), "c": _page(None)}
+    server = ByPage(pages)
+    try:
+        ahead = PagesAhead(server.fetcher().request)
+        assert ahead.get(None) == pages[None]
+        assert ahead.get("b") == pages["b"] and ahead.get("c") == pages["c"]
+        ahead.stop()
+        assert _asked(server) == [None, "b", "c"] and server.connections == 1
+    finally:
+        server.stop()
+
+
+def test_pages_ahead_starts_again_from_a_page_that_was_not_the_guess():
+    pages = {None: _page("b"), "b": _page(None), "x": _page(None)}
+    server = ByPage(pages)
+    try:
+        ahead = PagesAhead(server.fetcher().request)
+        assert ahead.get(None) == pages[None]
+        assert ahead.get("x") == pages["x"]  # the page said "x" (an event held the key)
+        assert ahead.get("b") == pages["b"]  # and back: fetched again if it was dropped
+        ahead.stop()
+        assert _asked(server)[0] is None and "x" in _asked(server)
+    finally:
+        server.stop()
+
+
+def test_pages_ahead_raises_a_failed_fetch_for_that_page_and_goes_on_after():
+    pages = {None: _page("gone"), "b": _page(None)}
+    server = ByPage(pages)
+    try:
+        ahead = PagesAhead(server.fetcher().request)
+        assert ahead.get(None) == pages[None]
+        with pytest.raises(PageRefused, match="404"):
+            ahead.get("gone")
+        assert ahead.get("b") == pages["b"]
+        ahead.stop()
+    finally:
+        server.stop()

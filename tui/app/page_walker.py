@@ -2,12 +2,12 @@
 
 Why: with the UI fetching each page and the helper reading it, every page crossed the
 UI's loop twice (httpx's request path, then the body handed over) and the helper waited
-between pages. Here a thread of the helper walks the search itself (``PageFetcher``, one
-kept-alive connection): it asks for page N+1 (guessed from page N's tail) before reading
-page N, so the server and the reading overlap, and keeps up to :attr:`PageWalker.ahead`
-read pages. The UI asks for a page; the answer is that page and the pages after it, once
-:attr:`PageWalker.batch` are read (or the walk has ended), so the UI's loop only takes rows
-in, a batch at a time.
+between pages. Here a thread of the helper walks the search itself: another thread
+(``PagesAhead``, one kept-alive connection) fetches pages ahead of it, each one's next
+guessed from its tail, so the server and the reading overlap, and it keeps up to
+:attr:`PageWalker.ahead` read pages. The UI asks for a page; the answer is that page and
+the pages after it, once :attr:`PageWalker.batch` are read (or the walk has ended), so the
+UI's loop only takes rows in, a batch at a time.
 
 A page the walk could not fetch or read is answered ``None`` and the walk stops there:
 the UI reads that page the ordinary way (its errors, retries and waits are the client's),
@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from tui.client.page_fetch import PageFetcher, PageRequest, guess_next_page
+from tui.client.page_fetch import PageRequest, PagesAhead
 
 #: What a page read ahead is handed over as: (its page id, the page or None if it failed).
 Walked = tuple[str | None, Any]
@@ -83,33 +83,29 @@ class PageWalker:
     # --- the walking thread ----------------------------------------------------------------
 
     def _run(self, walk: int, request: PageRequest, page_id: str | None) -> None:
-        fetcher = PageFetcher(request)
+        pages = PagesAhead(request)
         try:
-            self._walk_from(walk, fetcher, page_id)
+            self._walk_from(walk, pages, page_id)
         except Exception:  # noqa: BLE001 - never leave an answer waiting: read in-line
             with self._lock:
                 page_id = self._next
             self._hand(walk, page_id, None, end=True)
         finally:
-            fetcher.close()
+            pages.stop()
 
-    def _walk_from(self, walk: int, fetcher: PageFetcher, page_id: str | None) -> None:
+    def _walk_from(self, walk: int, pages: PagesAhead, page_id: str | None) -> None:
         seen: set[str | None] = set()
-        try:
-            body = fetcher.fetch(page_id)
-        except Exception:  # noqa: BLE001 - the UI asks again the ordinary way
-            self._hand(walk, page_id, None, end=True)
-            return
         while True:
+            try:
+                body = pages.get(page_id)  # fetched ahead (its id guessed), or now
+            except Exception:  # noqa: BLE001 - the UI asks again the ordinary way
+                self._hand(walk, page_id, None, end=True)
+                return
             if not self._room(walk):
                 return
-            guess = guess_next_page(body)
-            asked = guess if guess is not None and guess != page_id else None
             try:
-                if asked is not None:
-                    fetcher.send(asked)  # the server answers it while this page is read
                 page = self.read(body)
-            except Exception:  # noqa: BLE001 - not a page (or the send failed): in-line
+            except Exception:  # noqa: BLE001 - not a page: read in-line
                 self._hand(walk, page_id, None, end=True)
                 return
             following = page.next_page_id
@@ -118,15 +114,6 @@ class PageWalker:
             if not self._hand(walk, page_id, page, end=end, following=following) or end:
                 return
             page_id = following
-            try:
-                if asked != following:
-                    if asked is not None:
-                        fetcher.receive()  # a wrong guess (an event held the key): dropped
-                    fetcher.send(following)
-                body = fetcher.receive()
-            except Exception:  # noqa: BLE001 - see above
-                self._hand(walk, page_id, None, end=True)
-                return
 
     def _room(self, walk: int) -> bool:
         """Wait until fewer than ``ahead`` pages wait; False if this walk was replaced."""

@@ -18,9 +18,11 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import threading
 import urllib.parse
 import urllib.request
 import zlib
+from collections import deque
 from typing import Any, NamedTuple
 
 _KEY = b'"next_page_id"'
@@ -276,3 +278,84 @@ def _decoded(body: bytes, encoding: str) -> bytes:
         except zlib.error:
             return zlib.decompress(body, -zlib.MAX_WBITS)
     raise PageRefused(f"content encoding {encoding!r}")
+
+
+class PagesAhead:
+    """A thread fetching a search's pages ahead of their reader: each page's next is
+    guessed from its tail (:func:`guess_next_page`) and asked for at once, up to
+    :attr:`depth` pages ahead, so the server works at its own pace beside the reading.
+
+    With one request on its way at a time, the server waited for the reader's next
+    request and the reader for the server's answer whenever either was held up (a core
+    busy with the UI): the helper waited 1.0-1.2 s of a 3.3 s walk for answers the server
+    needed 1.5 ms of CPU each for. :meth:`get` returns a page's body, or raises what
+    fetching it raised; a page that is not the one guessed (an event held the key)
+    starts the fetching again from it (what was fetched ahead is dropped)."""
+
+    depth = 3
+
+    def __init__(self, request: PageRequest) -> None:
+        self._fetcher = PageFetcher(request)
+        self._lock = threading.Condition()
+        self._ready: deque[tuple[str | None, bytes | None, BaseException | None]] = deque()
+        self._next: tuple[str | None] | None = None  # the page to fetch next, if any
+        self._fetching: tuple[str | None] | None = None  # the page on its way
+        self._round = 0  # bumped when the reader starts again elsewhere
+        self._stopped = False
+        threading.Thread(target=self._run, name="ohtui-fetch", daemon=True).start()
+
+    def get(self, page_id: str | None) -> bytes:
+        with self._lock:
+            while True:
+                if self._ready and self._ready[0][0] == page_id:
+                    _, body, error = self._ready.popleft()
+                    self._lock.notify_all()
+                    if error is not None:
+                        raise error
+                    assert body is not None
+                    return body
+                coming = not self._ready and (page_id,) in (self._next, self._fetching)
+                if not coming:  # not what was guessed: from here, afresh
+                    self._round += 1
+                    self._ready.clear()
+                    self._next = (page_id,)
+                    self._lock.notify_all()
+                self._lock.wait()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            self._lock.notify_all()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._lock:
+                    self._lock.wait_for(
+                        lambda: (
+                            self._stopped
+                            or (self._next is not None and len(self._ready) < self.depth)
+                        )
+                    )
+                    if self._stopped:
+                        return
+                    assert self._next is not None
+                    (page_id,), round_ = self._next, self._round
+                    self._fetching, self._next = self._next, None
+                body: bytes | None = None
+                error: BaseException | None = None
+                try:
+                    body = self._fetcher.fetch(page_id)
+                except Exception as exc:  # noqa: BLE001 - the reader's to raise
+                    error = exc
+                    self._fetcher.close()
+                with self._lock:
+                    self._fetching = None
+                    if round_ == self._round:
+                        self._ready.append((page_id, body, error))
+                        guess = guess_next_page(body) if body is not None else None
+                        if guess is not None and guess != page_id:
+                            self._next = (guess,)
+                    self._lock.notify_all()
+        finally:
+            self._fetcher.close()
