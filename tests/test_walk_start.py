@@ -43,11 +43,24 @@ def _pipeline(worker: ProcessWorker) -> PagePipeline:
 async def test_a_long_conversations_helper_starts_while_the_index_waits_for_quiet():
     worker = _Recorder()
     pipeline = _pipeline(worker)
+    pipeline.quiet = 60.0  # the index waits all this time: the test ends it
     pipeline.index_called()
-    with pipeline.asked():  # the user is loading rows (End): the index waits
+    settling = asyncio.ensure_future(pipeline.settle(5_000))
+    await worker.asked_to_start.wait()  # the helper starts at once ...
+    assert not settling.done()  # ... while the index still waits
+    settling.cancel()
+
+
+async def test_a_load_of_the_users_goes_first_then_the_helper_starts():
+    worker = _Recorder()
+    pipeline = _pipeline(worker)
+    pipeline.quiet = 0.01
+    pipeline.index_called()
+    with pipeline.asked():  # e.g. End's page on its way
         settling = asyncio.ensure_future(pipeline.settle(5_000))
-        await worker.asked_to_start.wait()  # ... and its helper starts meanwhile
-        assert not settling.done()
+        await asyncio.sleep(0)  # one turn: settle has looked, and waits
+        assert not worker.asked_to_start.is_set() and not settling.done()
+    await worker.asked_to_start.wait()  # the page is in: the helper starts
     await settling
     assert pipeline._settled
 
