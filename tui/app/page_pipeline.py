@@ -112,18 +112,11 @@ class PagePipeline:
     async def settle(self, events: int | None) -> None:
         """Before a long conversation's index starts (once): wait until the user has left
         the list alone for :attr:`quiet` seconds since it could first go anywhere (its
-        first frame and count) or since their last load.
-
-        The helper's interpreter starts as the quiet time begins (at once, unless a load of
-        the user's is on its way: then as it ends): its imports (~0.25 s of CPU, a process
-        of its own) overlap the quiet time instead of following it, and ask nothing of this
-        loop or the server."""
+        first frame and count) or since their last load."""
         if self._settled or events is None or events < self.min_events:
             return
         loop = asyncio.get_running_loop()
         while True:
-            if not self._asked:
-                self.helper.start()  # once
             since = self._quiet_since if self._quiet_since is not None else loop.time()
             wait = since + self.quiet - loop.time()
             if not self._asked and wait <= 0:
