@@ -42,10 +42,13 @@ from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from ..widgets.ordered_input import OrderedInput
 from .conversations_sorting import SortedList
+from .conversations_table import ConversationsTable
 from .errors import describe_error
 from .new_conversation import ConversationStarts
 
 if TYPE_CHECKING:
+    from textual.widget import AwaitMount
+
     from tui.models import AppConversation
 
 PAGE = 50
@@ -98,7 +101,9 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
             yield OrderedInput(
                 placeholder="title contains… (enter to apply, esc to clear)", id="conv-filter"
             )
-        yield FittedTable(self._layout(), id="conversations", cursor_type="row", zebra_stripes=True)
+        yield ConversationsTable(
+            self._layout(), id="conversations", cursor_type="row", zebra_stripes=True
+        )
         yield CostChart(id="cost-chart")
         yield Static(id="conversations-detail")
         yield Static(id="conversations-status")
@@ -365,15 +370,21 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
     def action_open(self) -> None:
         self._open(self.query_one(FittedTable).current_key)
 
-    def _open(self, key: str | None) -> None:
+    async def open_current(self) -> None:
+        """Open the row under the cursor; return once its screen is mounted."""
+        opened = self._open(self.query_one(FittedTable).current_key)
+        if opened is not None:
+            await opened
+
+    def _open(self, key: str | None) -> AwaitMount | None:
         conv = self.rows.get(key) if key is not None else None
-        if conv is not None:
-            self.app.open_conversation(conv.id, title=conv.title)
+        if conv is None:
+            return None
+        return self.app.open_conversation(conv.id, title=conv.title)
 
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
-        # the row Enter was pressed on: keys typed right behind it (``⏎ G`` as one burst)
-        # have moved the cursor by the time this message arrives
+        # a click on a row (enter opens at once: ConversationsTable): the row it names
         self._open(event.row_key.value)
 
     def action_copy_id(self) -> None:
