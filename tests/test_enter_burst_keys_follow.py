@@ -58,3 +58,23 @@ async def test_enter_in_the_title_filter_applies_it_and_opens_nothing(make_serve
         await pilot.press("slash", *"zzqq", "enter")
         await wait_for(lambda: table.row_count == 0, pilot=pilot)
         assert isinstance(app.screen, ConversationsScreen)
+
+
+async def test_keys_after_slash_go_into_the_title_filter(make_server):
+    """``/ zzq`` in one burst: the letters go into the field (``q`` reached the table and
+    quit the app); a ``/`` typed there is a title's character."""
+    store = Store()
+    for seed in (1, 2):
+        generate_conversation(store, 10, seed=seed)
+    server = make_server(store)
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
+        table = app.screen.query_one("DataTable")
+        await wait_for(lambda: table.row_count == 2, pilot=pilot)
+        send_burst(app, [("slash", "/"), ("z", "z"), ("z", "z"), ("q", "q")])
+        field = app.screen.query_one("#conv-filter")
+        await wait_for(lambda: field.value == "zzq", pilot=pilot)
+        await pilot.press("slash", "a")
+        await wait_for(lambda: field.value == "zzq/a", pilot=pilot)
+        assert app.is_running and isinstance(app.screen, ConversationsScreen)

@@ -61,7 +61,9 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
     BINDING_GROUP_TITLE = "Conversations"
     BINDINGS = [
         Binding("enter", "open", "Open", id="conversations.open"),
-        Binding("slash", "filter", "Filter by title", id="conversations.filter"),
+        # priority, and the focus moved at once: the keys typed behind it in one burst
+        # (``/ zz``) go to the field, not to the table (``q`` quit the app)
+        Binding("slash", "filter", "Filter by title", priority=True, id="conversations.filter"),
         Binding("n", "new", "New conversation", id="conversations.new"),
         Binding("ctrl+r", "refresh", "Refresh", id="conversations.refresh"),
         Binding("c", "copy_id", "Copy id", id="conversations.copy-id"),
@@ -119,7 +121,8 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         table = self.query_one(FittedTable)
         table.border_title = "Conversations"
         self.server_known()
-        table.focus()
+        if self.focused is None:  # a "/" typed as the screen came up has given it to the field
+            self.set_focus(table)
         self._place_chart()
         self.reload()
         self.set_interval(POLL_S, self.poll_statuses)
@@ -365,6 +368,8 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
             return self.can_start()
         if action == "sandbox_ids":
             return not self.app.local
+        if action == "filter":  # typed into the field while it has the keys
+            return not isinstance(self.focused, Input)
         return True
 
     def action_open(self) -> None:
@@ -402,7 +407,7 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
     def action_filter(self) -> None:
         row = self.query_one("#conv-filter-row")
         row.add_class("-visible")
-        self.query_one("#conv-filter", Input).focus()
+        self.set_focus(self.query_one("#conv-filter", Input))  # now, not after queued keys
 
     @on(Input.Changed, "#conv-filter")
     def _filter_typed(self, event: Input.Changed) -> None:
