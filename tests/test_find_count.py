@@ -110,7 +110,9 @@ async def test_no_stale_words_after_close_a_new_query_or_a_switch_of_view(demo_s
     app = make_app(demo_server.base_url, conversation_id=IDS["hello"])
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot, IDS["hello"])
-        bar = screen.query_one(FindBar)
+        # the object, built with the screen: it is mounted only after the first rows are
+        # painted (deferred.py), which a busy machine can leave for after list_ready
+        bar: FindBar = screen.find_bar
         await pilot.press("slash", *"hello", "enter")
         await wait_for(lambda: _status(screen).startswith("hit 1 of"), pilot=pilot)
         await pilot.press("escape")  # closed: nothing left to say
