@@ -136,5 +136,8 @@ async def test_a_click_on_the_bar_opens_the_dialog(demo_server):
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         bar = screen.query_one(FilterBar)
         assert not bar.can_focus and bar.region.right <= 80
-        await pilot.click(FilterBar, offset=(3, 0))
+        # True when the click landed on the bar: a failure then says whether it was the
+        # click's place or what the bar did with it
+        landed = await pilot.click(FilterBar, offset=(3, 0))
+        assert landed, app.screen.get_widget_at(bar.region.x + 3, bar.region.y)
         await wait_for(lambda: screen_ready(app, FilterDialog), pilot=pilot)

@@ -110,14 +110,19 @@ async def test_no_stale_words_after_close_a_new_query_or_a_switch_of_view(demo_s
     app = make_app(demo_server.base_url, conversation_id=IDS["hello"])
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot, IDS["hello"])
-        bar = screen.query_one(FindBar)
+        # the object, built with the screen: it is mounted only after the first rows are
+        # painted (deferred.py), which a busy machine can leave for after list_ready
+        bar: FindBar = screen.find_bar
         await pilot.press("slash", *"hello", "enter")
         await wait_for(lambda: _status(screen).startswith("hit 1 of"), pilot=pilot)
         await pilot.press("escape")  # closed: nothing left to say
         assert _status(screen) == "" and not bar.has_class("-visible")
         await pilot.press("slash")
         assert _status(screen) == ""  # reopened: the old words are gone
-        assert screen.query_one("#find-input").selected_text == "hello"  # typing replaces it
+        # typing replaces it: the input selects its text as it takes the focus, a message the
+        # press's own wait may return before (it waits only for what was queued as it began)
+        field = screen.query_one("#find-input")
+        await wait_for(lambda: field.selected_text == "hello", pilot=pilot)
         await pilot.press(*"zzqqxx", "enter")  # a new query
         await wait_for(lambda: _status(screen) == "no event matches 'zzqqxx'", pilot=pilot)
         await wait_for(lambda: screen.hits is not None and screen.hits.complete, pilot=pilot)

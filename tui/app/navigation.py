@@ -8,9 +8,14 @@ screens is one concern and the app's lifetime (client, connection, profiles) ano
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .notices import user_is_typing
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen
+
+if TYPE_CHECKING:
+    from textual.widget import AwaitMount
 
 #: The name the sandboxes screen is installed under (one instance per connection).
 SANDBOXES = "sandboxes"
@@ -28,10 +33,11 @@ class AppNavigation:
 
     def open_conversation(
         self, conversation_id: str, *, title: str | None = None, shared: bool = False
-    ) -> None:
+    ) -> AwaitMount:
+        """Push the conversation's screen; awaiting the result waits until it is mounted."""
         from .screens.conversation import ConversationScreen
 
-        self.push_screen(
+        return self.push_screen(
             ConversationScreen(conversation_id, shared=shared or self.shared, title=title)
         )
 

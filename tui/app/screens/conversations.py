@@ -42,10 +42,13 @@ from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from ..widgets.ordered_input import OrderedInput
 from .conversations_sorting import SortedList
+from .conversations_table import ConversationsTable
 from .errors import describe_error
 from .new_conversation import ConversationStarts
 
 if TYPE_CHECKING:
+    from textual.widget import AwaitMount
+
     from tui.models import AppConversation
 
 PAGE = 50
@@ -58,7 +61,9 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
     BINDING_GROUP_TITLE = "Conversations"
     BINDINGS = [
         Binding("enter", "open", "Open", id="conversations.open"),
-        Binding("slash", "filter", "Filter by title", id="conversations.filter"),
+        # priority, and the focus moved at once: the keys typed behind it in one burst
+        # (``/ zz``) go to the field, not to the table (``q`` quit the app)
+        Binding("slash", "filter", "Filter by title", priority=True, id="conversations.filter"),
         Binding("n", "new", "New conversation", id="conversations.new"),
         Binding("ctrl+r", "refresh", "Refresh", id="conversations.refresh"),
         Binding("c", "copy_id", "Copy id", id="conversations.copy-id"),
@@ -98,7 +103,9 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
             yield OrderedInput(
                 placeholder="title contains… (enter to apply, esc to clear)", id="conv-filter"
             )
-        yield FittedTable(self._layout(), id="conversations", cursor_type="row", zebra_stripes=True)
+        yield ConversationsTable(
+            self._layout(), id="conversations", cursor_type="row", zebra_stripes=True
+        )
         yield CostChart(id="cost-chart")
         yield Static(id="conversations-detail")
         yield Static(id="conversations-status")
@@ -114,7 +121,8 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         table = self.query_one(FittedTable)
         table.border_title = "Conversations"
         self.server_known()
-        table.focus()
+        if self.focused is None:  # a "/" typed as the screen came up has given it to the field
+            self.set_focus(table)
         self._place_chart()
         self.reload()
         self.set_interval(POLL_S, self.poll_statuses)
@@ -360,20 +368,28 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
             return self.can_start()
         if action == "sandbox_ids":
             return not self.app.local
+        if action == "filter":  # typed into the field while it has the keys
+            return not isinstance(self.focused, Input)
         return True
 
     def action_open(self) -> None:
         self._open(self.query_one(FittedTable).current_key)
 
-    def _open(self, key: str | None) -> None:
+    async def open_current(self) -> None:
+        """Open the row under the cursor; return once its screen is mounted."""
+        opened = self._open(self.query_one(FittedTable).current_key)
+        if opened is not None:
+            await opened
+
+    def _open(self, key: str | None) -> AwaitMount | None:
         conv = self.rows.get(key) if key is not None else None
-        if conv is not None:
-            self.app.open_conversation(conv.id, title=conv.title)
+        if conv is None:
+            return None
+        return self.app.open_conversation(conv.id, title=conv.title)
 
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
-        # the row Enter was pressed on: keys typed right behind it (``⏎ G`` as one burst)
-        # have moved the cursor by the time this message arrives
+        # a click on a row (enter opens at once: ConversationsTable): the row it names
         self._open(event.row_key.value)
 
     def action_copy_id(self) -> None:
@@ -391,7 +407,7 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
     def action_filter(self) -> None:
         row = self.query_one("#conv-filter-row")
         row.add_class("-visible")
-        self.query_one("#conv-filter", Input).focus()
+        self.set_focus(self.query_one("#conv-filter", Input))  # now, not after queued keys
 
     @on(Input.Changed, "#conv-filter")
     def _filter_typed(self, event: Input.Changed) -> None:
