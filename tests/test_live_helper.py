@@ -30,6 +30,9 @@ GOOD = {
 }
 
 
+BURST = 2 * HELPER_FROM
+
+
 def _frames() -> list[str | bytes]:
     """Every real sample event as a frame, then what a hostile or odd server sends."""
     frames: list[str | bytes] = [
@@ -160,10 +163,10 @@ async def test_a_fast_live_stream_is_read_in_the_helper_and_it_ends_with_the_app
     app = make_app(server.base_url)
     hub = server.app.state.live
 
-    def burst(first: int) -> None:
+    def burst(first: int) -> None:  # split in two batches at most: one holds half or more
         events = [
             {**GOOD, "id": f"fast-{n}", "llm_message": {**GOOD["llm_message"]}}
-            for n in range(first, first + HELPER_FROM + 10)
+            for n in range(first, first + BURST)
         ]
         for n, event in enumerate(events):
             event["llm_message"]["content"] = [{"type": "text", "text": f"n={first + n}"}]
@@ -179,16 +182,17 @@ async def test_a_fast_live_stream_is_read_in_the_helper_and_it_ends_with_the_app
         before = len(screen.window)
         await asyncio.to_thread(burst, 0)  # one batch: starts the helper
         await wait_for(lambda: reader.worker.usable, pilot=pilot)
-        await asyncio.to_thread(burst, 100)  # read there
-        total = before + 2 * (HELPER_FROM + 10)
+        await asyncio.to_thread(burst, BURST)  # read there
+        total = before + 2 * BURST
         await wait_for(lambda: len(screen.window) == total, pilot=pilot)
-        assert reader.helped >= HELPER_FROM + 10
+        assert reader.helped >= BURST // 2
         ids = [screen.window.row(i).id for i in range(total)]
         assert len(set(ids)) == total  # nothing twice
         last = screen.window.row(total - 1)
-        assert last.id == "fast-159" and last.summary == "assistant: n=159"
-        again = screen.events.cached("fast-159")  # the detail: read back from its frame
-        assert again is not None and again.llm_message.content[0].text == "n=159"
+        n = 2 * BURST - 1
+        assert last.id == f"fast-{n}" and last.summary == f"assistant: n={n}"
+        again = screen.events.cached(f"fast-{n}")  # the detail: read back from its frame
+        assert again is not None and again.llm_message.content[0].text == f"n={n}"
         pid = reader.worker.pid
         assert pid is not None and _running(pid)
     assert not _running(pid)  # gone with the app
@@ -202,3 +206,15 @@ def _running(pid: int | None) -> bool:
             return stat.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_a_row_made_again_from_its_state_has_every_field_it_had():
+    from tui.app.rows import EventRow
+
+    row = EventRow.__new__(EventRow)
+    for n, name in enumerate(EventRow.__slots__):  # a distinct value in each slot
+        setattr(row, name, f"value-{n}")
+    again = EventRow.from_state(row.state())
+    assert [getattr(again, name) for name in EventRow.__slots__] == [
+        f"value-{n}" for n in range(len(EventRow.__slots__))
+    ]

@@ -14,8 +14,9 @@ kept raw with its reason, as before. The helper reads only persisted typed event
 store and the fold need nothing more of than their rows (:data:`ROW_ENOUGH`); for the
 rest, and for a frame UTF-8 cannot hold (the cache keeps that one parsed), it answers None.
 
-The helper starts only once a batch is big (:data:`HELPER_FROM` frames: a real agent's few
-events a second never pay for an interpreter); until it has said it is ready, if it cannot
+Only a big batch goes to the helper (:data:`HELPER_FROM` frames: a real agent's few events a
+second never pay for an interpreter), and the first one starts it; until it has said it is
+ready, if it cannot
 start, if a request fails or it dies, batches are read in-line (it is not restarted). It
 exits when the stream is closed, or when this process ends (its stdin closes:
 ``process_worker``). No Textual here.
@@ -54,7 +55,8 @@ ROW_ENOUGH = frozenset(EVENT_CLASSES) - {
     ConversationErrorEvent,
     SecurityAnalysisEvent,
 }
-#: A batch of this many frames starts the helper (a fast stream, or a replay).
+#: A batch of this many frames is read in the helper (a fast stream, or a replay); the
+#: first such batch starts it.
 HELPER_FROM = 50
 
 #: what the helper sends back for a frame it read: (id, parent_id, timestamp, agent_spoke,
@@ -116,8 +118,10 @@ class LiveReader:
         return out
 
     async def _ask(self, frames: list[str | bytes]) -> list[Answer] | None:
+        if len(frames) < HELPER_FROM:
+            return None  # a few frames: read here sooner than a round trip
         worker = self.worker
-        if not self.started and len(frames) >= HELPER_FROM:
+        if not self.started:
             self.started = True
             worker.start()
         if not worker.usable:

@@ -59,7 +59,7 @@ class StreamStatus:
     why: str | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one per frame of a fast stream (0.5 µs, frozen 1.2)
 class StreamFrame:
     """A frame not read yet, from a stream made with ``read=False``: its consumer reads it
     (in a helper process, say) and asks the stream's :class:`EventDeduper` about it, in
@@ -69,7 +69,7 @@ class StreamFrame:
     event: AnyEvent | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one per event of a fast stream (0.8 µs, frozen 2.9)
 class ReadEvent:
     """A persisted event read elsewhere (see ``tui.app.live_worker``): what de-duplication
     and the fold read of it, what its reader made of it (``made``: the row's fields, opaque
