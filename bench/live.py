@@ -4,8 +4,9 @@ The server (its own process) publishes agent messages into the demo's live conve
 --seconds at each rate; each message carries its send time. The app follows the tail.
 Reported: events sent, received, shown as rows, lost (sent − shown), send→screen latency
 p50/p99 (the paint after the batch that added the row), keypress→paint latency while
-the stream runs, and the app's loop thread's CPU time per event (``time.thread_time``,
-which a busy machine moves far less than the latencies).
+the stream runs, and the app's CPU time per event: its loop thread's (``time.thread_time``,
+which a busy machine moves far less than the latencies), all its threads', and a helper
+process's (the stream's frames read there while it is fast: ``tui/app/live_worker.py``).
 
     python -m bench.live [--rates 1000,5000,20000] [--seconds 10]
 """
@@ -16,6 +17,7 @@ import argparse
 import asyncio
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -41,9 +43,12 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
 
     app = make_app(url, conversation_id=cid)
     probe = PaintProbe(app)
-    spans: list[tuple[float, float, float, int, int]] = []  # (perf, epoch, CPU, rows from, to)
+    # (perf, epoch, loop CPU, process CPU, rows from, to)
+    spans: list[tuple[float, float, float, float, int, int]] = []
     flushes: list[tuple[float, float, list[float]]] = []  # (perf time, epoch, send epochs)
     cpu: list[float] = []  # the loop thread's CPU time at each flush with sent events
+    all_cpu: list[float] = []  # the app process's (every thread's) CPU time, the same
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     keys: list[float] = []
     async with app.run_test(size=SIZE):
         await until(lambda: isinstance(app.screen, ConversationScreen))
@@ -73,7 +78,14 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
             original()
             if len(head) > before:
                 spans.append(
-                    (time.perf_counter(), time.time(), time.thread_time(), before, len(head))
+                    (
+                        time.perf_counter(),
+                        time.time(),
+                        time.thread_time(),
+                        time.process_time(),
+                        before,
+                        len(head),
+                    )
                 )
 
         screen.flush_live_rows = flush
@@ -100,7 +112,7 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
                     pass
                 send_key(app, "end")
             await asyncio.sleep(0.2)
-        for at, epoch, thread_time, start, end in spans:
+        for at, epoch, thread_time, process_time, start, end in spans:
             sent = [
                 float(m.group(1))
                 for i in range(start, end)
@@ -109,6 +121,7 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
             if sent:
                 flushes.append((at, epoch, sent))
                 cpu.append(thread_time)
+                all_cpu.append(process_time)
         latencies, waits, paint_delays = [], [], []
         for at, epoch, sent in flushes:
             later = [p for p in probe.paints if p >= at]
@@ -123,9 +136,16 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
     # the first batch's): far less moved by a busy machine than the latencies are
     streamed = sum(len(s) for _, _, s in flushes[1:])
     cpu_us = (cpu[-1] - cpu[0]) / streamed * 1e6 if streamed else 0.0
+    all_us = (all_cpu[-1] - all_cpu[0]) / streamed * 1e6 if streamed else 0.0
+    # a helper process the app ran (and waited for as it closed): its CPU over every event
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    helper = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+    received = sum(len(s) for _, _, s in flushes)
     return {
         "cpu_us_per_event": cpu_us,
-        "received": sum(len(s) for _, _, s in flushes),
+        "process_cpu_us_per_event": all_us,
+        "helper_cpu_us_per_event": helper / received * 1e6 if received else 0.0,
+        "received": received,
         "shown": shown,
         "duplicates": len(ids) - len(set(ids)),
         "latency_p50_ms": percentile(latencies, 50) * 1000,
@@ -190,7 +210,8 @@ def main() -> int:
             f"{got['latency_p50_ms']:.0f} ms p99 {got['latency_p99_ms']:.0f} ms (sent→row p50 {got['wait_p50_ms']:.0f} "
             f"p99 {got['wait_p99_ms']:.0f}, row→paint p50 {got['paint_p50_ms']:.0f} p99 {got['paint_p99_ms']:.0f}); key→paint median "
             f"{got['key_median_ms']:.1f} ms p95 {got['key_p95_ms']:.1f} ms ({got['keys']} keys); "
-            f"app CPU {got['cpu_us_per_event']:.1f} µs/event",
+            f"app CPU {got['cpu_us_per_event']:.1f} µs/event (loop; every thread "
+            f"{got['process_cpu_us_per_event']:.1f}, helper {got['helper_cpu_us_per_event']:.1f})",
             flush=True,
         )
     report("live", figures)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui.client.stream import is_oversize
+from tui.client.stream_items import ReadEvent
 from tui.models import EventTree
 
 from .action_index import ActionIndex
@@ -413,7 +414,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
 
     def add_live(
         self,
-        events: list[AnyEvent],
+        events: Sequence[AnyEvent | ReadEvent],
         windows: Sequence[PagedWindow] = (),
         frames: dict[str, str | bytes] | None = None,
     ) -> int:
@@ -426,9 +427,13 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         fresh: list[EventRow] = []
         replaced = False
         for event in events:
-            if is_oversize(event) and event.id in self.base.ids:
+            if type(event) is ReadEvent:  # read in the helper (live_worker.py): its row too
+                self._cache.keep_text(event.id, event.frame)  # UTF-8 holds it: checked there
+                row = self._made_row(event.made, None)
+            elif is_oversize(event) and event.id in self.base.ids:
                 continue  # the stream's placeholder for an event the list has whole
-            row = self._remember(event, frames.get(event.id))
+            else:
+                row = self._remember(event, frames.get(event.id))
             if row.id is not None and row.id in self.base.ids:
                 old = self.base.replace(row)
                 replaced |= old is not None and old.parent_id != row.parent_id

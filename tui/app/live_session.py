@@ -10,7 +10,7 @@ counted twice. No Textual here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tui.client import (
     AgentServerClient,
@@ -22,8 +22,10 @@ from tui.client import (
 )
 
 from .format import status_value
+from .live_worker import LiveReader
 
 if TYPE_CHECKING:
+    from tui.client.stream_items import ReadEvent
     from tui.models import AnyEvent, AppConversation
 
 
@@ -44,17 +46,26 @@ class LiveSession:
         self.endpoint = agent_endpoint(app_base_url, conversation)
         self.agent = AgentServerClient(self.endpoint)
         self.state = StreamState()
-        self.held: list[AnyEvent] = []  # persistable events waiting for the index
+        #: persistable events waiting for the index (read in a helper: their ReadEvents)
+        self.held: list[AnyEvent | ReadEvent] = []
         #: the frames held events were read from, by id: the store keeps an event's text,
         #: not its objects (see StreamEvent.frame)
         self.frames: dict[str, str | bytes] = {}
         self.stream: EventStream | None = None
+        self.reader: LiveReader | None = None
 
     def open_stream(self, since: str | None) -> EventStream:
-        self.stream = EventStream(self.endpoint, since=since)
+        """The stream, its frames left for :meth:`read` (in a helper while it is fast)."""
+        self.stream = EventStream(self.endpoint, since=since, read=False)
+        self.reader = LiveReader(self.stream.dedup)
         return self.stream
 
-    def fold(self, batch: list[StreamEvent | StreamStatus]) -> set[str]:
+    async def read(self, batch: list[Any]) -> list[StreamEvent | ReadEvent | StreamStatus]:
+        """A batch of the stream's items with its frames read (see ``live_worker.py``)."""
+        assert self.reader is not None
+        return await self.reader.read(batch)
+
+    def fold(self, batch: list[StreamEvent | ReadEvent | StreamStatus]) -> set[str]:
         changed = self.state.extend(batch)
         frames = self.frames
         for item in batch:
@@ -75,4 +86,6 @@ class LiveSession:
     async def aclose(self) -> None:
         if self.stream is not None:
             await self.stream.close()
+        if self.reader is not None:
+            await self.reader.aclose()
         await self.agent.aclose()

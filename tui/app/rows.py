@@ -153,9 +153,23 @@ class EventRow:
 
     @classmethod
     def from_state(cls, state: tuple[Any, ...]) -> EventRow:
+        """The row :meth:`state` was taken from (one unpacking in ``__slots__`` order, a
+        test checks it: 0.3 µs a row, where a ``setattr`` loop was 1.5, once per live event
+        and indexed event read in the helper)."""
         row = cls.__new__(cls)
-        for name, value in zip(cls.__slots__, state, strict=True):
-            setattr(row, name, value)
+        (
+            row._stamp,
+            row.action_id,
+            row.flag,
+            row.id,
+            row.kind,
+            row.parent_id,
+            row.source,
+            row.summary,
+            row.text,
+            row.tool_call_id,
+            row.transient,
+        ) = state
         return row
 
 

@@ -18,6 +18,10 @@ Items
   ``transient=True`` marks frames the server never persists: the ``full_state`` snapshot,
   ``StreamingDeltaEvent`` and ``ServerErrorEvent``; they are passed through as they come.
 
+  :class:`StreamFrame` — with ``read=False``, a frame left unread (nor de-duplicated): the
+  consumer reads it (``tui.app.live_reader`` does, in a helper process) and asks
+  :attr:`EventStream.dedup` about each, in order; an oversize frame comes as its placeholder.
+
   :class:`StreamStatus` — the connection: ``connecting`` (first attempt), ``live`` (the
   server has spoken: first frame received, or the socket stayed open for ``live_grace``
   seconds after auth), ``reconnecting`` (dropped; ``retry_in`` seconds until attempt
@@ -95,7 +99,9 @@ from .stream_failures import (
 from .stream_items import (
     ConnectionState,
     EventDeduper,
+    ReadEvent,
     StreamEvent,
+    StreamFrame,
     StreamItem,
     StreamStatus,
     is_transient,
@@ -155,6 +161,7 @@ class EventStream:
         skim_max: int = 128 * MIB,
         max_queue: int | None = 4096,
         raise_on_failure: bool = False,
+        read: bool = True,
         connect_options: Mapping[str, Any] | None = None,
     ) -> None:
         if isinstance(target, AgentEndpoint):
@@ -197,6 +204,9 @@ class EventStream:
         self.resume_margin = None if resume_margin is None else float(resume_margin)
         self.live_grace = float(live_grace)
         self.raise_on_failure = P.check_bool(raise_on_failure, "raise_on_failure")
+        #: False: frames are yielded unread (:class:`StreamFrame`), for a consumer that reads
+        #: them elsewhere and asks :attr:`dedup` about each, in order
+        self.read = P.check_bool(read, "read")
         #: frames longer than this become placeholders (once a frame was over it, the
         #: connections read up to ``skim_max`` so they can pass such frames)
         self.max_size = max_size
@@ -361,8 +371,16 @@ class EventStream:
                 log.info("event stream live: %s", shown)
                 yield self._set(StreamStatus("live"))
                 limit = self.max_size
+                read = self.read
                 while True:
-                    if frame is not None:
+                    if frame is not None and not read:  # the consumer reads it
+                        if limit is not None and len(frame) > limit:
+                            deferred = StreamFrame(None, oversize_event(frame, limit))
+                        else:
+                            deferred = StreamFrame(frame)
+                        frame = None
+                        yield deferred
+                    elif frame is not None:
                         size = len(frame)
                         if limit is not None and size > limit:
                             event = oversize_event(frame, limit)  # never parsed whole
@@ -440,7 +458,9 @@ __all__ = [
     "TERMINAL_CLOSE_CODES",
     "EventDeduper",
     "EventStream",
+    "ReadEvent",
     "StreamEvent",
+    "StreamFrame",
     "StreamItem",
     "StreamStatus",
     "close_words",

@@ -8,6 +8,7 @@ changed so a screen repaints only those:
                  flagged ``replaces`` (or any later copy that gains ``parent_id``) takes the
                  earlier copy's place. Deltas, ``full_state`` snapshots and
                  ``ServerErrorEvent`` replies are never in it: the server persists none of them.
+                 An event read in a helper is held as its :class:`ReadEvent`.
 ``"status"``     :attr:`execution_status` — from ``full_state`` snapshots and keyed
                  ``execution_status`` updates (an :class:`ExecutionStatus`, or the raw string
                  for a value this client does not know).
@@ -45,7 +46,7 @@ from tui.models import (
 from tui.models.events import ServerErrorEvent
 from tui.models.parse import AnyEvent, RawEvent
 
-from .stream_items import StreamEvent, StreamStatus, is_transient
+from .stream_items import ReadEvent, StreamEvent, StreamStatus, is_transient
 
 Aspect = str
 
@@ -140,9 +141,11 @@ class StreamState:
             changed |= self.apply(item)
         return changed
 
-    def apply(self, item: StreamEvent | StreamStatus | AnyEvent) -> set[Aspect]:
+    def apply(self, item: StreamEvent | ReadEvent | StreamStatus | AnyEvent) -> set[Aspect]:
         """Fold one item; return the aspects that changed (empty for a plain duplicate)."""
-        if isinstance(item, StreamEvent):  # nearly every item: asked first
+        if type(item) is ReadEvent:  # every item of a fast stream read in the helper
+            return self._read(item)
+        if isinstance(item, StreamEvent):  # nearly every other item: asked first
             event, replaces = item.event, item.replaces
         elif isinstance(item, StreamStatus):
             self.connection = item
@@ -177,6 +180,22 @@ class StreamState:
         elif isinstance(event, (MessageEvent, ActionEvent)) and event.source == "agent":
             changed |= self._clear_streaming()
         return changed
+
+    def _read(self, item: ReadEvent) -> set[Aspect]:
+        """A persisted event read elsewhere: held as it is (its kind folds nothing but the
+        end of the streaming preview when the agent spoke)."""
+        event_id = item.id
+        at = self._index.get(event_id)
+        if at is not None:
+            if item.replaces or (item.parent_id and not self.events[at].parent_id):
+                self.events[at] = item  # type: ignore[call-overload]
+                return {"events"}
+            return set()
+        self._index[event_id] = len(self.events)
+        self.events.append(item)  # type: ignore[arg-type]
+        if item.agent_spoke:
+            return {"events"} | self._clear_streaming()
+        return {"events"}
 
     def _transient(self, event: AnyEvent) -> set[Aspect]:
         if isinstance(event, StreamingDeltaEvent):

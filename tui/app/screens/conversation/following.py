@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from tui.client import StreamEvent, StreamStatus
+    from tui.client.stream_items import ReadEvent
     from tui.models import AppConversation
 
     from ...conversation_events import ConversationEvents
@@ -79,7 +80,8 @@ class FollowMixin:
             return
         stream = live.open_stream(self.events.newest_timestamp)
         async with stream:
-            async for batch in stream.batches(0.05):
+            async for items in stream.batches(0.05):
+                batch = await live.read(items)  # in a helper while the stream is fast
                 if self.closing or live is not self.live:  # closed, or stopped meanwhile
                     return
                 self.apply_live(batch)
@@ -123,7 +125,7 @@ class FollowMixin:
     async def _close_live(self, live: LiveSession) -> None:
         await live.aclose()
 
-    def apply_live(self, batch: list[StreamEvent | StreamStatus]) -> None:
+    def apply_live(self, batch: list[StreamEvent | ReadEvent | StreamStatus]) -> None:
         """Fold one batch and redraw what it changed."""
         live = self.live
         assert live is not None
