@@ -13,7 +13,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 
-from bench.common import ROOT
+from bench.common import ROOT, compile_tree
 
 RUNS = {
     "open": ["--repeat", "5"],
@@ -422,6 +422,7 @@ def main() -> int:
         return renote()
     plan = QUICK if args.quick else RUNS
     names = args.only.split(",") if args.only else list(plan)
+    compile_tree()  # once for every benchmark's processes (see its docstring)
     results, texts = {}, {}
     for name in names:
         results[name], texts[name] = run(name, plan[name])

@@ -37,6 +37,16 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+def compile_tree() -> None:
+    """``tui``'s bytecode written, as an install leaves it (pip compiles a wheel's modules).
+    Where ``PYTHONDONTWRITEBYTECODE`` is set (this machine), a checkout otherwise compiles
+    its modules from source in every process that imports them: each launch, the demo's
+    and the folder's server, the index's and the live stream's helpers."""
+    import compileall
+
+    compileall.compile_dir(ROOT / "tui", quiet=1)
+
+
 def dataset(sizes: tuple[int, ...] = SIZES, db: Path = DB) -> dict[int, str]:
     """Conversation ids by size, in a SQLite file generated once and reused."""
     from tui.server import Store

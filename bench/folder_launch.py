@@ -21,7 +21,7 @@ import struct
 import termios
 import time
 
-from bench.common import ROOT, median, report
+from bench.common import ROOT, compile_tree, median, report
 from bench.folder_open import make_folder
 from bench.startup import ANSI, ohtui
 
@@ -75,6 +75,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sizes", default="100,50000")
     args = parser.parse_args()
+    compile_tree()  # every launch reads tui's bytecode, as an installed ohtui does
     sizes = [int(s) for s in args.sizes.split(",")]
     folders = {n: make_folder(n) for n in sizes}
     runs: dict[int, list[tuple[float, float]]] = {n: [] for n in sizes}

@@ -30,7 +30,7 @@ import sys
 import termios
 import time
 
-from bench.common import ROOT, median, report
+from bench.common import ROOT, compile_tree, median, report
 
 LISTED = re.compile(rb"\d+ conversations")  # the list's status line, once rows are in
 ANSI = re.compile(
@@ -43,13 +43,6 @@ def ohtui() -> list[str]:
         "ohtui", path=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     )
     return [found] if found else [sys.executable, "-m", "tui"]
-
-
-def compile_tree() -> None:
-    """``tui``'s bytecode written, as an install leaves it (the launches then only read it)."""
-    import compileall
-
-    compileall.compile_dir(ROOT / "tui", quiet=1)
 
 
 def timed_run(argv: list[str]) -> float:
