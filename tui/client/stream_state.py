@@ -49,6 +49,9 @@ from tui.models.parse import AnyEvent, RawEvent
 from .stream_items import ReadEvent, StreamEvent, StreamStatus, is_transient
 
 Aspect = str
+#: what :meth:`StreamState._hold` answers for a new event (never handed on: callers answer
+#: a set of their own)
+_ADDED: frozenset[Aspect] = frozenset({"events"})
 
 
 def _status(value: Any) -> ExecutionStatus | str | None:
@@ -96,7 +99,8 @@ class StreamState:
     """The UI-facing fold of a conversation's stream (see the module doc)."""
 
     def __init__(self) -> None:
-        self.events: list[AnyEvent] = []
+        #: persisted events in arrival order (one read in a helper is its :class:`ReadEvent`)
+        self.events: list[AnyEvent | ReadEvent] = []
         self._index: dict[str, int] = {}
         self.execution_status: ExecutionStatus | str | None = None
         self.full_state: dict[str, Any] | None = None
@@ -154,18 +158,10 @@ class StreamState:
             event, replaces = item, False
         if is_transient(event):
             return self._transient(event)
-        changed: set[Aspect] = set()
-        event_id = event.id
-        if event_id:
-            at = self._index.get(event_id)
-            if at is not None:
-                if replaces or (event.parent_id and not self.events[at].parent_id):
-                    self.events[at] = event
-                    return {"events"}
-                return changed
-            self._index[event_id] = len(self.events)
-        self.events.append(event)
-        changed.add("events")
+        held = self._hold(event, event.id, event.parent_id, replaces)
+        if held is not _ADDED:
+            return held
+        changed: set[Aspect] = {"events"}
         if isinstance(event, RawEvent):
             return changed
         if isinstance(event, ConversationStateUpdateEvent):
@@ -184,18 +180,28 @@ class StreamState:
     def _read(self, item: ReadEvent) -> set[Aspect]:
         """A persisted event read elsewhere: held as it is (its kind folds nothing but the
         end of the streaming preview when the agent spoke)."""
-        event_id = item.id
-        at = self._index.get(event_id)
-        if at is not None:
-            if item.replaces or (item.parent_id and not self.events[at].parent_id):
-                self.events[at] = item  # type: ignore[call-overload]
-                return {"events"}
-            return set()
-        self._index[event_id] = len(self.events)
-        self.events.append(item)  # type: ignore[arg-type]
-        if item.agent_spoke:
-            return {"events"} | self._clear_streaming()
-        return {"events"}
+        held = self._hold(item, item.id, item.parent_id, item.replaces)
+        if held is not _ADDED:
+            return held
+        return ({"events"} | self._clear_streaming()) if item.agent_spoke else {"events"}
+
+    def _hold(
+        self, item: Any, event_id: str | None, parent_id: str | None, replaces: bool
+    ) -> set[Aspect] | frozenset[Aspect]:
+        """Keep a persisted event (parsed here or read elsewhere) in :attr:`events`:
+        :data:`_ADDED` when it is new (the caller folds it and answers a set of its own),
+        ``{"events"}`` when it took an earlier copy's place, empty for a copy that changes
+        nothing."""
+        if event_id:
+            at = self._index.get(event_id)
+            if at is not None:
+                if replaces or (parent_id and not self.events[at].parent_id):
+                    self.events[at] = item
+                    return {"events"}
+                return set()
+            self._index[event_id] = len(self.events)
+        self.events.append(item)
+        return _ADDED
 
     def _transient(self, event: AnyEvent) -> set[Aspect]:
         if isinstance(event, StreamingDeltaEvent):
