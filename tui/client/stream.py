@@ -19,7 +19,7 @@ Items
   ``StreamingDeltaEvent`` and ``ServerErrorEvent``; they are passed through as they come.
 
   :class:`StreamFrame` — with ``read=False``, a frame left unread (nor de-duplicated): the
-  consumer reads it (``tui.app.live_reader`` does, in a helper process) and asks
+  consumer reads it (``tui.app.live_worker`` does, in a helper process) and asks
   :attr:`EventStream.dedup` about each, in order; an oversize frame comes as its placeholder.
 
   :class:`StreamStatus` — the connection: ``connecting`` (first attempt), ``live`` (the
