@@ -42,24 +42,3 @@ async def test_keys_that_reach_the_list_before_its_rows_act_in_order(make_server
         await wait_for(lambda: list_ready(screen) and screen.window.total, pilot=pilot)
         wanted = len(screen.window) - 1 if where == "last" else where
         await wait_for(lambda: event_list.cursor == wanted, pilot=pilot)
-
-
-async def test_enter_opens_its_own_row_when_keys_follow_it_in_one_burst(make_server):
-    """``j ⏎ G`` typed as one burst opens the second conversation: the table handles ``G``
-    (cursor to the last row) before its "row selected" message reaches the screen, so the
-    screen opens the row the message names, not the one under the cursor by then."""
-    store = Store()
-    ids = [generate_conversation(store, 20, seed=s) for s in (1, 2, 3)]
-    server = make_server(store)
-    app = make_app(server.base_url)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(lambda: conversations_shown(app), pilot=pilot)
-        table = app.screen.query_one("DataTable")
-        await wait_for(lambda: table.row_count == 3, pilot=pilot)
-        table.focus()
-        await wait_for(lambda: table.has_focus, pilot=pilot)
-        order = [row.key.value for row in table.ordered_rows]
-        send_burst(app, [("j", "j"), ("enter", None), ("G", "G")])
-        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
-        assert app.screen.events.conversation_id == order[1]
-        assert set(order) == set(ids)
