@@ -18,6 +18,27 @@ KEY_ADVICE = (
 )
 
 
+#: Server faults known by their words (lower case), with what the user can do about them:
+#: a 500 is the server's own failure, but some have a cause its operator can fix.
+FERNET_ADVICE = (
+    "the server's cryptography (51 or newer) is too new for its OpenHands SDK: pin "
+    "cryptography<51 in the server's environment, or set OH_SECRET_KEY to a key whose "
+    "SHA-256 in base64 has no + or /"
+)
+KNOWN_FAULTS: tuple[tuple[str, str], ...] = (
+    ("fernet key must be 32 url-safe base64-encoded bytes", FERNET_ADVICE),
+)
+
+
+def known_fault(text: str) -> str:
+    """What to do about a server fault recognised by its words, or ''."""
+    lowered = text.lower()
+    for words, advice in KNOWN_FAULTS:
+        if words in lowered:
+            return advice
+    return ""
+
+
 @dataclass(frozen=True)
 class Failure:
     """``title``: what happened; ``detail``: the error's own line (already redacted by the
@@ -96,7 +117,7 @@ def explain(exc: BaseException, *, keys_sent: bool = True) -> Failure:
         return Failure(
             f"the server failed{f' ({status})' if status else ''}",
             detail,
-            "try again; if it keeps failing, the server's log says why",
+            known_fault(detail) or "try again; if it keeps failing, the server's log says why",
         )
     if "BadResponse" in names:
         return Failure(

@@ -11,7 +11,9 @@ without stopping it, the server's supervisor (``supervise.py``) does the same.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import os
 import secrets
 import shutil
@@ -64,6 +66,17 @@ class AgentServer:
     log: Path
 
 
+def hard_session_key() -> str:
+    """A random session key whose SHA-256 in standard base64 holds ``+`` or ``/``: the SDK
+    derives its secrets' Fernet key so, and cryptography >= 51 refuses such a key. Always
+    picking one makes a venv without the pin fail every run, not 3 runs in 4."""
+    while True:
+        key = "ohtui-test-" + secrets.token_hex(8)
+        encoded = base64.b64encode(hashlib.sha256(key.encode()).digest())
+        if b"+" in encoded or b"/" in encoded:
+            return key
+
+
 class AgentServerProcess:
     """One server process: ``start()`` spawns it, ``wait_ready()`` waits for /health,
     ``stop()`` ends it and everything it started (safe to call more than once)."""
@@ -71,7 +84,7 @@ class AgentServerProcess:
     def __init__(self, venv: AgentVenv) -> None:
         self.venv = venv
         self.work = Path(tempfile.mkdtemp(prefix="ohtui-as-", dir=_short_tmp()))
-        self.key = "ohtui-test-" + secrets.token_hex(8)
+        self.key = hard_session_key()
         self.port = 0
         self.proc: subprocess.Popen | None = None
         self.started_at = 0.0

@@ -9,6 +9,10 @@ Where: ``$OHTUI_TEST_CACHE`` or ``~/.cache/ohtui-tests``, one folder per version
 (``agent-server-1.58.2``). Which: ``$OHTUI_AGENT_SERVER_VERSION``, else 1.58.2 (whose
 ``certifi>=2026.10.19`` pin is newer than some package indexes offer: overridden, harmlessly),
 falling back to 1.57.0. Which Python: ``$OHTUI_PYTHON312``, ``python3.12`` on PATH, then pyenv.
+
+``cryptography`` is held below 51 (:data:`EXTRA_PINS`), as ``../shared/real-servers`` does: the
+SDK makes its secrets' Fernet key with standard base64, which 51 refuses when the key holds
+``+`` or ``/`` (about 3 session keys in 4), and every conversation start then answers 500.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ PREFERRED_VERSION = "1.58.2"
 FALLBACK_VERSION = "1.57.0"
 PACKAGES = ("openhands-agent-server", "openhands-sdk", "openhands-tools")
 MARKER = "ohtui-venv.json"
-LAYOUT = 2  # bumped when the way the venv is built changes: older caches are rebuilt
+#: held back beside the server's own pins (see the module's docstring)
+EXTRA_PINS = ("cryptography>=45.0.1,<51",)
+LAYOUT = 3  # bumped when the way the venv is built changes: older caches are rebuilt
 # litellm fetches its cost map at import unless told not to; offline the server then dies.
 SERVER_IMPORT_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
@@ -173,7 +179,7 @@ def _run(cmd: list[str], log: Path, cancel: threading.Event | None, env: dict | 
 
 
 def _install(python: str, version: str, target: Path, log: Path, cancel) -> None:
-    pins = [f"{p}=={version}" for p in PACKAGES]
+    pins = [f"{p}=={version}" for p in PACKAGES] + list(EXTRA_PINS)
     uv = _uv()
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1"}
     for var in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME"):
@@ -193,7 +199,11 @@ def _install(python: str, version: str, target: Path, log: Path, cancel) -> None
         cmd = [str(target / "bin" / "python"), "-m", "pip", "install", "-q", *pins]
     if _run(cmd, log, cancel, env):
         raise BuildFailed(f"installing {' '.join(pins)} failed: {_tail(log)}")
-    check = [str(target / "bin" / "python"), "-c", "import openhands.agent_server, openhands.tools"]
+    imports = (
+        "import openhands.agent_server, openhands.tools, cryptography;"
+        "assert int(cryptography.__version__.split('.')[0]) < 51, cryptography.__version__"
+    )
+    check = [str(target / "bin" / "python"), "-c", imports]
     if _run(check, log, cancel, {**env, **SERVER_IMPORT_ENV}):
         raise BuildFailed(f"openhands-agent-server {version} does not import: {_tail(log)}")
 

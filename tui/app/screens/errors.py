@@ -15,7 +15,7 @@ from textual.containers import Center, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from tui.failures import Failure, explain
+from tui.failures import Failure, explain, known_fault
 from tui.models.redact import mask_url
 from tui.text import clean
 
@@ -42,6 +42,12 @@ def server_words(exc: BaseException, limit: int = 600) -> str:
         return clean(mask_url(said[:limit])) + f" (HTTP {status})"
     text = " ".join((str(exc) or type(exc).__name__).split())
     return clean(mask_url(text[:limit]))
+
+
+def server_advice(exc: BaseException) -> str:
+    """What the user can do about a server fault known by its words (a 500 whose cause the
+    server's operator can fix), or ''."""
+    return clean(known_fault(server_words(exc, limit=2000)))
 
 
 def keys_sent(client: object) -> bool:

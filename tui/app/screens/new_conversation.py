@@ -33,7 +33,7 @@ from ..server_marks import duration
 from ..themes import theme_style
 from ..widgets.key_bar import KeyBar
 from ..widgets.ordered_input import OrderedInput
-from .errors import server_words
+from .errors import server_advice, server_words
 from .field_keys import FIELD_KEYS
 
 TICK_S = 0.5
@@ -57,6 +57,8 @@ class StartProgress:
     detail: str = ""
     conversation_id: str | None = None
     error: str | None = None
+    #: what to do about a known server fault ('' for others)
+    advice: str = ""
     done: bool = False
     #: a dialog shows it (False: the user stopped waiting; a notice tells the end)
     watched: bool = True
@@ -179,6 +181,7 @@ class ConversationStarts:
                     self._keep_title(task.app_conversation_id, title)
         except Exception as exc:  # noqa: BLE001 - the server's own words, shown
             progress.error = server_words(exc)
+            progress.advice = server_advice(exc)
         finally:
             progress.done = True
         progress.changed()
@@ -219,7 +222,8 @@ class ConversationStarts:
         title = one_line(progress.title, 60) or "The new conversation"
         if progress.error is not None:
             self.notify(  # type: ignore[attr-defined]
-                f"{title}: not started. {progress.error}",
+                f"{title}: not started. {progress.error}"
+                + (f"\nNext: {progress.advice}." if progress.advice else ""),
                 title="New conversation",
                 severity="error",
                 timeout=15,
@@ -321,6 +325,9 @@ class NewConversationScreen(ModalScreen[str | None]):
         if progress.done and progress.error is not None:
             text.append("\n")
             text.append(progress.error, style=theme_style("$error bold"))
+            if progress.advice:
+                text.append("\nNext: ", style="bold")
+                text.append(f"{progress.advice}.")
         elif running:
             text.append(
                 "\nesc stops waiting; the server goes on and the list shows it.", style="dim"

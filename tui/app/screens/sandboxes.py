@@ -35,7 +35,7 @@ from ..themes import theme_style
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .confirm import ConfirmScreen
-from .errors import describe_error, server_words
+from .errors import describe_error, server_advice, server_words
 
 if TYPE_CHECKING:
     from tui.models import SandboxInfo, SandboxSpecInfo
@@ -56,6 +56,8 @@ class SandboxStart:
     began: float = field(default_factory=lambda: server_marks.monotonic())
     done: bool = False
     error: str | None = None
+    #: what to do about a known server fault ('' for others)
+    advice: str = ""
     sandbox_id: str | None = None
     watched: bool = True
 
@@ -381,6 +383,7 @@ class SandboxesScreen(Screen):
             box = await self.app.client.start_sandbox(start.spec)
         except Exception as exc:  # noqa: BLE001 - the server's own words
             start.error = server_words(exc)
+            start.advice = server_advice(exc)
         else:
             start.sandbox_id = box.id
             if status_value(box.status) != "RUNNING":
@@ -393,7 +396,8 @@ class SandboxesScreen(Screen):
         self._show_progress()
         if start.error is not None:
             self.notify(
-                f"The sandbox did not start: {start.error}",
+                f"The sandbox did not start: {start.error}"
+                + (f"\nNext: {start.advice}." if start.advice else ""),
                 title="Sandboxes",
                 severity="error",
                 timeout=15,
