@@ -5,6 +5,8 @@ answers that 500 here, as the real one does, to the real POST the app sends."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.app_helpers import FIXED_NOW, conversations_shown, screen_text, settled, wait_for
@@ -28,7 +30,7 @@ def fernet_server(make_server):
         "status",
         "/api/conversations",
         status=500,
-        body='{"detail": "%s"}' % FERNET,
+        body=json.dumps({"detail": FERNET}),
         methods=("POST",),
         times=-1,
     )
