@@ -84,11 +84,14 @@ class StartProgress:
         return self.steps[-1][0] if self.steps else "sending"
 
     def lines(self) -> Text:
-        """Every status seen, with when it came; the current one ticking."""
+        """Every status seen, with when it came; the current one ticking; the one a failed
+        start stopped at crossed (a failure is never ticked as done)."""
         text = Text()
         for index, (status, at) in enumerate(self.steps):
-            current = index == len(self.steps) - 1 and not self.done
-            mark = "●" if current else "✓"
+            last = index == len(self.steps) - 1
+            current = last and not self.done
+            failed = last and self.done and (self.error is not None or status == "ERROR")
+            mark = "●" if current else "✕" if failed else "✓"
             text.append(f"\n{mark} " if text else f"{mark} ", style="bold" if current else "dim")
             text.append(f"{one_line(status, 40):<24}", style="" if current else "dim")
             text.append(duration(self.elapsed() if current else at), style="dim")
