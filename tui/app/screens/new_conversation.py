@@ -92,7 +92,8 @@ class StartProgress:
             current = last and not self.done
             failed = last and self.done and (self.error is not None or status == "ERROR")
             mark = "●" if current else "✕" if failed else "✓"
-            text.append(f"\n{mark} " if text else f"{mark} ", style="bold" if current else "dim")
+            style = "bold" if current else theme_style("$error") if failed else "dim"
+            text.append(f"\n{mark} " if text else f"{mark} ", style=style)
             text.append(f"{one_line(status, 40):<24}", style="" if current else "dim")
             text.append(duration(self.elapsed() if current else at), style="dim")
         if not self.steps and not self.done:
