@@ -20,6 +20,17 @@ from tui.server import Store, load_demo
 KEY = "known-fault-key"
 AGENT = {"kind": "Agent", "llm": {"model": "openai/fake-model"}, "tools": [{"name": "terminal"}]}
 FERNET = "Fernet key must be 32 url-safe base64-encoded bytes."
+#: what the real agent server 1.58.2 answered (cryptography 51, a session key whose SHA-256 in
+#: base64 has a "+"): its detail only repeats the status, its words are in "exception"
+EXCEPTION = (
+    "Error serializing to JSON: PydanticSerializationError: Error calling function "
+    f"`_serialize_secrets`: ValueError: {FERNET}"
+)
+REAL_BODY = {
+    "detail": "Internal Server Error",
+    "exception": EXCEPTION,
+    "error_id": "58fc2ce62e0c4acb93c229c07aaef0ff",
+}
 
 
 def fernet_server(make_server):
@@ -30,7 +41,7 @@ def fernet_server(make_server):
         "status",
         "/api/conversations",
         status=500,
-        body=json.dumps({"detail": FERNET}),
+        body=json.dumps(REAL_BODY),
         methods=("POST",),
         times=-1,
     )
@@ -79,12 +90,13 @@ async def test_a_new_conversation_says_the_servers_words_and_what_to_do(make_ser
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = await start_one(app, pilot)
         progress = dialog.progress
-        assert progress.error == FERNET + " (HTTP 500)"
+        assert progress.error == EXCEPTION + " (HTTP 500)"
         assert progress.advice == FERNET_ADVICE
         shown = dialog.query_one("#new-progress").render().plain
         assert FERNET in shown and "Next: the server's cryptography" in shown
         assert "pin cryptography<51" in " ".join(shown.split())
         assert app.screen is dialog  # left open: the user reads it
+        assert server.app.state.faults.hits["status"] == 1  # said at once, not repeated
         assert "500" in screen_text(app) and "Internal Server Error" not in shown
 
 
@@ -96,3 +108,32 @@ def test_snapshot_of_the_known_fault(snap_compare, make_server, size):
         await start_one(pilot.app, pilot)
 
     assert snap_compare(agent_app(server), run_before=run_before, terminal_size=size)
+
+
+def test_the_agent_servers_500_is_read_for_its_exception_and_error_id():
+    import httpx
+
+    from tui.client.status_errors import status_error
+
+    response = httpx.Response(500, json=REAL_BODY)
+    error = status_error(response, "POST", "http://h/api/conversations", str, lambda d: d)
+    assert isinstance(error, ServerError)
+    assert error.detail == EXCEPTION and error.error_id == REAL_BODY["error_id"]
+    assert str(error).endswith(f"{EXCEPTION} (error id {REAL_BODY['error_id']})")
+    plain = status_error(
+        httpx.Response(500, json={"detail": "database locked"}), "GET", "u", str, lambda d: d
+    )
+    assert plain.detail == "database locked" and plain.error_id is None
+
+
+async def test_a_read_answered_so_is_still_repeated(make_server):
+    server = make_server(Store(), session_key=KEY, kind="agent")
+    server.app.state.faults.add(
+        "status", "/api/conversations/search", status=500, body=json.dumps(REAL_BODY), times=1
+    )
+    client = OpenHandsClient(server.base_url, session_api_key=KEY)
+    try:
+        await client.search_conversations(limit=5)  # the second try answers
+    finally:
+        await client.aclose()
+    assert server.app.state.faults.hits["status"] == 1

@@ -54,7 +54,10 @@ class InvalidParameter(OpenHandsError, ValueError):
 
 
 class HTTPStatusError(OpenHandsError):
-    """The server answered with a status the call does not accept."""
+    """The server answered with a status the call does not accept. ``error_id``: the id
+    the server gave its own failure (the agent server's 500s), to find it in its log."""
+
+    error_id: str | None = None
 
 
 class BadRequest(HTTPStatusError):

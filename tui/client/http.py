@@ -18,6 +18,8 @@ capped). A non-idempotent call that failed after it may have arrived raises
 :class:`OutcomeUnknown` carrying the caller's sentence of what is unknown. A connection that
 answered a 5xx is closed once read (``connections.py``), so the next call gets a fresh one.
 A 2xx whose body is not JSON (a page cut off mid-way) is repeated like a 5xx when idempotent.
+A change answered by a 500 that reports the server's own exception (an ``error_id``) is not
+repeated: the same request meets the same exception, and the user should read it at once.
 
 Deadline (why): httpx's timeouts bound each read, so a server that sends one byte a second
 never times out and a page could take hours. Every call therefore has an overall deadline
@@ -271,6 +273,12 @@ class HttpCore:
                     retry_after = getattr(error, "retry_after", None)
                     if response.status_code == 429:
                         retry = True
+                    elif method not in ("GET", "HEAD", "OPTIONS") and getattr(
+                        error, "error_id", None
+                    ):
+                        # the server reported its own exception for a change: an answer in
+                        # full, not an outage; said at once, for the user to decide
+                        retry = False
                     else:
                         retry = idempotent and response.status_code in RETRY_STATUSES
                     if retry and retry_after is not None:

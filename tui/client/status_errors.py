@@ -66,11 +66,19 @@ def status_error(
     except ValueError:
         body = redact_text(response.text[:DETAIL_CHARS])
     detail = body
+    error_id = None
     if isinstance(body, dict):
         for key in ("detail", "error", "message"):
             if key in body:
                 detail = body[key]
                 break
+        # the agent server's 500 says only "Internal Server Error" in its detail; its own
+        # words are in "exception", and "error_id" names the failure in its log (facts §10)
+        exception = body.get("exception")
+        if isinstance(exception, str) and exception.strip() and _generic(detail):
+            detail = exception
+        if isinstance(body.get("error_id"), str):
+            error_id = body["error_id"][:64]
     cls = error_class(status)
     kwargs: dict[str, Any] = {"status": status, "method": method, "url": url, "detail": detail}
     summary = summarise(detail)
@@ -89,10 +97,18 @@ def status_error(
     message = f"{method} {url} -> {status} {reason}".rstrip()
     if summary:
         message += f": {summary}"
+    if error_id:
+        message += f" (error id {error_id})"
     error = cls(message, **kwargs)
+    error.error_id = error_id
     if status == 503 and retry_after is not None:
         error.retry_after = retry_after  # type: ignore[attr-defined] # "come back in N s"
     return error
+
+
+def _generic(detail: Any) -> bool:
+    """A detail that only repeats the status ("Internal Server Error") or says nothing."""
+    return not isinstance(detail, str) or detail.strip().lower() in ("", "internal server error")
 
 
 def summarise(detail: Any) -> str:

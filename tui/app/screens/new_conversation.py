@@ -21,7 +21,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
@@ -280,7 +280,8 @@ class NewConversationScreen(ModalScreen[str | None]):
             yield OrderedInput(
                 placeholder="first message to the agent (optional)", id="new-message"
             )
-            yield Static(id="new-progress")
+            with VerticalScroll(id="new-progress-box"):  # a long reason scrolls, buttons stay
+                yield Static(id="new-progress")
             with Horizontal(id="new-buttons"):
                 yield Button("Cancel", id="new-cancel")
                 yield Button("Start", id="new-start", variant="primary")
