@@ -160,6 +160,39 @@ def test_a_bad_url_from_the_environment_or_a_profile_names_its_source(
     assert re.search(r"profiles\.w\.url \(file .*config\.toml, line 4\)", capsys.readouterr().err)
 
 
+# --- keys on the command line ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["info", "--no-probe", "--api-key", KEY, "--session-key", KEY],
+        ["--api-key", KEY, "--session-key", KEY, "info", "--no-probe"],
+    ],
+)
+def test_keys_given_as_options_are_warned_about_once(argv, capsys):
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert KEY not in err
+    said = "ohtui info: warning: {} is visible to every local user in the process list; prefer {}"
+    assert err.splitlines() == [
+        said.format("--api-key", "OHTUI_API_KEY or a profile's api_key_env / api_key_file"),
+        said.format(
+            "--session-key", "OHTUI_SESSION_KEY or a profile's session_key_env / session_key_file"
+        ),
+    ]
+
+
+def test_the_app_warns_before_it_starts_and_the_environment_is_quiet(monkeypatch, capsys):
+    assert main(["--session-key", KEY, "--shared"]) == 2  # stops before the app would start
+    err = capsys.readouterr().err
+    assert err.startswith("ohtui: warning: --session-key is visible") and KEY not in err
+    monkeypatch.setenv("OHTUI_SESSION_KEY", KEY)
+    monkeypatch.setenv("OHTUI_API_KEY", KEY)
+    assert main(["info", "--no-probe"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
 # --- server kind ------------------------------------------------------------------------------
 
 
@@ -267,7 +300,8 @@ def test_export_refused_key_says_where_keys_go(make_server, tmp_path, capsys):
     assert "OHTUI_SESSION_KEY / --session-key" in err
     wrong = "sk-wrong-key-1234"
     assert main(["export", cid, "--url", server.base_url, "--session-key", wrong]) == 1
-    err = capsys.readouterr().err
+    warning, err = capsys.readouterr().err.split("\n", 1)
+    assert warning.startswith("ohtui export: warning: --session-key is visible")
     assert err.startswith("ohtui export: the server refused the key")
     assert "next: set OHTUI_SESSION_KEY / --session-key" in err and wrong not in err
     assert main(["export", cid, "--url", server.base_url, "--session-key", KEY, "-f", "jsonl"]) == 0

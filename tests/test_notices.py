@@ -60,8 +60,18 @@ async def test_desktop_notification_runs_notify_send_without_a_shell(tmp_path, m
     assert await desktop_notify("ohtui", "Fix it; rm -rf / $(echo no)") is True
     assert log.read_text().splitlines() == [
         "--app-name=ohtui",
+        "--",
         "ohtui",
         "Fix it; rm -rf / $(echo no)",
+    ]
+    # a conversation's title leads the body: it is never an option, markup or a control
+    hostile = "--icon=/tmp/evil.png: <a href='https://evil.example'>b</a> & \x1b]0;pwned\x07"
+    assert await desktop_notify("-u critical", hostile) is True
+    assert log.read_text().splitlines() == [
+        "--app-name=ohtui",
+        "--",
+        "-u critical",
+        "--icon=/tmp/evil.png: &lt;a href='https://evil.example'&gt;b&lt;/a&gt; &amp; ␛]0;pwned␇",
     ]
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     assert await desktop_notify("ohtui", "x") is False

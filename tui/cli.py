@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from tui.commands.connect import load_settings, make_client
+from tui.commands.connect import load_settings, make_client, warn_keys_on_argv
 from tui.commands.options import (
     COMMANDS,
     SETTING_FLAGS,
@@ -18,6 +18,7 @@ from tui.commands.options import (
     build_parser,
     command_word,
 )
+from tui.text import say
 
 __all__ = ["COMMANDS", "SETTING_FLAGS", "add_settings_options", "build_parser", "main"]
 
@@ -92,7 +93,7 @@ def _folder_factory(path: Any, stops: list) -> Any:
 
 
 def _no_folders(path: str) -> None:
-    print(
+    say(
         f"ohtui: no OpenHands conversation folders in {path} (expected <id>/events/event-NNNNN-<id>.json)",
         file=sys.stderr,
     )
@@ -175,7 +176,7 @@ def _theme_names() -> list[str]:
 
 def run_app(args: argparse.Namespace) -> int:
     if args.shared and not args.conversation:
-        print("ohtui: --shared needs --conversation ID", file=sys.stderr)
+        say("ohtui: --shared needs --conversation ID", file=sys.stderr)
         return 2
     # Startup's imports (Textual, pydantic's schemas, the server, the client) allocate much
     # and free little: full collections meanwhile scan it all again and again (~8% of the CPU
@@ -263,11 +264,11 @@ def _run_app(args: argparse.Namespace, local: str | None, folders: tuple | None)
     except InvalidThemeError:
         if stop is not None:
             stop()
-        print(
+        say(
             f"ohtui: unknown theme {resolved.theme!r} (from {resolved.origins['theme']})",
             file=sys.stderr,
         )
-        print(f"  themes: {', '.join(_theme_names())}", file=sys.stderr)
+        say(f"  themes: {', '.join(_theme_names())}", file=sys.stderr)
         return 2
     app.run()
     return app.return_code or 0
@@ -276,6 +277,7 @@ def _run_app(args: argparse.Namespace, local: str | None, folders: tuple | None)
 def run_command(argv: list[str]) -> int:
     """``ohtui [settings] info|config|export|insights …``: settings options on either side."""
     args = build_command_parser().parse_args(argv)
+    warn_keys_on_argv(args, f"ohtui {args.command}")
     if args.command == "info":
         from tui.commands.info import run_info
 
@@ -284,7 +286,7 @@ def run_command(argv: list[str]) -> int:
         given = [name for name in SETTING_FLAGS if getattr(args, name, None) is not None]
         if given:
             flag = "--" + given[0].replace("_", "-")
-            print(f"ohtui config: {flag} does not apply here (only --config does)", file=sys.stderr)
+            say(f"ohtui config: {flag} does not apply here (only --config does)", file=sys.stderr)
             return 2
         from tui.commands.config_file import run_config
 
@@ -303,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     command = command_word(argv)
     if command == "serve":
         if argv[:1] != ["serve"]:
-            print(
+            say(
                 "ohtui serve: runs a server and takes no connection settings; put its own "
                 "options after 'serve' (ohtui serve --help)",
                 file=sys.stderr,
@@ -313,10 +315,10 @@ def main(argv: list[str] | None = None) -> int:
         from tui.server.serve import serve_main
 
         if not 0.0 <= args.chaos <= 1.0:
-            print("ohtui serve: --chaos takes a rate between 0 and 1", file=sys.stderr)
+            say("ohtui serve: --chaos takes a rate between 0 and 1", file=sys.stderr)
             return 2
         if not 0 <= args.agents <= 2000:
-            print("ohtui serve: --agents takes a number from 0 to 2000", file=sys.stderr)
+            say("ohtui serve: --agents takes a number from 0 to 2000", file=sys.stderr)
             return 2
         return serve_main(
             args.host,
@@ -330,11 +332,12 @@ def main(argv: list[str] | None = None) -> int:
         )
     if command is not None:
         return run_command(argv)
-    args = build_parser(env_defaults=False).parse_args(argv)
+    args = build_parser(env_defaults=False).parse_args(argv)  # keys: flags only, not OHTUI_*
+    warn_keys_on_argv(args)
     if args.print_config_path:
         from tui.paths import config_location
 
-        print(config_location(args.config).path)
+        say(str(config_location(args.config).path))
         return 0
     return run_app(args)
 

@@ -5,12 +5,16 @@ use it. Everything an agent or a tool produced is untrusted. On screen it is pla
 literal text built from plain strings (never markup), and in copies and exports too, after
 :func:`clean` has turned control characters into visible stand-ins, so an ``ESC`` or OSC 52
 sequence in tool output can't move the cursor, write the clipboard or recolour the terminal.
+The command line prints only through :func:`say`, which cleans too: its messages carry
+server titles, server error text, config file values and conversation ids.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
+from typing import TextIO
 
 # C0 controls except \t and \n, DEL, C1 controls, the bidi marks/overrides/isolates (U+061C,
 # U+200E/F, U+202A-E, U+2066-9), the line/paragraph separators U+2028/9 (terminals disagree
@@ -40,6 +44,13 @@ def clean(text: str) -> str:
     if text.isprintable():  # C-speed: nothing _UNSAFE matches is printable
         return text
     return _UNSAFE.sub(_visible, text)
+
+
+def say(text: str = "", *, file: TextIO | None = None, end: str = "\n") -> None:
+    """``print`` for the command line (standard output unless ``file``), cleaned: the one
+    way ``tui`` writes to a terminal outside the app, so no message can pass a server's or a
+    file's control sequences through (a test finds any other ``print``)."""
+    print(clean(text), file=sys.stdout if file is None else file, end=end)
 
 
 def one_line(text: str, limit: int = 400) -> str:

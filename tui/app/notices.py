@@ -16,10 +16,13 @@ message line at the bottom.
 from __future__ import annotations
 
 import asyncio
+import html
 import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from tui.text import clean
 
 from .format import status_value
 
@@ -93,7 +96,11 @@ def user_is_typing(app: object) -> bool:
 
 
 async def desktop_notify(title: str, body: str) -> bool:
-    """Best effort ``notify-send``; False where there is none or it fails (never raises)."""
+    """Best effort ``notify-send``; False where there is none or it fails (never raises).
+
+    The body starts with a conversation's title (untrusted): ``--`` keeps a title like
+    ``--icon=…`` from being read as an option, and the body is escaped because notification
+    daemons read it as markup (``<a href>``, ``<img>``); controls are neutralised in both."""
     program = shutil.which("notify-send")
     if program is None:
         return False
@@ -101,8 +108,9 @@ async def desktop_notify(title: str, body: str) -> bool:
         process = await asyncio.create_subprocess_exec(
             program,
             "--app-name=ohtui",
-            title,
-            body,
+            "--",
+            clean(title),
+            html.escape(clean(body), quote=False),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from tui.text import say
+
 from .options import SETTING_FLAGS
 
 
@@ -21,14 +23,33 @@ def load_settings(args: argparse.Namespace, prog: str = "ohtui") -> Any:
     try:
         resolved = load(settings_flags(args), config=args.config)
     except ConfigError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
+        say(f"{prog}: {exc}", file=sys.stderr)
         return None
     for error in resolved.errors:
-        print(f"{prog}: {resolved.scrub(error)}", file=sys.stderr)
+        say(f"{prog}: {resolved.scrub(error)}", file=sys.stderr)
     if resolved.errors:
         return None
     print_warnings(resolved)
     return resolved
+
+
+#: Key options → the variable and the profile references that keep the key off the command line.
+KEY_OPTIONS = (
+    ("api_key", "--api-key", "OHTUI_API_KEY"),
+    ("session_key", "--session-key", "OHTUI_SESSION_KEY"),
+)
+
+
+def warn_keys_on_argv(args: argparse.Namespace, prog: str = "ohtui") -> None:
+    """A key given as an option is in every local user's process list (``ps``) while ohtui
+    runs: say so once, before anything starts (the app's screen would hide it), never the key."""
+    for name, flag, env in KEY_OPTIONS:
+        if getattr(args, name, None):
+            say(
+                f"{prog}: warning: {flag} is visible to every local user in the process list;"
+                f" prefer {env} or a profile's {name}_env / {name}_file",
+                file=sys.stderr,
+            )
 
 
 def keys_sent(resolved: Any) -> bool:

@@ -15,6 +15,8 @@ import os
 import sys
 from typing import Any
 
+from tui.text import say
+
 from .target import OpenFolder, Target, open_target
 
 PROG = "ohtui export"
@@ -66,7 +68,7 @@ def run_export(args: argparse.Namespace, open_folder: OpenFolder) -> int:
         if stop is not None:
             stop()
     if count == 0:
-        print(f"{PROG}: warning: conversation {cid!r} has no events", file=sys.stderr)
+        say(f"{PROG}: warning: conversation {cid!r} has no events", file=sys.stderr)
     if to_file:
-        print(f"wrote {count} event(s) to {args.output}", file=sys.stderr)
+        say(f"wrote {count} event(s) to {args.output}", file=sys.stderr)
     return 0

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from typing import Any
+
+from tui.text import say
 
 from .connect import keys_sent, make_client, quiet_client_logs, settings_flags
 
@@ -103,10 +104,10 @@ def run_info(args: argparse.Namespace) -> int:
     try:
         resolved = load(settings_flags(args), config=args.config)
     except ConfigError as exc:
-        sys.stdout.write(describe(None, location, str(exc)))
+        say(describe(None, location, str(exc)), end="")
         return 1
     server: list[str] = []
     if resolved.url and not resolved.errors and not args.no_probe:
         server = probe_lines(resolved)
-    sys.stdout.write(describe(resolved, location, server=server))
+    say(describe(resolved, location, server=server), end="")
     return 1 if resolved.errors else 0

@@ -13,6 +13,8 @@ import asyncio
 import os
 import sys
 
+from tui.text import say
+
 from .target import OpenFolder, Target, open_target
 
 PROG = "ohtui insights"
@@ -40,7 +42,7 @@ def run_insights(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     try:
         text = asyncio.run(run())
     except _Unclear as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+        say(f"{PROG}: {exc}", file=sys.stderr)
         return 1
     except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - one message, never a traceback
         if isinstance(exc, KeyboardInterrupt):
@@ -66,14 +68,14 @@ def _write(text: str, output: str | None) -> int:
                 os.unlink(part)
             except OSError:
                 pass
-            print(f"{PROG}: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
+            say(f"{PROG}: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
             return 1
-        print(f"wrote the insights to {output}", file=sys.stderr)
+        say(f"wrote the insights to {output}", file=sys.stderr)
         return 0
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(encoding="utf-8", errors="replace")
     try:
-        sys.stdout.write(text)
+        say(text, end="")  # rendered safe already; for JSON, clean() changes nothing
         sys.stdout.flush()
     except BrokenPipeError:  # the reader went away (`| head`): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui.text import say
+
 from .connect import keys_sent, load_settings, make_client, quiet_client_logs
 
 UUID_PATTERN = re.compile(
@@ -35,8 +37,8 @@ def looks_like_folder(text: str) -> bool:
 
 
 def usage(prog: str, hint: str) -> int:
-    print(f"{prog}: {hint}", file=sys.stderr)
-    print(f"usage: {prog} ID | {prog} FOLDER | {prog} --local DIR [ID]", file=sys.stderr)
+    say(f"{prog}: {hint}", file=sys.stderr)
+    say(f"usage: {prog} ID | {prog} FOLDER | {prog} --local DIR [ID]", file=sys.stderr)
     return 2
 
 
@@ -57,7 +59,7 @@ class Target:
         resolved = self.resolved
         failure = explain(exc, keys_sent=resolved is not None and keys_sent(resolved))
         text = "\n".join(failure.lines(prog))
-        print(resolved.scrub(text) if resolved is not None else text, file=sys.stderr)
+        say(resolved.scrub(text) if resolved is not None else text, file=sys.stderr)
 
     async def conversation_id(self, prog: str, unclear: type[Exception]) -> str:
         return self.conversation or await only_conversation(

@@ -21,6 +21,7 @@ from pydantic import SecretStr, ValidationError
 from pydantic_settings import EnvSettingsSource, SettingsError
 
 from tui.paths import ConfigLocation, config_location
+from tui.text import say
 
 from .config_file import ConfigFileSource, where
 from .errors import ConfigError
@@ -283,4 +284,4 @@ def load(
 
 def print_warnings(resolved: Resolved, stream: Any = None) -> None:
     for warning in resolved.warnings:
-        print(f"ohtui: warning: {resolved.scrub(warning)}", file=stream or sys.stderr)
+        say(f"ohtui: warning: {resolved.scrub(warning)}", file=stream or sys.stderr)

@@ -7,9 +7,9 @@ span that nothing in it can close, with table pipes escaped.
 
 from __future__ import annotations
 
-import json
 import re
 
+from tui.models.jsontext import json_text
 from tui.text import clean, one_line
 
 from .figures import Insights
@@ -24,7 +24,9 @@ FAILED_MEANS = (
 
 
 def to_json(insights: Insights) -> str:
-    return json.dumps(insights.to_json(), indent=2, ensure_ascii=False) + "\n"
+    """Labels and titles as sent (secrets masked), but C1 controls, bidi overrides and
+    line separators as ``\\uXXXX`` escapes: safe to print, and the same strings decoded."""
+    return json_text(insights.to_json(), indent=2) + "\n"
 
 
 def _cell(value: str) -> str:

@@ -17,6 +17,8 @@ import stat
 import sys
 from collections.abc import Mapping
 
+from tui.text import say
+
 from .runner import LOOPBACK, bind_socket, is_loopback, url_for
 
 ENV_KEY = "OHTUI_SESSION_KEY"
@@ -94,13 +96,13 @@ def serve_main(
             session_key, session_key_file, environ
         )
     except SessionKeyError as exc:
-        print(f"ohtui serve: {exc}", file=sys.stderr)
+        say(f"ohtui serve: {exc}", file=sys.stderr)
         return 2
     for warning in warnings:
-        print(f"ohtui serve: warning: {warning}", file=sys.stderr)
+        say(f"ohtui serve: warning: {warning}", file=sys.stderr)
     host = host or LOOPBACK
     if not is_loopback(host):
-        print(
+        say(
             f"ohtui serve: binding {host}, reachable from other machines"
             + ("" if session_key else " with NO authentication (pass --session-key)"),
             file=sys.stderr,
@@ -108,12 +110,12 @@ def serve_main(
     try:
         store = Store(db or ":memory:")
     except (sqlite3.Error, OSError) as exc:
-        print(f"ohtui serve: cannot open database {db!r}: {exc}", file=sys.stderr)
+        say(f"ohtui serve: cannot open database {db!r}: {exc}", file=sys.stderr)
         return 2
     names: dict[str, str] = {}
     if demo:
         if store.conversation_ids():
-            print(
+            say(
                 "ohtui serve: database already has conversations; demo data not loaded",
                 file=sys.stderr,
             )
@@ -123,23 +125,21 @@ def serve_main(
     try:
         sock = bind_socket(host, port)
     except OSError as exc:
-        print(f"ohtui serve: cannot bind {host}:{port}: {exc}", file=sys.stderr)
+        say(f"ohtui serve: cannot bind {host}:{port}: {exc}", file=sys.stderr)
         store.close()
         return 2
     url = url_for(host, sock.getsockname()[1])
-    print(
+    say(
         f"ohtui reference server on {url}"
         + (f" (session key required, from {key_source})" if session_key else "")
     )
     for name, conversation_id in names.items():
-        print(f"  {name:<9} {conversation_id}")
+        say(f"  {name:<9} {conversation_id}")
     sys.stdout.flush()
     if chaos:
-        print(f"  chaos: about {chaos:.0%} of API GETs fail on purpose")
+        say(f"  chaos: about {chaos:.0%} of API GETs fail on purpose")
     if agents:
-        print(
-            f"  agents    {agents} simulated agents at work (the board: ohtui --url {url}, key 3)"
-        )
+        say(f"  agents    {agents} simulated agents at work (the board: ohtui --url {url}, key 3)")
     sys.stdout.flush()
     app = create_app(
         store,
