@@ -113,4 +113,4 @@ async def test_an_export_shows_progress_and_ctrl_s_again_cancels_it(
         await wait_for(lambda: any("Export cancelled" in n for n in notes), pilot=pilot)
         assert screen.export_run is None and screen.export_status == ""
         server.app.state.faults.clear()
-    assert list(tmp_path.iterdir()) == []  # neither the file nor its .part
+    assert list(tmp_path.iterdir()) == []  # neither the file nor a temporary one

@@ -292,7 +292,7 @@ def test_config_init_writes_a_private_template_without_keys(isolated, monkeypatc
 
 
 def test_write_template_elsewhere(tmp_path):
-    path = write_template(tmp_path / "deep" / "dir" / "ohtui.toml")
+    path = Path(write_template(tmp_path / "deep" / "dir" / "ohtui.toml").path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert not list(path.parent.glob(".*.tmp"))
 

@@ -278,7 +278,7 @@ def test_cli_export_markdown_to_a_file(demo_server, tmp_path, capsys):
     assert main(["export", IDS["payments"], "-o", str(target), "--url", demo_server.base_url]) == 0
     text = target.read_text(encoding="utf-8")
     assert text.startswith("# ") and f"`{IDS['payments']}`" in text and "```console" in text
-    assert not list(tmp_path.glob("*.part"))
+    assert [p.name for p in tmp_path.iterdir()] == ["payments.md"]  # no temporary file left
     assert "wrote" in capsys.readouterr().err
 
 

@@ -247,11 +247,11 @@ def test_write_export_leaves_a_whole_file_or_nothing(tmp_path):
     target = tmp_path / "out.md"
     assert write_export(events, target) == 20
     assert target.read_text(encoding="utf-8").startswith("# Conversation")
-    assert not list(tmp_path.glob("*.part"))
+    assert [p.name for p in tmp_path.iterdir()] == ["out.md"]  # no temporary file left
     stopped = tmp_path / "stopped.jsonl"
     with pytest.raises(ExportCancelled):
         write_export(events, stopped, cancelled=lambda: True)
-    assert not stopped.exists() and not list(tmp_path.glob("*.part"))
+    assert [p.name for p in tmp_path.iterdir()] == ["out.md"]
 
 
 def test_exporter_feeds_either_format_one_event_at_a_time():

@@ -79,7 +79,7 @@ def test_a_server_conversation_by_id_with_the_url_either_side(demo_server, tmp_p
     # the totals are the last stats update's, and the record agrees
     assert data["cost"] == pytest.approx(data["record_cost"])
     assert data["failures"][0]["count"] > 2 and data["condensations"]
-    assert not list(tmp_path.glob("*.part"))
+    assert [p.name for p in tmp_path.iterdir()] == ["long.json"]  # no temporary file left
     assert main(["insights", cid, "--url", demo_server.base_url]) == 0
     out = capsys.readouterr().out
     assert out.startswith("# Insights: Port the CLI to asyncio (long session)")

@@ -18,9 +18,9 @@ def run_config(args: argparse.Namespace) -> int:
     from tui.config import ConfigError, write_template
 
     try:
-        path = write_template(location.path, force=args.force)
+        where = write_template(location.path, force=args.force)
     except (ConfigError, OSError) as exc:
         say(f"ohtui config: {exc}", file=sys.stderr)
         return 1
-    say(f"wrote {path} (mode 600; it holds key references, never keys)")
+    say(f"wrote {where} (mode 600; it holds key references, never keys)")
     return 0

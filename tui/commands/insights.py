@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
+from typing import TYPE_CHECKING
 
 from tui.text import say
 
 from .target import OpenFolder, Target, open_target
+
+if TYPE_CHECKING:
+    from tui.safe_output import Destination
 
 PROG = "ohtui insights"
 
@@ -27,7 +30,13 @@ class _Unclear(Exception):
 def run_insights(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     from tui.insights.load import collect_insights
     from tui.insights.report import render
+    from tui.safe_output import OutputError, destination
 
+    try:  # before any request: a path that can't be written is said at once
+        where = destination(args.output or "-")
+    except OutputError as exc:
+        say(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
     target = open_target(args, open_folder, PROG)
     if not isinstance(target, Target):
         return target
@@ -52,31 +61,24 @@ def run_insights(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     finally:
         if stop is not None:
             stop()
-    return _write(text, args.output)
+    return _write(text, where)
 
 
-def _write(text: str, output: str | None) -> int:
-    """To standard output, or to a file that appears whole or not at all."""
-    if output and output != "-":
-        part = f"{output}.part"
-        try:
-            with open(part, "w", encoding="utf-8", errors="replace", newline="\n") as out:
-                out.write(text)
-            os.replace(part, output)
-        except OSError as exc:
-            try:
-                os.unlink(part)
-            except OSError:
-                pass
-            say(f"{PROG}: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        say(f"wrote the insights to {output}", file=sys.stderr)
-        return 0
-    if hasattr(sys.stdout, "reconfigure"):
-        sys.stdout.reconfigure(encoding="utf-8", errors="replace")
+def _write(text: str, where: Destination) -> int:
+    """To standard output, or by :mod:`tui.safe_output` (a file appears whole or not at all,
+    a device or FIFO is written as a stream, a link is followed once and said)."""
+    from tui.safe_output import OutputError, reader_gone, write_text
+
     try:
-        say(text, end="")  # rendered safe already; for JSON, clean() changes nothing
-        sys.stdout.flush()
-    except BrokenPipeError:  # the reader went away (`| head`): not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        write_text(where, text)
+    except KeyboardInterrupt:  # e.g. waiting for a FIFO's reader
+        return 130
+    except BrokenPipeError:  # standard output's reader went away (`| head`): not an error
+        reader_gone()
+        return 0
+    except OutputError as exc:
+        say(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    if where.kind != "stdout":
+        say(f"wrote the insights to {where}", file=sys.stderr)
     return 0

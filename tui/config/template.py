@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tui.safe_output import Destination, OutputError, write_text
+
 from .errors import ConfigError
 
 TEMPLATE = """\
@@ -44,20 +46,13 @@ TEMPLATE = """\
 """
 
 
-def write_template(path: Path, *, force: bool = False) -> Path:
-    """Write :data:`TEMPLATE` to ``path`` with mode 600; refuses to overwrite unless ``force``."""
-    if path.exists() and not force:
+def write_template(path: Path, *, force: bool = False) -> Destination:
+    """Write :data:`TEMPLATE` to ``path`` with mode 600 and return where it went (a link
+    named is written through, once); refuses to replace anything unless ``force``."""
+    if os.path.lexists(path) and not force:
         raise ConfigError(f"{path} already exists (use --force to replace it)")
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            if hasattr(os, "fchmod"):
-                os.fchmod(out.fileno(), 0o600)
-            out.write(TEMPLATE)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+        return write_text(path, TEMPLATE, exclusive=not force, mode=0o600)
+    except OutputError as exc:
+        raise ConfigError(str(exc)) from None

@@ -3,8 +3,8 @@
 :class:`Exporter` turns events into text one at a time in either format;
 :func:`export_chunks` drives it over an iterable, reporting progress and stopping when
 asked (for a worker thread: the UI never waits for an export); :func:`write_export` writes
-a file that appears whole or not at all; :func:`export_conversation` pages through a
-server (``ohtui export``).
+it by :mod:`tui.safe_output` (a file appears whole or not at all);
+:func:`export_conversation` pages through a server (``ohtui export``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from tui.safe_output import open_output
 
 from .jsonl import event_line
 from .markdown import MarkdownExporter
@@ -133,14 +135,16 @@ def write_export(
     events: Iterable[Any],
     path: str | os.PathLike[str],
     fmt: str | None = None,
+    *,
+    exclusive: bool = False,
     **options: Any,
 ) -> int:
     """Write an export to ``path`` (format from ``fmt`` or the suffix) and return how many
-    events it holds. The text goes to ``<path>.part`` first and is renamed when complete,
-    so a failed or cancelled export leaves nothing behind. ``options`` are those of
-    :func:`export_chunks` (progress, cancelled, title…)."""
+    events it holds. Written by :func:`tui.safe_output.open_output`: a file appears whole
+    or not at all (a failed or cancelled export leaves nothing behind), a device or FIFO is
+    written as a stream; ``exclusive``: never over an existing name. ``options`` are those
+    of :func:`export_chunks` (progress, cancelled, title…)."""
     target = os.fspath(path)
-    part = f"{target}.part"
     count = 0
 
     def counted() -> Iterator[Any]:
@@ -149,16 +153,8 @@ def write_export(
             count += 1
             yield event
 
-    try:
-        with open(part, "w", encoding="utf-8", errors="replace", newline="\n") as out:
-            out.writelines(export_chunks(counted(), format_for(target, fmt), **options))
-        os.replace(part, target)
-    except BaseException:
-        try:
-            os.unlink(part)
-        except OSError:
-            pass
-        raise
+    with open_output(target, exclusive=exclusive) as out:
+        out.writelines(export_chunks(counted(), format_for(target, fmt), **options))
     return count
 
 

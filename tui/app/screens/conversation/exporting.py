@@ -7,13 +7,15 @@ event store), then write Markdown or JSONL with ``tui.export.write_export`` in a
 the full events are fetched a hundred at a time as the writer needs them (memory stays
 bounded), the list's corner shows how far it got, and ``ctrl+s`` again (or leaving the
 screen) cancels it, leaving no file behind. A new file is made in the working directory,
-never over an existing one, named only with safe characters (a server chooses the id).
+never over anything (not even a dangling link: ``tui.safe_output``, the one writer of
+output files), named only with safe characters (a server chooses the id).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -197,11 +199,12 @@ class ExportMixin:
             run.written = done.events
             loop.call_soon_threadsafe(self._set_export_status, run.status())
 
-        def write() -> int:  # <path>.part, renamed when whole: nothing left if stopped
+        def write() -> int:  # appears whole under a free name, or not at all
             return write_export(
                 events(),
                 run.path,
                 fmt,
+                exclusive=True,
                 title=title,
                 info=info,
                 conversation_id=self.conversation_id,
@@ -215,10 +218,11 @@ class ExportMixin:
 
 def unused_name(stem: str, suffix: str, folder: Path | None = None) -> Path:
     """A name ``stem.suffix`` (or ``stem-N.suffix``) in ``folder`` (the working directory)
-    that no file (nor an export's ``.part``) has: an export never writes over a file."""
+    that nothing has, not even a dangling link: an export never writes over anything (and
+    :func:`tui.safe_output.open_output` makes sure of it when it takes the name)."""
     folder = folder or Path.cwd()
     for n in range(1, 1000):
         path = folder / (f"{stem}.{suffix}" if n == 1 else f"{stem}-{n}.{suffix}")
-        if not path.exists() and not path.with_name(path.name + ".part").exists():
+        if not os.path.lexists(path):
             return path
     raise FileExistsError(f"{stem}.{suffix}: too many exports with this name")
