@@ -16,6 +16,7 @@ from tests.app_helpers import (
 )
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.panes import HIDDEN, MIN_WIDTH, session_panes
+from tui.app.screens.help import HelpScreen
 from tui.app.screens.sandboxes import SandboxesScreen
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
@@ -198,7 +199,7 @@ async def test_the_key_bar_keeps_help_and_quit_at_80_columns_everywhere(demo_ser
         bar = await check()
         start, _end, _item = next(span for span in bar._spans if span[2].display == MORE)
         await pilot.click(KeyBar, offset=(start + 1, 0))  # "…" opens the help
-        await wait_for(lambda: bool(app.screen.query("HelpPanel")), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, HelpScreen), pilot=pilot)
 
 
 async def test_all_keys_fit_at_the_default_size_on_the_list(demo_server):
@@ -217,14 +218,15 @@ async def test_the_help_lies_over_the_panes_without_moving_them(demo_server):
         screen = await _open(app, pilot, "hello")
         regions = [w.region for w in (*screen.focus_chain, screen.query_one(KeyBar))]
         await pilot.press("question_mark")
-        await wait_for(lambda: bool(screen.query("HelpPanel")), pilot=pilot)
+        await wait_for(lambda: screen_ready(app, HelpScreen), pilot=pilot)
         await settled(pilot)
-        panel = screen.query_one("HelpPanel")
+        panel = app.screen.query_one("#help-panel")
         assert panel.region.width >= 30 and panel.region.right == 80
         assert [w.region for w in (*screen.focus_chain, screen.query_one(KeyBar))] == regions
-        assert "? Help" in screen.query_one(KeyBar).shown_text  # the bar is not covered
+        # the bar below says how to close it (the help has the keys while it is open)
+        assert "esc Close" in app.screen.query_one(KeyBar).shown_text
         await pilot.press("question_mark")
-        await wait_for(lambda: not screen.query("HelpPanel"), pilot=pilot)
+        await wait_for(lambda: app.screen is screen, pilot=pilot)
 
 
 async def test_enter_on_the_detail_opens_and_closes_its_sections(demo_server):

@@ -113,7 +113,10 @@ async def test_pause_run_and_interrupt_keys(live_server):
         await asyncio.to_thread(server.live.step_sync, cid, 1)
         await wait_for(lambda: server.live.status_sync(cid) == "paused", pilot=pilot)
         await wait_for(lambda: not screen.live.running, pilot=pilot)
-        await pilot.press("space")  # run again
+        await pilot.press("space")  # run again: a new, paid run, so it asks first
+        await wait_for(lambda: screen_ready(app, ConfirmScreen), pilot=pilot)
+        assert "Resume the agent?" in screen_text(app)
+        await pilot.press("y")
         await wait_for(lambda: server.live.status_sync(cid) == "running", pilot=pilot)
         await pilot.press("X")
         await wait_for(lambda: screen_ready(app, ConfirmScreen), pilot=pilot)

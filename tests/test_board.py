@@ -169,9 +169,12 @@ async def test_pause_the_marked_rows(make_server):
 
 async def test_run_a_paused_row(make_server):
     async with on_board(make_server, 2, statuses=("paused",)) as board:
-        _, pilot, screen, server, _, ids = board
+        app, pilot, screen, server, _, ids = board
         move_to(screen, ids[1])
-        await pilot.press("p")
+        await pilot.press("p")  # a new, paid run: asked first
+        await wait_for(lambda: dialog_ready(app, ConfirmScreen), pilot=pilot)
+        assert "Run this agent again? It is paused." in screen_text(app)
+        await pilot.press("y")
         await wait_for(lambda: server.live.status_sync(ids[1]) == "running", pilot=pilot)
         assert server.live.status_sync(ids[0]) == "paused"
 

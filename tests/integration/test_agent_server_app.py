@@ -12,6 +12,7 @@ from tests.app_helpers import SIZE, conversations_shown, list_ready, screen_text
 from tests.integration.fake_llm import slow_steps, two_commands
 from tests.integration.waiting import status_in, until
 from tui.app.app import OhtuiApp
+from tui.app.screens.confirm import ConfirmScreen
 from tui.client import OpenHandsClient
 
 pytestmark = pytest.mark.xdist_group("agent-server")
@@ -101,7 +102,9 @@ async def test_space_pauses_the_running_agent_and_runs_it_again(agent, fake_llm)
         await wait_for(lambda: not screen.live.running, WAIT, pilot)
 
         script.hurry()
-        await pilot.press("space")
+        await pilot.press("space")  # not running: a new, paid run is asked for first
+        await wait_for(lambda: isinstance(app.screen, ConfirmScreen), WAIT, pilot)
+        await pilot.press("y")
         assert await status_in(agent, cid, {"finished", "error", "stuck"}) == "finished"
         await wait_for(lambda: "finished" in screen_text(app).lower(), WAIT, pilot)
     kinds = [e["kind"] for e in await agent.events(cid)]

@@ -28,6 +28,7 @@ from .messages import AgentStatusChanged
 from .navigation import SANDBOXES, AppNavigation
 from .notices import TOAST_CSS, Notifier, desktop_notify, user_is_typing
 from .opening import open_by_id
+from .refusals import RefusedKeys
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen, keys_sent
 from .server_marks import server_mark
@@ -48,11 +49,10 @@ if TYPE_CHECKING:
 SCREEN_SHEETS = sorted((Path(__file__).parent / "screens").rglob("*.tcss"))
 
 
-class OhtuiApp(AppNavigation, AppGuard, GuardedDispatch, App):
+class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
     TITLE = "ohtui"
     CSS_PATH = SCREEN_SHEETS
-    # the help panel lies over a screen (help_panel.py); toasts keep clear of the detail pane
-    CSS = "Screen { layers: default help; }\n" + TOAST_CSS
+    CSS = TOAST_CSS  # toasts keep clear of the detail pane
     COMMANDS = App.COMMANDS | {OhtuiCommands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),

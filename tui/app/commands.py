@@ -38,9 +38,11 @@ def board_commands(screen: object) -> list[tuple[str, object, str]]:
 class OhtuiCommands(Provider):
     def _commands(self) -> list[tuple[str, object, str]]:
         app = self.app
-        out: list[tuple[str, object, str]] = [
-            ("Go to conversations", app.action_show_conversations, "List app conversations")
-        ]
+        out: list[tuple[str, object, str]] = []
+        if app.offers("show_conversations"):  # not a shared link
+            out.append(
+                ("Go to conversations", app.action_show_conversations, "List app conversations")
+            )
         if app.offers("show_sandboxes"):  # not local folders, not an agent server
             out.append(
                 (
@@ -59,14 +61,15 @@ class OhtuiCommands(Provider):
                     "The agent server's version, uptime, tools and runtime",
                 )
             )
-        out.append(
-            (
-                "Go to board",
-                app.action_show_board,
-                "Every running agent live: status, step, cost; act on several at once",
+        if app.offers("show_board"):
+            out.append(
+                (
+                    "Go to board",
+                    app.action_show_board,
+                    "Every running agent live: status, step, cost; act on several at once",
+                )
             )
-        )
-        out.append(("Show keys and help", app.action_toggle_help, "The focused pane's keys"))
+        out.append(("Show keys and help", app.action_toggle_help, "Every key of this screen"))
         from .screens.conversations import ConversationsScreen
 
         listing = next(

@@ -25,6 +25,8 @@ DIALOG_FREE = frozenset(
     {"show_conversations", "show_sandboxes", "show_server", "show_board", "toggle_help", "quit"}
 )
 
+#: The screens the number keys go to; a shared link has none of them (it shows one
+#: conversation, nothing else).
 NAVIGATION = frozenset({"show_conversations", "show_sandboxes", "show_server", "show_board"})
 
 
@@ -60,8 +62,24 @@ class AppNavigation:
         stack = self.screen_stack
         return stack[-1] if stack else None
 
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        """Why an app key refused by :meth:`check_action` does nothing (``refusals.py``).
+        Key ``2`` is bound twice (sandboxes, a bare agent server's page): it is only refused
+        where neither applies, and the sandboxes' reason speaks for both."""
+        if action in DIALOG_FREE and user_is_typing(self):
+            return None  # the dialog or field has the keys
+        if isinstance(self._top_screen(), ConnectionErrorScreen):
+            return None  # the error screen says what is wrong
+        if self.shared and action in NAVIGATION:
+            return "This is a shared link: it shows this one conversation and nothing else."
+        if action == "show_sandboxes" and self.local:
+            return "Local folders have no sandboxes and no server to show."
+        return None
+
     def offers(self, action: str) -> bool:
         """Whether ``action`` makes sense for this server (the palette asks too)."""
+        if action in NAVIGATION and self.shared:
+            return False  # a shared link: the one conversation is all there is
         if action == "show_sandboxes":  # local folders and bare agent servers have none
             return not (self.local or self.shared) and self.can("sandboxes")
         if action == "show_server":
@@ -105,14 +123,26 @@ class AppNavigation:
             self.pop_screen()
 
     def action_toggle_help(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
+        from .screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
         else:
             self.action_show_help_panel()
 
     def action_show_help_panel(self) -> None:
-        """The keys panel over the screen's edge: opening it never squeezes the panes."""
-        from .widgets.help_panel import HelpOverlay
+        """Every key of the screen shown, as they apply where the focus is (also the
+        palette's "Keys"): a panel over its edge that scrolls and closes by keyboard."""
+        from .screens.help import HelpScreen, key_groups
 
-        if not self.screen.query("HelpPanel"):
-            self.screen.mount(HelpOverlay())
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
+            return
+        title = getattr(screen, "BINDING_GROUP_TITLE", None)
+        self.push_screen(HelpScreen(f"Keys · {title}" if title else "Keys", key_groups(screen)))
+
+    def action_hide_help_panel(self) -> None:
+        from .screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)

@@ -58,6 +58,19 @@ def toggle_words(rows: Sequence[BoardRow]) -> str:
     return "Running" if verbs == {"run"} else "Paused or ran"
 
 
+def run_question(runs: Sequence[BoardRow], names: str, paused: int) -> str:
+    """Asked before ``runs`` (agents not running, ``names`` one a line) are run: each run
+    calls the model again and costs money. ``paused``: running ones paused meanwhile."""
+    if len(runs) == 1:
+        status = (runs[0].status or "stopped").replace("_", " ")
+        question = f"Run this agent again? It is {status}.\n{names}It starts a new, paid run."
+    else:
+        question = f"Run these {len(runs)} agents again?\n{names}Each starts a new, paid run."
+    if paused:
+        question += f"\nThe {paused} running one{'s are' if paused > 1 else ' is'} paused."
+    return question
+
+
 def _agent(source: Source, row: BoardRow) -> AgentServerClient:
     from tui.client import AgentServerClient
 

@@ -3,18 +3,17 @@
 k9s-style: one row per conversation that runs, waits for confirmation, is paused, stuck or
 failed lately (``[board]`` of the config says which), changing in place as the agents work
 (``board/feed.py``: websockets for the first rows, polling for the rest), the ones needing
-a human on top. Actions apply to the marked rows (``space``), else to the cursor's row.
+a human on top. Actions apply to the marked rows (``space``), else to the cursor's row
+(``board_actions.py``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -23,7 +22,6 @@ from textual.widgets import Input, Static
 
 from tui.text import one_line
 
-from ..board import steer
 from ..board.feed import BoardFeed
 from ..board.model import BY_KEY, BoardModel
 from ..board.notices import Lately, NoticeGate, app_newsworthy
@@ -31,15 +29,14 @@ from ..board.options import BoardOptions
 from ..board.sources import board_sources
 from ..messages import AgentStatusChanged
 from ..notices import desktop_notify
+from ..refusals import read_only_reason
 from ..widgets.board_table import BoardTable
 from ..widgets.key_bar import KeyBar
 from ..widgets.ordered_input import OrderedInput
-from .board_answer import BoardAnswerScreen
-from .confirm import ConfirmScreen
+from .board_actions import BoardActions
 
 if TYPE_CHECKING:
     from ..board.row import BoardRow
-    from ..board.steer import Outcome
 
 FLUSH_S = 0.25  # rows changed by the feed are drawn again at most this often
 TICK_S = 1.0  # times in a status move on
@@ -51,7 +48,7 @@ FILTER_NAMES = {
 }
 
 
-class BoardScreen(Screen):
+class BoardScreen(BoardActions, Screen):
     AUTO_FOCUS = "#board"
     BINDING_GROUP_TITLE = "Board"
     BINDINGS = [
@@ -245,13 +242,13 @@ class BoardScreen(Screen):
             return bool(getattr(self.app, "profiles", None))
         return True
 
-    def targets(self) -> list[BoardRow]:
-        """The marked rows, else the cursor's (never a server's failure row)."""
-        marked = self.model.marked()
-        if marked:
-            return marked
-        row = self.query_one(BoardTable).current
-        return [row] if row is not None and row.failure is None else []
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        """Why a key refused by :meth:`check_action` does nothing (``refusals.py``)."""
+        if action in STEERING and self.app.readonly:
+            return read_only_reason(self.app)
+        if action == "all_profiles":
+            return "No server profiles are configured: the board watches this server only."
+        return None
 
     def action_open(self) -> None:
         row = self.query_one(BoardTable).current
@@ -277,51 +274,6 @@ class BoardScreen(Screen):
         self.model.toggle_mark(row)
         table.action_cursor_down()
         self.flush(force=True)
-
-    def action_toggle_run(self) -> None:
-        rows = self.targets()
-        if rows:
-            verbs = {row.key: steer.toggle_verb(row) for row in rows}
-            self.act(
-                rows,
-                lambda source, row: steer.control(source, row, verbs[row.key]),
-                steer.toggle_words(rows),
-            )
-
-    def action_interrupt(self) -> None:
-        rows = self.targets()
-        if not rows:
-            return
-        what = "this agent" if len(rows) == 1 else f"these {len(rows)} agents"
-        several = self.feed is not None and len(self.feed.sources) > 1
-        names = [f"{row.source}: {row.title}" if several else row.title for row in rows[:5]]
-        if len(rows) > 5:
-            names.append(f"and {len(rows) - 5} more")
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.act(rows, partial(steer.control, verb="interrupt"), "Interrupted")
-
-        self.app.push_screen(
-            ConfirmScreen(
-                f"Interrupt {what} now?\n"
-                + "".join(f"  {one_line(name, 100)}\n" for name in names)
-                + "The model call in flight is cancelled.",
-                "Interrupt",
-            ),
-            answered,
-        )
-
-    def action_approve(self) -> None:
-        self.answer(True)
-
-    def action_reject(self) -> None:
-        self.answer(False)
-
-    def action_pause_sandbox(self) -> None:
-        rows = self.targets()
-        if rows:
-            self.act(rows, steer.pause_sandbox, "Sandbox paused", needs_agent=False)
 
     def action_sort(self) -> None:
         self.model.next_sort()
@@ -386,63 +338,3 @@ class BoardScreen(Screen):
     def action_refresh(self) -> None:
         if self.feed is not None:
             self.feed.refresh_now()
-
-    # --- acting ----------------------------------------------------------------------------
-
-    @work(group="board-act")
-    async def act(
-        self, rows: list[BoardRow], action, done: str = "", *, needs_agent: bool = True
-    ) -> None:
-        feed = self.feed
-        if feed is None:
-            return
-        outcomes = await steer.act_on(rows, feed.source, action, needs_agent=needs_agent)
-        self.report(outcomes, done)
-        self.model.marks.clear()
-        feed.refresh_now()
-        self.flush(force=True)
-
-    def report(self, outcomes: list[Outcome], done: str = "") -> None:
-        """One notification for what worked, one per row that did not."""
-        worked = [o.row for o in outcomes if o.error is None]
-        if worked:
-            what = done or "Done"
-            whom = worked[0].title if len(worked) == 1 else f"{len(worked)} agents"
-            self.notify(f"{what}: {whom}", markup=False)
-        for outcome in [o for o in outcomes if o.error][:5]:
-            self.notify(
-                f"{outcome.row.title}: {outcome.error}",
-                title="Not done",
-                severity="error",
-                markup=False,
-            )
-
-    @work(group="board-act")
-    async def answer(self, accept: bool) -> None:
-        """Approve or reject: shows what each waiting agent would run, then asks."""
-        rows = [row for row in self.targets() if row.status == "waiting_for_confirmation"]
-        if not rows:
-            self.notify("No chosen agent waits for confirmation.", severity="warning")
-            return
-        feed = self.feed
-        assert feed is not None
-
-        async def waits(row: BoardRow) -> tuple[str, list]:
-            label = row.title if len(feed.sources) == 1 else f"{row.source}: {row.title}"
-            source = feed.source(row.source)
-            try:
-                return label, await steer.waiting_actions(source, row) if source else []
-            except Exception:  # noqa: BLE001 - the question says it could not be read
-                return label, []
-
-        waiting = list(await asyncio.gather(*(waits(row) for row in rows)))
-        reason = await self.app.push_screen_wait(BoardAnswerScreen(waiting, accept=accept))
-        if reason is None:
-            return
-        outcomes = await steer.act_on(
-            rows, feed.source, partial(steer.respond, accept=accept, reason=reason)
-        )
-        self.report(outcomes, "Approved" if accept else "Rejected")
-        self.model.marks.clear()
-        feed.refresh_now()
-        self.flush(force=True)

@@ -1,4 +1,5 @@
-"""A yes/no question for destructive actions; the default answer is no.
+"""A yes/no question before an action that destroys or costs something (delete, interrupt,
+a new paid run of an agent); the default answer is no.
 
 Like every dialog it has its own key bar: while it is open only its keys are offered,
 and only they work (the app's keys stand aside, ``OhtuiApp.check_action``)."""

@@ -372,6 +372,14 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
             return not isinstance(self.focused, Input)
         return True
 
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        """Why a key refused by :meth:`check_action` does nothing (``refusals.py``)."""
+        if action == "new":
+            return self.why_not_start()
+        if action == "sandbox_ids":
+            return "Local folders have no sandboxes: there are no sandbox ids to show."
+        return None
+
     def action_open(self) -> None:
         self._open(self.query_one(FittedTable).current_key)
 

@@ -29,6 +29,7 @@ from tui.text import one_line
 
 from .. import server_marks
 from ..format import status_value
+from ..refusals import read_only_reason
 from ..server_marks import duration
 from ..themes import theme_style
 from ..widgets.key_bar import KeyBar
@@ -121,6 +122,19 @@ class ConversationStarts:
         if app.readonly or app.local or app.shared:
             return False
         return app.can("start_conversation")
+
+    def why_not_start(self) -> str:
+        """Why ``n`` starts nothing here (``can_start`` is False), for the user."""
+        app: Any = self.app  # type: ignore[attr-defined]
+        if app.readonly or app.local or app.shared:
+            return read_only_reason(app)
+        info = app.server_info
+        if info is not None and info.kind == "agent":
+            return (
+                "This agent server has no agent settings to start a conversation with:"
+                " set agent_settings_file in the config (ohtui config path shows where it is)."
+            )
+        return "This server cannot start conversations."
 
     def starting(self) -> StartProgress | None:
         start = self._start

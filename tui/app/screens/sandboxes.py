@@ -28,6 +28,7 @@ from tui.text import clean, one_line
 
 from .. import server_marks
 from ..format import relative_time, status_text, status_value
+from ..refusals import read_only_reason
 from ..screen_state import shown
 from ..server_marks import duration, plural
 from ..table_columns import sandbox_columns
@@ -259,6 +260,10 @@ class SandboxesScreen(Screen):
         if action == "stop_waiting":
             return self.start is not None and not self.start.done and self.start.watched
         return True
+
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        """Why a key refused by :meth:`check_action` does nothing (``refusals.py``)."""
+        return read_only_reason(self.app) if action in MUTATING and self.app.readonly else None
 
     def _can(self, box: SandboxInfo, verb: str, allowed: tuple[str, ...]) -> bool:
         status = status_value(box.status)

@@ -1,4 +1,7 @@
-"""The find bar: a query, its toggles (regex, case, only matches) and what the search is doing."""
+"""The find bar: a query, its toggles (regex, case, only matches) and what the search is doing.
+
+Enter searches and hands the keys to the list; a toggle (``^r`` ``^t`` ``^o`` or a click)
+searches again but leaves the focus where it was, so typing goes on in the field."""
 
 from __future__ import annotations
 
@@ -57,6 +60,10 @@ class FindBar(Horizontal):
     class Submitted(Message):
         query: FindQuery
         only: bool
+        #: enter: the list takes the keys (n / N walk the hits). A toggle keeps the focus
+        #: where it is: letters typed after ^r in the field are more of the query, never
+        #: the list's commands.
+        to_list: bool = False
 
     class Closed(Message):
         pass
@@ -121,7 +128,8 @@ class FindBar(Horizontal):
     @on(Input.Submitted, "#find-input")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.post_message(self.Submitted(*self.current()))  # empty: find nothing, say nothing
+        # empty: find nothing, say nothing
+        self.post_message(self.Submitted(*self.current(), to_list=True))
 
     @on(Checkbox.Changed)
     def _toggled(self, event: Checkbox.Changed) -> None:

@@ -1,9 +1,14 @@
 """Steering a live conversation's agent: pause/run, interrupt, approve or reject, message.
 
 The keys are the screen's (``space``, ``X``, ``A``, ``R``, ``m``); they apply only while
-the conversation is live and not read-only (``ConversationScreen.check_action``). The
-confirmation bar and the message line (``widgets/agent_bar.py``) show and ask; the
-requests to the agent server run here, in workers of the ``agent`` group.
+the conversation is live and not read-only (``ConversationScreen.check_action``; a key
+pressed where it does not apply says why: ``why_not``). The confirmation bar and the
+message line (``widgets/agent_bar.py``) show and ask; the requests to the agent server
+run here, in workers of the ``agent`` group.
+
+``space`` pauses a running agent at once (that stops the spending), but asks before it
+runs one that is not running: a run calls the model again, which costs money, and a key
+pressed by habit (``less`` pages with space) must not start one.
 """
 
 from __future__ import annotations
@@ -15,7 +20,11 @@ from textual import work
 
 from tui.client import Conflict
 from tui.models import ExecutionStatus
+from tui.text import one_line
 
+from ...format import conversation_cost, money, status_value, title_of
+from ...live_session import can_follow
+from ...refusals import read_only_reason
 from ...widgets.agent_bar import MessageLine
 from ...widgets.event_list import EventList
 from ..confirm import ConfirmScreen
@@ -44,15 +53,27 @@ class AgentMixin:
     def _agent(self) -> LiveSession | None:
         """The live session, if the agent may be steered now (else says why not)."""
         if self.app.readonly:
-            self.notify("Read-only mode: the agent cannot be controlled.", severity="warning")
+            self.notify(read_only_reason(self.app), severity="warning", markup=False)
             return None
         if self.live is None:
-            self.notify(
-                "This conversation is not running live (its sandbox is not RUNNING).",
-                severity="warning",
-            )
+            self.notify(self.not_live_reason(), severity="warning", markup=False)
             return None
         return self.live
+
+    def not_live_reason(self) -> str:
+        """Why there is no agent to steer: what the conversation's record says."""
+        record = self.events.record
+        if record is None:
+            return "The conversation is still loading: its agent can be steered once it is."
+        if not can_follow(record):
+            status = status_value(record.sandbox_status)
+            if status and status != "RUNNING":
+                return (
+                    f"Its sandbox is {status}: the agent can be steered only while the"
+                    " sandbox runs (resume it on the sandboxes screen)."
+                )
+            return "This conversation has no agent to steer (the server gives no address)."
+        return "Connecting to the agent…: its keys work once the stream is live."
 
     def render_confirm(self) -> None:
         """Show what the agent waits to run while it waits for the user's approval."""
@@ -62,8 +83,42 @@ class AgentMixin:
             self.refresh_bindings()  # A/R appear in the key bar only while they apply
 
     def action_toggle_run(self) -> None:
-        if (live := self._agent()) is not None:
-            self.control("pause" if live.running else "run")
+        """Pause a running agent now; ask first before running one (a new, paid run)."""
+        live = self._agent()
+        if live is None:
+            return
+        if live.running:
+            self.control("pause")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if not yes or self.closing or self.live is not live:
+                return
+            if live.running:  # it was run meanwhile (another client, the board)
+                self.notify("The agent is already running.", markup=False)
+                return
+            self.control("run")
+
+        self.app.push_screen(ConfirmScreen(self.run_question(live), "Run"), answered)
+
+    def run_question(self, live: LiveSession) -> str:
+        """What running the agent now would do: a paid run of this conversation."""
+        conversation = self.events.record
+        what = f"“{one_line(title_of(conversation), 80)}”" if conversation else "this conversation"
+        cost = live.state.cost or (conversation_cost(conversation)[0] if conversation else None)
+        spent = f"; {money(cost)} spent on it so far" if cost else ""
+        status = status_value(live.state.execution_status) or "stopped"
+        if status == "paused":
+            return (
+                "Resume the agent?\n"
+                f"It goes on with the paused run of {what}: the model is called, and paid,"
+                f" again{spent}."
+            )
+        return (
+            "Run the agent again?\n"
+            f"It starts a new, paid run of {what} (the agent is {status.replace('_', ' ')}"
+            f"{spent})."
+        )
 
     def action_interrupt(self) -> None:
         if self._agent() is None:

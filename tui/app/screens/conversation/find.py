@@ -63,7 +63,8 @@ class FindMixin:
         self.finder = finder
         self.query_one(EventList).set_finder(finder)
         self.query_one(EventDetail).set_finder(finder)
-        self.set_focus(self.query_one(EventList))  # so n / N walk the hits; / returns to the query
+        if message.to_list:  # enter: n / N walk the hits; / returns to the query
+            self.set_focus(self.query_one(EventList))
         if message.only:
             self.find_only(finder)
             return

@@ -6,7 +6,8 @@ then steering a live agent.
 
 Each binding's ``id`` is what a user's ``[keymap]`` targets (``conversation.find`` …); the
 actions live in ``screen.py`` and the mixins beside it (``find.py``, ``exporting.py``,
-``agent.py``). Keys that only apply sometimes are switched by ``ConversationScreen.check_action``.
+``agent.py``). Keys that only apply sometimes are switched by ``ConversationScreen.check_action``
+(pressed where they do not apply, ``ConversationScreen.why_not`` says why: ``refusals.py``).
 
 Keys that move focus (tab, ``t`` ``l`` ``d`` ``/`` ``f`` ``esc``, enter on the list) are *priority*
 bindings. Textual hands each key to the focused widget's queue as it arrives, and an

@@ -29,6 +29,7 @@ from ...duplicate_rows import NOTE as DUPLICATE_NOTE
 from ...duplicate_rows import is_duplicate
 from ...guard import GuardedDispatch
 from ...live_session import LiveSession
+from ...refusals import read_only_reason
 from ...row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
 from ...rows import EventRow
 from ...search import Finder
@@ -55,6 +56,8 @@ from .waiting import WaitingMixin
 if TYPE_CHECKING:
     from tui.models import AppConversation
 
+#: the keys that steer the agent (agent.py): only for a live conversation, never read-only
+AGENT_KEYS = frozenset({"approve", "reject", "toggle_run", "message", "interrupt"})
 #: priority keys (keys.py) that go to a focused text field as typing instead
 TYPING_YIELDS = frozenset({"find", "edit_filter", "focus", "open_detail"})
 FOLLOW_DETAIL_S = 0.5  # while following live rows, the detail pane updates at most this often
@@ -339,11 +342,9 @@ class ConversationScreen(
     # --- keys --------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Agent keys show (and work) only where they apply, so the key bar lists what can be done."""
-        if (
-            action in ("approve", "reject", "toggle_run", "message", "interrupt")
-            and self.app.readonly
-        ):
+        """Agent keys show (and work) only where they apply, so the key bar lists what can be
+        done; pressed elsewhere, :meth:`why_not` says why they do nothing."""
+        if action in AGENT_KEYS and self.app.readonly:
             return False  # read-only (or local folders): nothing to steer, so no keys for it
         if action in ("approve", "reject"):
             return self.live is not None and self.live.waiting_for_confirmation
@@ -356,6 +357,18 @@ class ConversationScreen(
         if action in ("toggle_run", "message", "interrupt"):
             return self.live is not None  # only a live conversation has an agent to steer
         return True
+
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        """Why a key refused by :meth:`check_action` does nothing (``refusals.py``)."""
+        if action in AGENT_KEYS and self.app.readonly:
+            return read_only_reason(self.app)
+        if action in AGENT_KEYS and self.live is None:
+            return self.not_live_reason()
+        if action in ("approve", "reject"):
+            return "The agent waits for no approval: there is nothing to approve or reject."
+        if action == "find_toggle":
+            return "Find is closed: / opens it, then ^r ^t ^o switch its options."
+        return None
 
     def action_back(self) -> None:
         if self.message_line.is_open:
