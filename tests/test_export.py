@@ -270,7 +270,8 @@ def test_cli_export_jsonl_equals_the_servers_events(demo_server, capsys):
     for line, item in zip(lines, sent):
         obj = json.loads(line)
         assert as_sent_but_nulls(obj, redact(item))
-        assert parse_event(obj) == parse_event(item)
+        # as sent but for what the one policy masks (here thinking signatures: their size)
+        assert parse_event(obj) == parse_event(redact(item))
 
 
 def test_cli_export_markdown_to_a_file(demo_server, tmp_path, capsys):

@@ -338,6 +338,22 @@ def test_secrets_in_commands_are_masked_in_every_label():
     assert secret not in repr(found.to_json())
 
 
+def test_a_secret_where_a_label_is_cut_is_masked_before_the_cut():
+    """Issue 32: labels were cut, then masked; a key cut in two is not known by its shape,
+    so its start showed. The conversation's title (written in every report) is masked."""
+    key = "sk_live_" + "S3NTabcdefghijklmnop"
+    command = "echo " + "x" * 219 + " " + key + " && mysql -uroot -pS3cretPw app"
+    events = [action(f"a{n}", n * 2, command) for n in range(3)]
+    events += [result(f"o{n}", n * 2 + 1, f"a{n}", exit_code=1) for n in range(3)]
+    found = compute_insights(events, title="deploy with token=S3NTtitle")
+    labels = [a.label for a in found.slowest] + [f.label for f in found.failures]
+    assert labels and all(len(label) <= 240 for label in labels)
+    assert labels[0].startswith("$ echo xxx")
+    dumped = repr(found.to_json())
+    for secret in ("S3NT", "S3cretPw"):
+        assert secret not in dumped
+
+
 def test_control_sequences_and_huge_commands_make_short_labels():
     events = [action("a1", 0, "echo \x1b]52;c;aGk=\x07 " + "x" * 100_000), result("o1", 1, "a1")]
     (slow,) = compute_insights(events).slowest

@@ -35,6 +35,64 @@ SHAPES: dict[str, tuple[str, str]] = {
         "SENTINEL15",
     ),
     "jwt": ("jwt eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SENTINEL16sig_abc", "SENTINEL16"),
+    # issue 32: secrets in new shapes
+    "stripe-live": ("charge with sk_live_51SENTINEL17abcdefghijklmn", "SENTINEL17"),
+    "stripe-test": ("STRIPE=sk_test_SENTINEL18abcdefghij used", "SENTINEL18"),
+    "stripe-restricted": ("key rk_live_SENTINEL19abcdefghij", "SENTINEL19"),
+    "stripe-webhook": ("endpoint secret whsec_SENTINEL34abcdefghijkl", "SENTINEL34"),
+    "slack-webhook": (
+        "curl -X POST https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/SENTINEL35abc -d x",
+        "SENTINEL35",
+    ),
+    "discord-webhook": (
+        "POST https://discord.com/api/webhooks/1234567890/SENTINEL63tok?wait=true",
+        "SENTINEL63",
+    ),
+    "gpg-passphrase": ("gpg --batch --passphrase SENTINEL64 -d secrets.gpg", "SENTINEL64"),
+    "slack-app-token": ("SLACK_APP=xapp-1-A0123-SENTINEL36abcdef", "SENTINEL36"),
+    "slack-refresh-token": ("rotated to xoxe-1-SENTINEL37abcdefgh", "SENTINEL37"),
+    "cookie-header": (
+        "curl -H 'Cookie: theme=dark; session=SENTINEL38abc' https://x.example",
+        "SENTINEL38",
+    ),
+    "set-cookie": ("< Set-Cookie: sid=SENTINEL39abc; Path=/; HttpOnly\r\n< Vary: *", "SENTINEL39"),
+    "cookie-json": ('{"headers": {"Cookie": "a=1; auth=SENTINEL43xyz"}}', "SENTINEL43"),
+    "curl-cookie": ("curl --cookie 'sid=SENTINEL44abc; x=1' https://x.example", "SENTINEL44"),
+    "azure-account-key": (
+        (
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=SENTINEL45ab+/cd==;"
+            "EndpointSuffix=core.windows.net"
+        ),
+        "SENTINEL45",
+    ),
+    "azure-sas": (
+        "SharedAccessSignature=sv=2022-11-02&ss=b&srt=sco&sp=rl&sig=SENTINEL46abc%2Bdef%3D",
+        "SENTINEL46",
+    ),
+    "azure-service-bus": (
+        (
+            "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;"
+            "SharedAccessKey=SENTINEL47abc="
+        ),
+        "SENTINEL47",
+    ),
+    "mysql-attached": ("mysql -uroot -pSENTINEL48pw -h db app", "SENTINEL48"),
+    "mysql-quoted": ("/usr/bin/mysqldump -u root -p'SENTINEL49 pw' app > dump.sql", "SENTINEL49"),
+    "mariadb-double-quoted": ('mariadb -h db -p"SENTINEL51" app', "SENTINEL51"),
+    "mysql-password-flag": ("mysqladmin --password=SENTINEL52 status", "SENTINEL52"),
+    "password-flag-spaced": ("docker login --password SENTINEL53 ghcr.io", "SENTINEL53"),
+    "registry-login": ("docker login -u bob -p SENTINEL54 registry.example", "SENTINEL54"),
+    "sshpass": ("sshpass -p SENTINEL55 ssh -p 2222 bob@host", "SENTINEL55"),
+    "redis-cli": ("redis-cli -h cache -a SENTINEL56 ping", "SENTINEL56"),
+    "openssl-pass": ("openssl enc -aes256 -pass pass:SENTINEL57 -in f", "SENTINEL57"),
+    "aws-secret-in-a-message": (
+        "Use AKIAIOSFODNN7EXAMPLE with wJalrXUtnFEMI/K7MDENG/bPxRfiCYSENTINEL58 please",
+        "SENTINEL58",
+    ),
+    "aws-secret-spaced-name": (
+        "my aws secret access key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYSENTINEL59",
+        "SENTINEL59",
+    ),
 }
 # secrets carried by structure: key names, key/value pairs
 KEYED_SENTINELS = {
@@ -60,8 +118,13 @@ ALL_SENTINELS = (
         "SENTINEL40",
         "SENTINEL41",
         "SENTINEL42",
+        "SENTINEL61",
+        "SENTINEL62",
     ]
 )
+#: thinking blocks' opaque provider blobs: a signature and a redacted block's data
+SIGNATURE = "EqcCCkYICxgCKkSENTINEL61" + "A" * 300
+REDACTED_DATA = "EmwKAhgBEgySENTINEL62" + "B" * 1000
 
 
 def _terminal_pair(n: int, command: str, output: str) -> list:
@@ -132,6 +195,23 @@ def secret_events() -> list:
             }
         )
     )
+    events.append(
+        parse_event(
+            {
+                "id": "think-1",
+                "source": "agent",
+                "kind": "MessageEvent",
+                "llm_message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "done"}],
+                    "thinking_blocks": [
+                        {"type": "thinking", "thinking": "I weighed it", "signature": SIGNATURE},
+                        {"type": "redacted_thinking", "data": REDACTED_DATA},
+                    ],
+                },
+            }
+        )
+    )
     # a kind newer than ohtui and an event that does not validate, both holding secrets
     events.append(
         parse_event({"id": "u", "kind": "FutureEvent", "source": "agent", **KEYED_SENTINELS})
@@ -152,6 +232,9 @@ def test_no_sentinel_in_any_export_output():
     _clean("JSONL", jsonl)
     _clean("Markdown", markdown)
     assert MASK in jsonl and MASK in markdown
+    # thinking blocks: the words shown, the opaque blobs only as their size
+    assert "I weighed it" in markdown and "redacted thinking: 1,021 bytes" in markdown
+    assert "‹redacted thinking: 1,021 bytes›" in jsonl and "‹signature: 324 bytes›" in jsonl
     assert len(jsonl.splitlines()) == len(events)  # masked, never dropped
     for event in events:
         _clean(f"fields of {event.id}", str(event_fields(event)) + event_text(event))
@@ -184,8 +267,41 @@ def test_what_is_not_a_secret_stays():
         "sk-learn-classifier is a library",
         "mask the task-abcdefghijklmnop123 id",
         "see https://example.com/path?page=2&q=tokens",
+        # issue 32's shapes have look-alikes that are not secrets
+        "psql -h db -p 5432 app && ssh -p 2222 host && git log -p",
+        "mkdir -p /tmp/x && cp -p a b && tar -cpf x.tar d",
+        "mysql -u root -p app  (-p alone: mysql asks for the password)",
+        'mysql -P 3306 -p -h db app; mysql -p$MYSQL_PWD app; docker login -p "$PASS" r',
+        "docker login --password-stdin ghcr.io",
+        "publishable key pk_live_51Habcdefghijklmnop is public",
+        "a cookie recipe; cookies are baked at 180C",
+        "the workspace at /home/user/sk_live_notes is a folder",
+        "https://hooks.slack.com/ is where webhooks go",
     ):
         assert redact_text(text) == text, text
+
+
+def test_a_git_sha_beside_an_aws_key_id_stays():
+    """Near an AWS key id, a 40-character secret key is masked; a commit hash (hex: no
+    capitals) is not one."""
+    sha = "3f5e2c0d9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e"
+    out = redact_text(f"commit {sha} by AKIAIOSFODNN7EXAMPLE")
+    assert sha in out and "IOSFODNN7EXAMPLE" not in out
+
+
+def test_thinking_blobs_are_sized_never_shown():
+    block = {"type": "thinking", "thinking": "words", "signature": SIGNATURE}
+    redacted = {"type": "redacted_thinking", "data": REDACTED_DATA}
+    assert redact([block, redacted]) == [
+        {"type": "thinking", "thinking": "words", "signature": "‹signature: 324 bytes›"},
+        {"type": "redacted_thinking", "data": "‹redacted thinking: 1,021 bytes›"},
+    ]
+    # elsewhere "data" and "signature" are ordinary fields
+    assert redact({"type": "text", "data": "x", "signature": "def f(x)"}) == {
+        "type": "text",
+        "data": "x",
+        "signature": "def f(x)",
+    }
 
 
 @pytest.mark.parametrize(
@@ -203,6 +319,14 @@ def test_what_is_not_a_secret_stays():
         ("my_credentials", True),
         ("passwd", True),
         ("encrypted_content", True),
+        ("Cookie", True),
+        ("Set-Cookie", True),
+        ("AccountKey", True),
+        ("SharedAccessKey", True),
+        ("SharedAccessSignature", True),
+        ("cookie_name", False),
+        ("SharedAccessKeyName", False),
+        ("aws_access_key_id", False),
         ("secret_name", False),
         ("token_usage", False),
         ("prompt_token_ids", False),

@@ -8,7 +8,10 @@ picker), logs are captured at DEBUG, the conversation is exported in both format
 ``ohtui info`` is run: the sentinel must appear in none of it. A second conversation holds
 one sentinel per secret shape (a ``{"key": "api_key"}`` state update, ``GITHUB_TOKEN``,
 ``OPENAI_API_KEY``, an ``X-API-Key`` header, a secret registry, a password in a URL, tokens
-inside log lines, a title): every screen, copy, log line and export is searched for each.
+inside log lines, a title; and issue 32's: a Stripe key, a Slack webhook URL, a ``Cookie:``
+header, an Azure ``AccountKey=``, ``mysql -pPASS``, an AWS secret key in a message, a
+thinking block's signature and a redacted thinking block's data): every screen, copy, log
+line, export and insights view and report is searched for each.
 """
 
 from __future__ import annotations
@@ -195,6 +198,18 @@ SHAPES = {
     "token in a log line": ("xoxb-S3ntinelSlack0007", "S3ntinelSlack0007"),
     "bearer in a log line": ("S3ntinelBearer00000008", "S3ntinelBearer00000008"),
     "title token=": ("S3ntinelTitle0009", "S3ntinelTitle0009"),
+    # issue 32: secrets in new shapes
+    "stripe sk_live_": ("sk_live_S3ntinelStripe0010", "S3ntinelStripe0010"),
+    "slack webhook URL": (
+        "https://hooks.slack.com/services/T0S3NTINL/B0S3NTINL/S3ntinelHook0011",
+        "S3ntinelHook0011",
+    ),
+    "Cookie: header": ("S3ntinelCookie0012", "S3ntinelCookie0012"),
+    "azure AccountKey=": ("S3ntinelAzure0013+/w==", "S3ntinelAzure0013"),
+    "mysql -pPASS": ("S3ntinelMysql0014", "S3ntinelMysql0014"),
+    "AWS secret in a message": ("wJalrXUtnFEMI/K7MDENG/bPxRf/S3ntinelAw15", "S3ntinelAw15"),
+    "thinking signature": ("S3ntinelSignature0016" + "A" * 200, "S3ntinelSignature0016"),
+    "redacted thinking data": ("S3ntinelRedacted0017" + "B" * 400, "S3ntinelRedacted0017"),
 }
 
 
@@ -216,8 +231,17 @@ def _shapes_events() -> list[dict]:
             f'curl -H "X-API-Key: {_secret("X-API-Key header")}" https://api.example/v1',
             f"2026-11-20 INFO slack: posted with {_secret('token in a log line')} ok",
             f"2026-11-20 DEBUG sent Authorization: Bearer {_secret('bearer in a log line')}",
+            f"stripe.api_key set from {_secret('stripe sk_live_')}",
+            f"posting to {_secret('slack webhook URL')}",
+            f"> Cookie: theme=dark; sid={_secret('Cookie: header')}",
+            (
+                "DefaultEndpointsProtocol=https;AccountName=acct;"
+                f"AccountKey={_secret('azure AccountKey=')};EndpointSuffix=core.windows.net"
+            ),
         ]
     )
+    mysql = f"mysql -uroot -p{_secret('mysql -pPASS')} -h db -e 'select 1' app"
+    mysql_call = {"id": "call_m", "name": "terminal", "arguments": "{}", "origin": "completion"}
 
     def event(n: int, kind: str, parent: str | None, **fields) -> dict:
         return {
@@ -279,6 +303,60 @@ def _shapes_events() -> list[dict]:
                 "content": [{"type": "text", "text": output}],
             },
         ),
+        event(
+            6,
+            "ActionEvent",
+            "sec-05",
+            source="agent",
+            thought=[{"type": "text", "text": "marker: querying"}],
+            thinking_blocks=[
+                {
+                    "type": "thinking",
+                    "thinking": "marker: the query needs the password",
+                    "signature": _secret("thinking signature"),
+                },
+                {"type": "redacted_thinking", "data": _secret("redacted thinking data")},
+            ],
+            tool_name="terminal",
+            tool_call_id="call_m",
+            tool_call=mysql_call,
+            llm_response_id="r2",
+            action={"kind": "TerminalAction", "command": mysql},
+        ),
+        event(
+            7,
+            "ObservationEvent",
+            "sec-06",
+            source="environment",
+            tool_name="terminal",
+            tool_call_id="call_m",
+            action_id="sec-06",
+            observation={
+                "kind": "TerminalObservation",
+                "command": mysql,
+                "exit_code": 1,
+                "content": [{"type": "text", "text": "ERROR 2005: unknown host 'db'"}],
+            },
+        ),
+        event(
+            8,
+            "MessageEvent",
+            "sec-07",
+            source="agent",
+            llm_message={
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "marker: your keys are AKIAIOSFODNN7EXAMPLE and "
+                        f"{_secret('AWS secret in a message')}",
+                    }
+                ],
+                "thinking_blocks": [
+                    {"type": "redacted_thinking", "data": _secret("redacted thinking data")}
+                ],
+            },
+        ),
     ]
 
 
@@ -301,14 +379,20 @@ def _shapes_store() -> Store:
 
 
 async def test_every_secret_shape_is_masked_on_screen_in_copies_logs_and_exports(
-    make_server, caplog, tmp_path, monkeypatch
+    make_server, caplog, tmp_path, monkeypatch, capsys
 ):
-    """One sentinel per shape the issue found on screen, in ``C`` copies and JSONL exports:
-    every event is walked in the list, its detail plain and raw, copied both ways, the
-    conversation exported from the app (both formats) and by ``ohtui export``; logs at DEBUG."""
+    """One sentinel per shape the issues found on screen, in ``C`` copies, exports and
+    insights: every event is walked in the list, its detail plain and raw, copied both ways,
+    the conversation exported from the app (both formats) and by ``ohtui export``, its
+    insights looked at tab by tab and written by ``ohtui insights`` (both formats); logs at
+    DEBUG."""
     from tests.app_helpers import FIXED_NOW
     from tui.app.app import OhtuiApp
+    from tui.app.screens import insights as insights_screen
+    from tui.app.screens.insights import TABS, InsightsScreen
     from tui.client import OpenHandsClient
+
+    insights_screen.CACHE.clear()
 
     caplog.set_level(logging.DEBUG)
     monkeypatch.chdir(tmp_path)
@@ -354,6 +438,20 @@ async def test_every_secret_shape_is_masked_on_screen_in_copies_logs_and_exports
             target = tmp_path / f"ohtui-{SHAPES_CID[:8]}-conversation.{fmt}"
             await wait_for(target.exists, pilot=pilot)
             seen.append((f"app export {fmt}", target.read_text(encoding="utf-8")))
+        await pilot.press("i")
+        await wait_for(
+            lambda: isinstance(app.screen, InsightsScreen) and app.screen.insights is not None,
+            pilot=pilot,
+        )
+        found = app.screen.insights
+        assert found.slowest and any(a.failed for a in found.slowest)  # the mysql command
+        seen.append(("insights figures", repr(found.to_json())))
+        for tab in TABS:
+            await settled(pilot)
+            look(f"insights {tab}")
+            await pilot.press("right_square_bracket")
+        await pilot.press("escape")
+    insights_screen.CACHE.clear()
     assert len(copies) == 2 * len(_shapes_events())
     seen.extend((f"copy {i}", text) for i, text in enumerate(copies))
     for fmt in ("md", "jsonl"):
@@ -361,9 +459,18 @@ async def test_every_secret_shape_is_masked_on_screen_in_copies_logs_and_exports
         argv = ["export", SHAPES_CID, "--format", fmt, "-o", str(target), "--url", server.base_url]
         assert await asyncio.to_thread(main, argv) == 0
         seen.append((f"ohtui export {fmt}", target.read_text(encoding="utf-8")))
+    capsys.readouterr()
+    for fmt in ("md", "json"):
+        argv = ["insights", SHAPES_CID, "--format", fmt, "--url", server.base_url]
+        assert await asyncio.to_thread(main, argv) == 0
+        out = capsys.readouterr()
+        seen.append((f"ohtui insights {fmt}", out.out + out.err))
+    assert "$ mysql -uroot -p‹redacted›" in seen[-1][1]  # the command, its password masked
     seen.append(("logs", "\n".join(r.getMessage() for r in caplog.records)))
     everything = "\n".join(text for _, text in seen)
     assert "marker: the output of the clone" in everything and "marker: cloning" in everything
+    assert "marker: the query needs the password" in everything  # thinking words are shown
+    assert "redacted thinking: 420 bytes" in everything  # a redacted block: its size only
     assert "‹redacted›" in everything  # masked where it stood, not dropped
     for shape, (_, needle) in SHAPES.items():
         for where, text in seen:

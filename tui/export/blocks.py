@@ -10,6 +10,7 @@ from typing import Any
 from tui.models import RawEvent, event_json
 from tui.models.content import RedactedThinkingBlock, ThinkingBlock
 from tui.models.fields import FIELD_CHARS, event_fields
+from tui.models.redact import opaque
 
 from .actions import texts
 from .text import (
@@ -176,8 +177,8 @@ def thinking_block(reasoning: str | None, blocks: Any, item: Any) -> str:
     for block in blocks or ():
         if isinstance(block, ThinkingBlock) and block.thinking.strip():
             found.append(block.thinking)
-        elif isinstance(block, RedactedThinkingBlock):
-            found.append("*(redacted thinking)*")
+        elif isinstance(block, RedactedThinkingBlock):  # the provider's blob: its size only
+            found.append(f"*({opaque('redacted thinking', block.data)})*")
     if item is not None:
         found.extend(s for s in item.summary if s.strip())
         found.extend(s for s in item.content or () if s.strip())

@@ -42,7 +42,7 @@ class InsightsBuilder:
         record_cost: float | None = None,
     ) -> None:
         self.conversation_id = conversation_id
-        self.title = title
+        self.title = redact_text(title) if title else title  # shown and written: masked
         self.record_cost = record_cost
         self.count = 0
         self.duplicates = 0
@@ -105,7 +105,7 @@ class InsightsBuilder:
         ):
             code = text(data.get("code")) or kind
             detail = text(data.get("detail")) or ""
-            label = redact_text(one_line(f"{code}: {detail}", 200))
+            label = one_line(redact_text(f"{code}: {detail}"[:1000]), 200)  # masked, then cut
             self._conversation_errors.append((moment, timestamp, event_id, label))
         self.errors += error
         self.timeline.activity(
@@ -255,7 +255,7 @@ def _reply(data: dict[str, Any]) -> str:
     words = ""
     if isinstance(content, list):
         words = " ".join(text(fields(block).get("text")) or "" for block in content[:3]).strip()
-    return "agent: " + (one_line(words, 200) if words else "(no text)")
+    return "agent: " + (one_line(redact_text(words[:1000]), 200) if words else "(no text)")
 
 
 def compute_insights(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tui.models import RawEvent
+from tui.models import RawEvent, redact_text
 
 #: Characters of a command or path kept as a label (a 1 MB heredoc is not a label).
 LABEL_CHARS = 240
@@ -91,9 +91,13 @@ def seconds(timestamp: Any) -> float | None:
 
 
 def _cut(value: str) -> str:
+    """A label of at most ``LABEL_CHARS``. Masked before it is cut when it is cut: a secret
+    cut in two (``sk_live_51H…``) is no longer known by its shape, and its start would show."""
     value = " ".join(value[: 4 * LABEL_CHARS].split())
     if len(value) > LABEL_CHARS:
-        value = value[: LABEL_CHARS - 1] + "…"
+        value = redact_text(value)
+        if len(value) > LABEL_CHARS:
+            value = value[: LABEL_CHARS - 1] + "…"
     return value
 
 

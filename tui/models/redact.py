@@ -3,20 +3,28 @@
 Two entry points, both linear in their input and safe on any depth:
 
 * :func:`redact` — JSON-like structures. A value is masked when its key names a secret
-  (:func:`is_secret_key`: token, secret, password, passwd, api_key/apikey, authorization,
-  credential, private_key, session_key, encrypted_content; any case, ``-``/``_``/no
-  separator), when it is the ``value`` of a ``{"key"|"name": <secret name>, "value": …}``
+  (:func:`is_secret_key`: token, secret, password, passwd, passphrase, api_key/apikey,
+  authorization, credential, private_key, session_key, encrypted_content, cookie, Azure's
+  account/access keys and signatures; any case, ``-``/``_``/no separator), when it is the ``value`` of a ``{"key"|"name": <secret name>, "value": …}``
   pair (state updates, env lists), and every string is also run through :func:`redact_text`.
+  Thinking blocks' opaque blobs (a ``thinking`` block's ``signature``, a
+  ``redacted_thinking`` block's ``data``) become their size: ``‹signature: 324 bytes›``.
 * :func:`redact_text` — free text: ``Authorization:``/``X-…-Key:`` headers and
-  ``name=value``/``"name": "value"`` assignments whose name is a secret, ``Bearer …``,
-  passwords and secret query parameters in URLs, ``-----BEGIN … PRIVATE KEY-----`` blocks,
-  and well-known token shapes (``sk-…``, ``ghp_…``/``gho_…``…, ``github_pat_…``,
-  ``xox?-…``, ``AKIA…``/``ASIA…``, JWTs).
+  ``name=value``/``"name": "value"`` assignments whose name is a secret (Azure's
+  ``AccountKey=``/``SharedAccessKey=``/``SharedAccessSignature=`` too), ``Bearer …``,
+  passwords and secret query parameters in URLs, the secret part of Slack and Discord
+  webhook URLs, ``-----BEGIN … PRIVATE KEY-----`` blocks, well-known token shapes
+  (``sk-…``, ``ghp_…``/``gho_…``…, ``github_pat_…``, ``xox?-…``/``xapp-…``, Stripe's
+  ``sk_live_…``/``rk_live_…``/``whsec_…``, ``AKIA…``/``ASIA…``, JWTs), and what
+  :mod:`.redact_lines` finds: ``Cookie:`` values, passwords on command lines
+  (``mysql -pPASS``, ``sshpass -p``, ``--password PASS``…), SAS ``sig=`` and AWS secret keys
+  beside a key id.
 
 Numbers, booleans, null and empty strings are never masked: under these names they are
 counts and flags (``prompt_tokens``, ``api_key_set``), not secrets. Names that only describe
-a secret (``secret_name``, ``token_usage``, ``tokenizer``, ``api_key_env_var``…) are not
-secret. In URLs the mask is ``****`` (the URL stays readable); elsewhere :data:`MASK`.
+a secret (``secret_name``, ``token_usage``, ``tokenizer``, ``api_key_env_var``,
+``cookie_name``, ``SharedAccessKeyName``…) are not secret. In URLs the mask is ``****`` (the
+URL stays readable); elsewhere :data:`MASK`.
 """
 
 from __future__ import annotations
@@ -24,6 +32,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from typing import Any
+
+from .redact_lines import TRIGGERS as LINES_TRIGGERS
+from .redact_lines import aws_secret_spans, line_spans
 
 MASK = "‹redacted›"
 URL_MASK = "****"
@@ -40,6 +51,11 @@ _WORDS = (
     "privatekey",
     "sessionkey",
     "encryptedcontent",
+    "passphrase",
+    "cookie",
+    "accountkey",
+    "accesskey",
+    "accesssignature",
 )
 #: What may follow a secret word in a name that only describes the secret.
 _ABOUT = frozenset(
@@ -116,6 +132,12 @@ _WORD_LITERALS = (
     "encrypted_content",
     "encrypted-content",
     "encryptedcontent",
+    "passphrase",
+    "accountkey",
+    "accesskey",
+    "access_key",
+    "access-key",
+    "accesssignature",
 )
 # Token shapes, one expression each so that each starts with a literal (the regex engine
 # then skips to it at C speed); the look-behind after the literal keeps ``task-…`` or
@@ -126,17 +148,37 @@ _SHAPES = tuple(
         ("sk-", r"(sk-)(?<![\w-]sk-)(?=[\w-]{0,200}\d)[A-Za-z0-9_-]{16,}"),
         ("gh", r"(gh[pousr]_)(?<![\w-]gh._)[A-Za-z0-9]{20,}"),
         ("github_pat_", r"(github_pat_)(?<![\w-]github_pat_)[A-Za-z0-9_]{20,}"),
-        ("xox", r"(xox[abposr]-)(?<![\w-]xox.-)[A-Za-z0-9-]{10,}"),
+        ("xox", r"(xox[abposre]-)(?<![\w-]xox.-)[A-Za-z0-9-]{10,}"),
+        ("xapp-", r"(xapp-)(?<![\w-]xapp-)[A-Za-z0-9-]{10,}"),
+        # Stripe secret and restricted keys (``pk_…`` keys are publishable: not secret)
+        ("sk_", r"(sk_(?:live|test)_)(?<![\w-]sk_(?:live|test)_)[A-Za-z0-9]{10,}"),
+        ("rk_", r"(rk_(?:live|test)_)(?<![\w-]rk_(?:live|test)_)[A-Za-z0-9]{10,}"),
+        ("whsec_", r"(whsec_)(?<![\w-]whsec_)[A-Za-z0-9+/=]{16,}"),
         ("AKIA", r"(AKIA)(?<![A-Za-z0-9]AKIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         ("ASIA", r"(ASIA)(?<![A-Za-z0-9]ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         ("eyJ", r"(eyJ)(?<![\w-]eyJ)[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{8,}"),
     )
 )
-#: Every trigger of the rules below, for a one-search answer on short strings.
-_GATE = re.compile(
-    "token|secret|passw|api.?key|authori|credential|private|session.?key|encrypted|bearer"
-    "|sk-|gh[pousr]_|github_pat_|xox|akia|asia|eyj|://"
+#: Every trigger of the rules below (lower case), for a one-search answer on short strings.
+_TRIGGERS = (
+    *("token", "secret", "pass", "api.?key", "authori", "credential", "private", "bearer"),
+    *("session.?key", "encrypted", "account.?key", "access.?key", "accesssig", "akia", "asia"),
+    *("sk-", "gh[pousr]_", "github_pat_", "xox", "xapp-", "sk_", "rk_", "whsec_", "eyj", "://"),
+    *LINES_TRIGGERS,
 )
+
+
+def _by_first_character(patterns: tuple[str, ...]) -> str:
+    """``a(?:pi.?key|kia)|b(?:earer)…``: one alternative per first character. The regex
+    engine then tries one small group where a flat alternation tries every word (each search
+    of an ordinary line was twice as slow)."""
+    groups: dict[str, list[str]] = {}
+    for pattern in patterns:
+        groups.setdefault(pattern[0], []).append(pattern[1:])
+    return "|".join(f"{re.escape(first)}(?:{'|'.join(rest)})" for first, rest in groups.items())
+
+
+_GATE = re.compile(_by_first_character(_TRIGGERS))
 _BEARER = re.compile(r"bearer[ \t]+([A-Za-z0-9._~+/=-]{12,})", re.IGNORECASE)
 _KEY_REST = re.compile(r"[\w.-]{0,60}")
 # a quote may be escaped, once or more (JSON inside a JSON string: \"name\": \"value\")
@@ -150,6 +192,13 @@ _URL = re.compile(r"""://[^\s"'<>`\\]{1,8192}""")
 _URL_PASSWORD = re.compile(r"^(://[^/?#@:\s]{0,256}:)([^/?#@\s]{1,256})(@)")
 _URL_PARAM = re.compile(r"([?&;])([^=&#;]{1,80})=([^&#;]*)")
 _PEM = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----")
+#: Webhook URLs whose last path segment is the secret (Slack, Discord); the ids before it stay.
+_WEBHOOK = re.compile(
+    r"^(://(?:hooks\.slack\.com/(?:services|workflows|triggers)"
+    r"|(?:[\w-]+\.)?discord(?:app)?\.com/api/webhooks)(?:/[^/?#\s]+)*?/)"
+    r"([^/?#\s]+)(?=/?(?:[?#]|$))",
+    re.IGNORECASE,
+)
 
 
 def _shape(match: re.Match[str]) -> str:
@@ -158,6 +207,8 @@ def _shape(match: re.Match[str]) -> str:
 
 def _url(match: re.Match[str]) -> str:
     url = _URL_PASSWORD.sub(lambda m: m.group(1) + URL_MASK + m.group(3), match.group())
+    if "hooks" in url.lower():
+        url = _WEBHOOK.sub(lambda m: m.group(1) + URL_MASK, url)
     if "=" not in url:
         return url
 
@@ -190,8 +241,8 @@ def _value_span(text: str, name_end: int) -> tuple[int, int] | None:
 
 
 def _assignments(text: str, low: str) -> list[tuple[int, int]]:
-    """Spans of the values in ``name: value`` / ``name=value`` whose name is a secret.
-    Each search resumes after the name it found, so repeats cost linear time."""
+    """Spans of the values in ``name: value`` / ``name=value`` whose name is a secret
+    (unsorted). Each search resumes after the name it found, so repeats cost linear time."""
     spans: list[tuple[int, int]] = []
     for word in _WORD_LITERALS:
         at = low.find(word)
@@ -208,7 +259,7 @@ def _assignments(text: str, low: str) -> list[tuple[int, int]]:
         if match is not None:
             spans.append(match.span(1))
         at = low.find("bearer", match.end() if match is not None else at + 6)
-    return _merged(spans)
+    return spans
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -251,7 +302,8 @@ def redact_text(text: str) -> str:
     low = text.lower()
     if len(low) != len(text):  # a few characters lower-case to two: keep offsets exact
         low = text.translate(_ASCII_LOWER)
-    text = _cut_spans(text, _assignments(text, low))
+    spans = _assignments(text, low) + line_spans(text, low) + aws_secret_spans(text, low)
+    text = _cut_spans(text, _merged(spans))
     for literal, pattern in _SHAPES:
         if literal in text:
             text = pattern.sub(_shape, text)
@@ -309,6 +361,20 @@ def _copy(value: Any, secret: bool, stack: list) -> Any:
     return value  # numbers, booleans, None, JsonNumber, enums: never secret
 
 
+#: Thinking blocks' opaque provider blobs: block type → (the blob's field, what it is called).
+#: They are not text for people (a signature, encrypted reasoning): only their size is shown.
+_OPAQUE = {
+    "thinking": ("signature", "signature"),
+    "redacted_thinking": ("data", "redacted thinking"),
+}
+
+
+def opaque(what: str, blob: str | None) -> str:
+    """``redacted thinking: 1,021 bytes``: what an opaque blob is, and its size, never it."""
+    size = len(blob.encode("utf-8", "surrogatepass")) if type(blob) is str else 0
+    return f"{what}: {size:,} bytes"
+
+
 def redact(value: Any) -> Any:
     """A copy of JSON-like data with every secret masked (iterative: any depth is fine)."""
     stack: list[tuple[Any, Any, bool]] = []
@@ -317,9 +383,15 @@ def redact(value: Any) -> Any:
         source, target, secret = stack.pop()
         if type(source) is dict:
             pair = not secret and _pair_value_is_secret(source)
+            kind = source.get("type")
+            blob = _OPAQUE.get(kind) if type(kind) is str else None
             for key, item in source.items():
-                hidden = secret or (pair and key == "value") or is_secret_key(key)
                 name = redact_text(key) if type(key) is str else key
+                blob_field = blob is not None and key == blob[0]
+                if blob_field and type(item) is str:
+                    target[name] = f"‹{opaque(blob[1], item)}›"
+                    continue
+                hidden = secret or blob_field or (pair and key == "value") or is_secret_key(key)
                 target[name] = _copy(item, hidden, stack)
         else:
             target.extend(_copy(item, secret, stack) for item in source)

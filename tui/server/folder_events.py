@@ -2,8 +2,8 @@
 queries the routes and the websocket ask of a log (see ``folders.py`` for the whole).
 
 A good file is served as its own text and cached (bounded by count and characters); a bad
-one (``folder_files.py``) as an ``UnreadableEventFile`` row with its reason, looked at again
-when the file changes. One lock serialises everything: routes run in a thread pool and the
+one (``folder_files.py``) as an ``UnreadableEventFile`` row with its file name, size and
+reason (never its bytes), looked at again when the file changes. One lock serialises everything: routes run in a thread pool and the
 follower (``folder_watch.py``) reads new files from another thread.
 """
 
@@ -99,19 +99,19 @@ class FolderEvents(Store):
         if bad is not None and bad[0] == stamp:
             return bad[1]
         try:
-            text, event = read_event_file(path)
+            text, event = read_event_file(path, root=log.root)
         except Unreadable as exc:
-            if seq == len(log) - 1 and exc.preview is not None and _recent(stamp):
+            if seq == len(log) - 1 and exc.read and _recent(stamp):
                 return None  # the agent may still be writing it: not corrupt yet
             event = {
                 "id": log.ids[seq],
-                "timestamp": file_time(Path(path)),
+                "timestamp": file_time(Path(path), follow=False),
                 "kind": "UnreadableEventFile",
                 "file": clean_text(log.files[seq]),
                 "error": exc.reason,
             }
-            if exc.preview is not None:
-                event["preview"] = exc.preview
+            if exc.size is not None:  # its name and size, never its bytes (folder_files.py)
+                event["size"] = exc.size
             text = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
             self._bad[key] = (stamp, text)
         else:

@@ -1,13 +1,21 @@
 """Reading files from conversation folders someone else wrote: bounded, and never trusted.
 
 A folder may hold anything under an event file's name: a FIFO (opening it would wait for a
-writer forever), a device or a link to ``/dev/zero`` (reading it never ends), a file of
-gigabytes, bytes that are not UTF-8, JSON nested 10,000 deep (Python's parser recurses and
-dies), numbers no float can hold (``1e400``), ``NaN``. Each becomes an :class:`Unreadable`
-with a one-line reason, so the folder store serves the file as a raw row that says what is
-wrong and every other event as usual. Nothing here ever blocks or reads without a bound:
-non-regular files are refused from ``stat`` before any open, the open is non-blocking and
-re-checked on the descriptor, and a read stops at the size cap.
+writer forever), a device or a link to ``/dev/zero`` (reading it never ends), a link into
+the home folder (``~/.netrc``, ``~/.pgpass``, a kube client key), a file of gigabytes, bytes
+that are not UTF-8, JSON nested 10,000 deep (Python's parser recurses and dies), numbers no
+float can hold (``1e400``), ``NaN``. Each becomes an :class:`Unreadable` with a one-line
+reason, so the folder store serves the file as a raw row that says what is wrong and every
+other event as usual. Nothing here ever blocks or reads without a bound: non-regular files
+are refused from ``lstat`` before any open, a link is followed only when its target stays
+under the root (the folder ohtui was pointed at), the open is non-blocking and refuses a
+link, it is re-checked on the descriptor, and a read stops at the size cap.
+
+A file that is not an event is never quoted: its row names the file, its size and what is
+wrong (with a position for bad JSON), and none of its bytes. Whatever the server sends can be
+copied and exported, and a file under an event's name may be anything — a password file
+linked or copied in; the name and size are enough to find it and look at it with one's own
+tools.
 
 The depth guard is local to the folder store for now (``tui.models`` grows its own
 ``jsonscan``; one of them will serve both).
@@ -24,14 +32,16 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from .folder_scan import leaves
+
 #: Largest event file read (a bigger one is a raw row saying so).
 MAX_EVENT_BYTES = 32 * 1024 * 1024
 #: Largest ``base_state.json`` / ``meta.json`` read (bigger: treated as absent).
 MAX_STATE_BYTES = 16 * 1024 * 1024
 #: Deepest nesting parsed (Python's parser recurses; the SDK's events nest a dozen deep).
 MAX_DEPTH = 200
-#: Characters of a bad file shown in its raw row.
-PREVIEW_CHARS = 2000
+#: Why a link whose target leaves the root is not read (its target is never named).
+LINK_OUT = "a link out of the folder, not read"
 
 _KINDS = {
     stat.S_IFIFO: "a FIFO",
@@ -47,42 +57,59 @@ _SURROGATES = re.compile(r"[\ud800-\udfff]")
 
 
 class Unreadable(Exception):
-    """A file that cannot be served as an event; ``reason`` says why in one line, and
-    ``preview`` holds the start of its text when there was any to read."""
+    """A file that cannot be served as an event; ``reason`` says why in one line. ``read``:
+    its bytes were read and are not an event (the agent may still be writing it); ``size``:
+    its size in bytes when known."""
 
-    def __init__(self, reason: str, preview: str | None = None) -> None:
+    def __init__(self, reason: str, *, read: bool = False, size: int | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.preview = preview
+        self.read = read
+        self.size = size
 
 
 def _what(mode: int) -> str:
     return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
-def read_bounded(path: str | Path, limit: int) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes.
+def read_bounded(path: str | Path, limit: int, *, root: str) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes under ``root`` (a
+    :func:`~.folder_scan.real_path`).
 
-    ``stat`` first (following a link: a link to a regular file is read, one to a device is
-    not), then a non-blocking open and ``fstat`` of what was opened (it may have been swapped
-    in between), then one read of at most ``limit + 1`` bytes."""
+    ``lstat`` first. A link is followed only when its target, every link resolved, is under
+    ``root`` (a link to a regular file in the folder is read; one out of it is never opened,
+    whatever it points at; one to a device is not read). Then a non-blocking open that
+    refuses a link (``O_NOFOLLOW``: the file may have been swapped for one in between) and an
+    ``fstat`` of what was opened, then one read of at most ``limit + 1`` bytes."""
     try:
-        before = os.stat(path)
+        before = os.lstat(path)
+        if stat.S_ISLNK(before.st_mode):
+            path = os.path.realpath(path)
+            if leaves(path, root):
+                raise Unreadable(LINK_OUT)
+            before = os.lstat(path)
     except OSError as exc:
         raise Unreadable(f"cannot stat: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(before.st_mode):  # realpath gives up inside a loop of links
+        raise Unreadable("a loop of links: not read")
     if not stat.S_ISREG(before.st_mode):
         raise Unreadable(f"{_what(before.st_mode)}, not a regular file: skipped, never read")
     if before.st_size > limit:
-        raise Unreadable(f"{before.st_size:,} bytes, over the {limit:,}-byte limit: not read")
+        raise Unreadable(
+            f"{before.st_size:,} bytes, over the {limit:,}-byte limit: not read",
+            size=before.st_size,
+        )
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         raise Unreadable(f"cannot open: {exc.strerror or exc}") from None
     try:
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode):
             raise Unreadable(f"{_what(opened.st_mode)}, not a regular file: skipped, never read")
+        if (opened.st_dev, opened.st_ino) != (before.st_dev, before.st_ino):
+            raise Unreadable("replaced while being opened: not read")
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - size))
@@ -98,15 +125,6 @@ def read_bounded(path: str | Path, limit: int) -> bytes:
     if len(data) > limit:
         raise Unreadable(f"over the {limit:,}-byte limit: not read")
     return data
-
-
-def preview(data: bytes | str) -> str:
-    """The start of a bad file as printable-safe text (undecodable bytes as ``\\xNN``)."""
-    if isinstance(data, bytes):
-        text = data[: PREVIEW_CHARS * 4].decode("utf-8", "backslashreplace")
-    else:
-        text = data
-    return clean_text(text[:PREVIEW_CHARS])
 
 
 def clean_text(text: str) -> str:
@@ -138,39 +156,38 @@ def _float(text: str) -> float:
 
 def load_json_bytes(data: bytes) -> tuple[str, Any]:
     """``(text, value)`` of a JSON document, or :class:`Unreadable` with the reason."""
+    size = len(data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise Unreadable(
-            f"invalid UTF-8 at byte {exc.start}: {data[exc.start : exc.start + 4]!r}",
-            preview(data),
-        ) from None
+        raise Unreadable(f"invalid UTF-8 at byte {exc.start:,}", read=True, size=size) from None
     if nesting_depth_over(text):
-        raise Unreadable(f"nested deeper than {MAX_DEPTH} levels: not parsed", preview(text))
+        raise Unreadable(f"nested deeper than {MAX_DEPTH} levels: not parsed", read=True, size=size)
     try:
         value = json.loads(text, parse_float=_float, parse_constant=_bad_constant)
     except Unreadable as exc:
-        raise Unreadable(exc.reason, preview(text)) from None
+        raise Unreadable(exc.reason, read=True, size=size) from None
     except (ValueError, RecursionError) as exc:  # RecursionError: belt and braces
         reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-        raise Unreadable(f"invalid JSON: {reason}", preview(text)) from None
+        raise Unreadable(f"invalid JSON: {reason}", read=True, size=size) from None
     return text, value
 
 
-def read_event_file(path: str | Path) -> tuple[str, dict[str, Any]]:
-    """``(text, event)`` of one event file; :class:`Unreadable` when it is not a JSON object
-    that can be served as it is."""
-    text, value = load_json_bytes(read_bounded(path, MAX_EVENT_BYTES))
+def read_event_file(path: str | Path, *, root: str) -> tuple[str, dict[str, Any]]:
+    """``(text, event)`` of one event file under ``root``; :class:`Unreadable` when it is
+    not a JSON object that can be served as it is."""
+    text, value = load_json_bytes(read_bounded(path, MAX_EVENT_BYTES, root=root))
     if not isinstance(value, dict):
-        raise Unreadable(f"a JSON {type(value).__name__}, not an object", preview(text))
+        size = len(text.encode("utf-8", "surrogatepass"))
+        raise Unreadable(f"a JSON {type(value).__name__}, not an object", read=True, size=size)
     return text, value
 
 
-def read_json_or_none(path: Path, limit: int = MAX_STATE_BYTES) -> Any:
-    """A side file (``meta.json``, ``base_state.json``): its value, or None if it is absent
-    or unreadable in any way."""
+def read_json_or_none(path: Path, limit: int = MAX_STATE_BYTES, *, root: str) -> Any:
+    """A side file (``meta.json``, ``base_state.json``) under ``root``: its value, or None
+    if it is absent, a link out of the root or unreadable in any way."""
     try:
-        return load_json_bytes(read_bounded(path, limit))[1]
+        return load_json_bytes(read_bounded(path, limit, root=root))[1]
     except Unreadable:
         return None
 

@@ -12,7 +12,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .folder_scan import events_dir
+from .folder_scan import events_dir, leaves, real_path
 
 EVENT_FILES = re.compile(
     r"^(event-(\d{5,})-([0-9a-fA-F-]{8,})\.json)$", re.MULTILINE
@@ -26,9 +26,11 @@ def trusted_stamp(stamp: int | None) -> int | None:
     return stamp if stamp is not None and time.time_ns() - stamp > RACY_NS else None
 
 
-def file_time(path: Path) -> str:
+def file_time(path: Path, *, follow: bool = True) -> str:
+    """``path``'s modification time as an ISO time (UTC, naive); ``follow=False``: the
+    link's own, for a link that is not followed."""
     try:
-        stamp = path.stat().st_mtime
+        stamp = path.stat(follow_symlinks=follow).st_mtime
     except OSError:
         stamp = 0.0
     return (
@@ -37,16 +39,21 @@ def file_time(path: Path) -> str:
 
 
 class FolderLog:
-    """One conversation's event files: ids and order from the names, bodies on demand."""
+    """One conversation's event files: ids and order from the names, bodies on demand.
+    ``root``: the folder ohtui was pointed at, as a :func:`~.folder_scan.real_path` (the
+    conversation folder itself if omitted); nothing is read through a link that leaves it."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, root: str | None = None) -> None:
         self.folder = folder
-        self.directory = events_dir(folder) or folder
+        #: an event file read must resolve under it
+        self.root = real_path(folder) if root is None else root
+        self.directory = events_dir(folder, self.root) or folder
         self.files: list[str] = []  # file names in log order (paths are made only to read one)
         self.ids: list[str] = []
         #: (timestamp, kind) of each event once its body was read
         self.info: list[tuple[str, str] | None] = []
         self._listed: set[str] = set()  # every name seen in the directory, event file or not
+        self._vetted = True  # events_dir just found the directory under the root
         self._index: dict[str, int] | None = None
         self._stamp: int | None = None
         self.refresh()
@@ -75,13 +82,16 @@ class FolderLog:
         positions already served never move."""
         if self.directory == self.folder and not self.files:
             # no event yet: the SDK makes events/ with the first one
-            found = events_dir(self.folder)
+            found = events_dir(self.folder, self.root)
             if found is not None and found != self.directory:
-                self.directory, self._stamp = found, None
+                self.directory, self._stamp, self._vetted = found, None, True
         try:
             stamp = os.stat(self.directory).st_mtime_ns
             if stamp == self._stamp:
                 return 0
+            if not self._vetted and leaves(self.directory, self.root):
+                return 0  # made a link out of the root since it was found: never listed
+            self._vetted = False
             names = os.listdir(self.directory)
         except OSError:
             return 0

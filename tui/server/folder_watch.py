@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .folder_scan import dir_entries, is_conversation_folder
+from .folder_scan import dir_entries, is_conversation_folder, links_out, real_path
 from .folders import FolderStore
 
 POLL_S = 0.5  # no watcher: how often followed folders are looked at
@@ -36,11 +36,18 @@ READY_TICK_MS = 400  # the watcher reports in this often even with no change (pr
 
 def watched_dirs(root: Path) -> list[Path]:
     """The directories where conversation files appear: ``root`` and, when it is not one
-    conversation folder itself, each folder in it; and each of these folders' ``events/``."""
+    conversation folder itself, each folder in it; and each of these folders' ``events/``.
+    A link out of the root is not watched (nothing is read through it)."""
+    real = real_path(root)
     folders = [root]
-    if not is_conversation_folder(root):
-        folders += [Path(entry.path) for entry in dir_entries(root) if entry.is_dir()]
-    return folders + [folder / "events" for folder in folders if (folder / "events").is_dir()]
+    if not is_conversation_folder(root, real):
+        folders += [
+            Path(entry.path)
+            for entry in dir_entries(root)
+            if entry.is_dir() and not links_out(entry.path, real)
+        ]
+    events = [folder / "events" for folder in folders]
+    return folders + [path for path in events if path.is_dir() and not links_out(path, real)]
 
 
 class FolderWatcher:

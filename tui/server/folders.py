@@ -14,8 +14,11 @@ SDK's log order). Nothing in a folder is trusted (``folder_files.py``): a file t
 served as an event — not JSON, not UTF-8, nested too deep, a number out of range, a FIFO or
 a device, too big — is served as an event that names the problem, so the client keeps it as a
 raw row with the reason and every other event as usual; only the newest file gets a moment
-(it may still be being written) before it is shown so. Following folders while an agent
-writes them (new files to websocket followers) is ``folder_watch.py``.
+(it may still be being written) before it is shown so. Nothing is read through a link that
+leaves the root (the folder ohtui was pointed at): an event file linking out is such a row,
+and a conversation folder (or its ``events/``) linking out is listed as a conversation
+titled "a link out of the folder, not read", with that one row. Following folders while an
+agent writes them (new files to websocket followers) is ``folder_watch.py``.
 """
 
 from __future__ import annotations
@@ -29,9 +32,15 @@ from pathlib import Path
 from typing import Any
 
 from .folder_events import FolderEvents, locked
-from .folder_files import clean_text, metrics_from_state, read_json_or_none
+from .folder_files import LINK_OUT, clean_text, metrics_from_state, read_json_or_none
 from .folder_log import FolderLog, file_time, trusted_stamp
-from .folder_scan import conversation_folders, dir_entries, is_conversation_folder
+from .folder_scan import (
+    conversation_folders,
+    dir_entries,
+    is_conversation_folder,
+    links_out,
+    real_path,
+)
 from .times import sort_key
 from .views import conversation_info
 
@@ -68,6 +77,7 @@ class FolderStore(FolderEvents):
         a random one if omitted."""
         super().__init__()
         self.root = Path(path)
+        self._real_root = real_path(self.root)  # what every file read must resolve under
         # One always-running pseudo sandbox makes every folder followable over the same
         # websocket route as a real agent server (its key only guards that route).
         self.put_sandbox(
@@ -102,7 +112,7 @@ class FolderStore(FolderEvents):
             return []
         if stamp != self._root_stamp:
             self._root_stamp = trusted_stamp(stamp)
-            if is_conversation_folder(self.root):
+            if is_conversation_folder(self.root, self._real_root):
                 candidates = [self.root]
             else:
                 candidates = [
@@ -111,11 +121,43 @@ class FolderStore(FolderEvents):
             self._waiting.update(folder for folder in candidates if folder not in self._folders)
         added = []
         for folder in sorted(self._waiting):
-            if is_conversation_folder(folder):
+            if self._links_out(folder):
+                self._waiting.discard(folder)
+                self._folders[folder] = cid = self._add_link_out(folder)
+                added.append(cid)
+            elif is_conversation_folder(folder, self._real_root):
                 self._waiting.discard(folder)
                 self._folders[folder] = cid = self._add_folder(folder)
                 added.append(cid)
         return added
+
+    def _links_out(self, folder: Path) -> bool:
+        """Is ``folder`` (the root or a folder in it), or its ``events/``, a link out of the
+        root?"""
+        root = self._real_root
+        return links_out(folder, root) or links_out(folder / "events", root)
+
+    def _add_link_out(self, folder: Path) -> str:
+        """A conversation folder that links out of the root: listed (one bad folder never
+        hides, nor passes for, another) with one row saying so; nothing in it is read, and
+        where it points is not said."""
+        name = clean_text(folder.name)
+        match = _HEX.search(folder.name)
+        cid = self._unique_id(match.group(0).lower() if match else name, folder)
+        when = file_time(folder, follow=False)
+        self.put_conversation(
+            conversation_info(
+                id=cid,
+                sandbox_id=LOCAL_SANDBOX,
+                title=f"{LINK_OUT}: {name}",
+                created_at=when + "Z",
+                updated_at=when + "Z",
+                trigger="local",
+            )
+        )
+        row = {"id": f"{cid}-link", "timestamp": when, "kind": "UnreadableEventFile"}
+        self.append_events(cid, [{**row, "file": name, "error": LINK_OUT}])
+        return cid
 
     @locked
     def state_changed(self, cid: str) -> bool:
@@ -130,7 +172,7 @@ class FolderStore(FolderEvents):
         if stamp is not None and stamp == self._state_stamps.get(cid):
             return False
         self._state_stamps[cid] = trusted_stamp(stamp)
-        state = read_json_or_none(folder / "base_state.json") or {}
+        state = read_json_or_none(folder / "base_state.json", root=self._real_root) or {}
         info = super().get_conversation(cid)
         if info is None or not isinstance(state, dict):
             return False
@@ -164,8 +206,8 @@ class FolderStore(FolderEvents):
 
     @locked
     def _add_folder(self, folder: Path) -> str:
-        meta = read_json_or_none(folder / "meta.json")
-        state = read_json_or_none(folder / "base_state.json")
+        meta = read_json_or_none(folder / "meta.json", root=self._real_root)
+        state = read_json_or_none(folder / "base_state.json", root=self._real_root)
         meta = meta if isinstance(meta, dict) else {}
         state = state if isinstance(state, dict) else {}
         match = (
@@ -174,7 +216,7 @@ class FolderStore(FolderEvents):
             or _HEX.search(folder.name)
         )
         cid = self._unique_id(match.group(0).lower() if match else clean_text(folder.name), folder)
-        log = FolderLog(folder)
+        log = FolderLog(folder, self._real_root)
         self.logs[cid] = log
         agent = state.get("agent") if isinstance(state.get("agent"), dict) else {}
         llm = agent.get("llm") if isinstance(agent.get("llm"), dict) else {}
@@ -210,7 +252,7 @@ class FolderStore(FolderEvents):
         """``cid``, unless another folder already holds that id (a copied conversation folder
         keeps its meta.json): then the folder's own name, else ``cid~2``, ``cid~3``… — two
         folders never share one id (they overwrote each other's log: a 500 on every page)."""
-        taken = set(self.logs)
+        taken = set(self._folders.values())  # links out too: they have no log
         if cid not in taken:
             return cid
         name = clean_text(folder.name)
@@ -224,7 +266,7 @@ class FolderStore(FolderEvents):
     def _retitle(self, cid: str) -> None:
         """A conversation found before its first user message: its title once there is one."""
         log = self.logs[cid]
-        meta = read_json_or_none(log.folder / "meta.json")
+        meta = read_json_or_none(log.folder / "meta.json", root=self._real_root)
         log.refresh()
         title = _text(meta.get("title"), 500) if isinstance(meta, dict) else None
         title = title or self._first_user_text(cid)

@@ -28,6 +28,7 @@ from tui.insights import Insights
 from tui.insights.load import InsightsWalk, start_walk
 from tui.insights.summary import glance
 from tui.lru import LRU
+from tui.models.redact import redact_text
 from tui.text import clean, one_line
 
 from ..insight_tables import TABLES
@@ -142,7 +143,7 @@ class InsightsScreen(Screen[str | None]):
         self.walk: InsightsWalk | None = None
 
     def compose(self) -> ComposeResult:
-        name = one_line(self._title or self.conversation_id, 120)
+        name = one_line(redact_text(self._title or self.conversation_id), 120)
         yield Static(Text(f"Insights · {name}"), id="insights-title")
         with Horizontal(id="insights-status"):
             yield Static(id="insights-progress-text")

@@ -27,6 +27,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from tui.models import RawEvent
 from tui.models.content import block_texts
 from tui.models.parse import event_json
+from tui.models.redact import opaque
 from tui.text import clean
 
 from ..themes import theme_style
@@ -90,11 +91,11 @@ def thinking(owner: object) -> list[Widget]:
         out.append(Collapsible(literal(reasoning, "italic"), title="reasoning", collapsed=True))
     for block in getattr(owner, "thinking_blocks", None) or ():
         body = getattr(block, "thinking", None)
-        out.append(
-            Collapsible(literal(body, "italic"), title="thinking", collapsed=True)
-            if body is not None
-            else Static(Text("(redacted thinking block)", style="dim italic"))
-        )
+        if body is not None:
+            out.append(Collapsible(literal(body, "italic"), title="thinking", collapsed=True))
+        else:  # a redacted block's data is the provider's blob: its size only
+            size = opaque("redacted thinking", getattr(block, "data", None))
+            out.append(Static(Text(f"({size})", style="dim italic")))
     item = getattr(owner, "responses_reasoning_item", None)
     if item is not None and (item.summary or item.content):
         text = "\n".join([*item.summary, *(item.content or [])])
