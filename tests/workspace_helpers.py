@@ -61,3 +61,19 @@ def tree(root: Path) -> dict[str, bytes]:
         for path in sorted(root.rglob("*"))
         if path.is_file() and ".git" not in path.relative_to(root).parts
     }
+
+
+def status_changes(repo: Path) -> list[tuple[str, str]]:
+    """``git status`` as the agent server lists changes against HEAD: ``(STATUS, path)`` by
+    path, a rename as a deletion and an addition, every untracked file on its own."""
+    out = git(repo, "status", "--porcelain", "--no-renames", "--untracked-files=all")
+    found = []
+    for line in out.splitlines():
+        code, path = line[:2], line[3:]
+        if "D" in code:
+            found.append(("DELETED", path))
+        elif code in ("??", "A ", "AM"):
+            found.append(("ADDED", path))
+        else:
+            found.append(("UPDATED", path))
+    return sorted(found, key=lambda change: change[1])

@@ -51,16 +51,16 @@ MAX_COMMITS = 200
 MAX_PATCH = 64 * 1024 * 1024
 #: What each route gives, for "… has no …".
 ROUTE_WORDS = {
-    "git/changes": "git changes (/api/git/changes)",
+    "git/changes": "list of git changes (/api/git/changes)",
     "git/diff": "git diffs (/api/git/diff)",
-    "git/commits": "a commit history (/api/git/commits)",
-    "git/commits/{sha}/changes": "a commit's changes (/api/git/commits/{sha}/changes)",
+    "git/commits": "commit history (/api/git/commits)",
+    "git/commits/{sha}/changes": "list of a commit's changes (/api/git/commits/{sha}/changes)",
     "file/archive": "workspace patches (/api/file/archive)",
     "file/download": "file downloads (/api/file/download)",
-    "file/create_directory": "directory creation (/api/file/create_directory)",
-    "file/download-trajectory/{id}": "trajectory downloads (/api/file/download-trajectory)",
-    "file/search_subdirs": "folder listings (/api/file/search_subdirs)",
-    "file/home": "a home folder (/api/file/home)",
+    "file/create_directory": "way to create a directory (/api/file/create_directory)",
+    "file/download-trajectory/{id}": "trajectory download (/api/file/download-trajectory)",
+    "file/search_subdirs": "folder listing (/api/file/search_subdirs)",
+    "file/home": "home folder (/api/file/home)",
 }
 #: Routes only served server-wide (1.58.2 has no conversation copy of them).
 SERVER_WIDE = frozenset({"file/search_subdirs", "file/home"})
