@@ -112,3 +112,33 @@ async def test_changes_and_patch_match_git_in_the_workspace(
     assert (repo / "made" / "by" / "ohtui").is_dir()
     notes = await client.read_file(cid, "notes.md", max_bytes=1000)
     assert notes == (repo / "notes.md").read_bytes()
+
+
+async def test_a_workspace_named_relatively_gets_a_computed_patch(
+    client, agent, agent_server, fake_llm, tmp_path
+) -> None:
+    """The agent server takes no relative path on its conversation routes and archives none
+    (ohtui's own default workspace is ``workspace/project``): ohtui reads such a workspace
+    server-wide and computes the patch."""
+    need_git()
+    name = f"project-{uuid.uuid4().hex[:8]}"
+    # the server runs in the folder that holds workspace/conversations
+    repo = Path(agent_server.conversations).parent / name
+    make_repository(repo)
+    (repo / "keep.txt").write_text("one\ntwo\nthree\nfour\n")
+    (repo / "added.txt").write_text("added\n")
+    (repo / "gone.txt").unlink()
+    cid = uuid.uuid4().hex
+    body = conversation_request(agent_server, fake_llm, cid)
+    body["workspace"] = {"working_dir": f"workspace/{name}"}
+    r = await agent.http.post("/api/conversations", json=body, timeout=60)
+    assert r.status_code in (200, 201), r.text
+
+    listed = await client.git_changes(cid, ref="HEAD")
+    assert [(str(c.status), c.path) for c in listed] == status_changes(repo)
+    patch = await client.workspace_patch(cid, ref="HEAD")
+    assert patch.source == "computed" and patch.files == 3 and not patch.skipped
+    assert patch.repo_root == f"workspace/{name}"
+    checkout = base_copy(repo, "HEAD", tmp_path / "base")
+    apply(checkout, patch.data)
+    assert tree(checkout) == tree(repo)

@@ -62,12 +62,13 @@ async def computed_patch(
     """The patch built from ``/git/changes`` and one ``/git/diff`` per file (see the module
     doc for what it cannot hold)."""
     where = await workspace.resolve(path)
-    changes = await workspace.changes(where, ref=ref)
+    changes = await workspace.changes(path, ref=ref)
     gate = asyncio.Semaphore(CONCURRENCY)
 
     async def one(change: GitChange) -> _Part:
         async with gate:
-            return await _file(workspace, where, change, ref)
+            # as the workspace takes paths: relative ones are inside its working directory
+            return await _file(workspace, posixpath.join(path or "", change.path), change, ref)
 
     parts = await asyncio.gather(*(one(change) for change in changes))
     written = [part.patch for part in parts if part.patch is not None]
@@ -111,9 +112,8 @@ def _some(paths: Sequence[str], shown: int = 5) -> str:
     return ", ".join(paths[:shown]) + more
 
 
-async def _file(workspace: Workspace, where: str, change: GitChange, ref: str | None) -> _Part:
+async def _file(workspace: Workspace, full: str, change: GitChange, ref: str | None) -> _Part:
     name = change.path
-    full = posixpath.join(where, name)
     try:
         diff = await workspace.diff(full, ref=ref)
     except BadRequest as exc:
@@ -129,6 +129,8 @@ async def _file(workspace: Workspace, where: str, change: GitChange, ref: str | 
         if kind == "binary":
             return _Part(name, skipped=f"{name}: binary (the server gives no binary diffs)")
         unsure = kind == "unknown"
+    if "\x00" in original[:8000] or "\x00" in modified[:8000]:  # git's own test of binary
+        return _Part(name, skipped=f"{name}: binary (the server gives no binary diffs)")
     old = None if added else Side.of(original, assume_newline=True)
     new = None if deleted else Side.of(modified, assume_newline=True)
     patch = file_patch(name, old, new)

@@ -109,7 +109,10 @@ def _summary(patch: Any, output: str | None, ref: str | None) -> None:
         lines.append(f"  workspace: {at}")
     if patch.files and patch.repo_root:
         applied = output if to_file else "PATCH"
-        lines.append(f"  apply it in a checkout of {patch.repo_root}: git apply {applied}")
+        root = patch.repo_root
+        if not root.startswith("/"):
+            root += " (relative to the agent server's own folder)"
+        lines.append(f"  apply it in a checkout of {root}: git apply {applied}")
     for note in patch.notes:
         lines.append(f"  note: {note}")
     if patch.skipped:
