@@ -246,3 +246,33 @@ async def test_the_trajectory_zip_holds_the_conversations_events(demo) -> None:
     assert f"{cid}/meta.json" in names
     events = [n for n in names if n.startswith(f"{cid}/events/event-")]
     assert len(events) == demo.store.count_events(cid)
+
+
+async def test_without_git_the_workspace_is_a_folder_in_no_repository(
+    make_server, monkeypatch
+) -> None:
+    from tui.server import workspace_demo, workspace_git
+
+    monkeypatch.setattr(workspace_git, "git_available", lambda: False)
+    monkeypatch.setattr(workspace_demo, "git_available", lambda: False)
+    store = Store()
+    load_demo(store)
+    server = make_server(store)
+    try:
+        async with client_for(server) as client:
+            cid = await conversation(client)
+            assert await client.git_changes(cid) == []  # as the real server answers
+            assert (await client.git_commits(cid)).commits == []
+            diff = await client.git_diff(cid, "README.md")
+            with pytest.raises(Exception, match="is not a git repository") as caught:
+                await client.workspace_patch(cid)
+            text = await client.read_file(cid, "README.md", max_bytes=1000)
+        root = store.workspace.root
+        assert not (root / ".git").exists()
+    finally:
+        server.stop()
+        store.close()
+    assert diff.original is None and diff.modified is None
+    assert type(caught.value).__name__ == "NotARepository"
+    assert str(caught.value).startswith("/workspace/project is not a git repository")
+    assert text == b"# demo\n\nA small payments service, with refunds.\n"

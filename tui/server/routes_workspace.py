@@ -52,6 +52,17 @@ def _real(store: Store, path: str) -> Path | None:
     return workspace.real(path) if workspace is not None else None
 
 
+def _repository(store: Store, path: str) -> Path | None:
+    """The folder a path names, when it is in the workspace and git is there to read it;
+    None otherwise (answered as a folder in no repository, without asking git)."""
+    real = _real(store, path)
+    workspace = _workspace(store)
+    if real is None or workspace is None:
+        return None
+    workspace.root  # noqa: B018 - made on first use; has_git is known after
+    return real if workspace.has_git else None
+
+
 def _said(store: Store, exc: Exception) -> str:
     workspace = _workspace(store)
     return workspace.virtual(str(exc)) if workspace is not None else str(exc)
@@ -100,7 +111,7 @@ def _both(method: str, route: str, **options: Any) -> Any:
 def git_changes(
     path: str, ref: str | None = None, store: Store = Depends(get_store)
 ) -> list[dict[str, str]]:
-    real = _real(store, path)
+    real = _repository(store, path)
     if real is None:
         return []
     try:
@@ -118,9 +129,12 @@ def git_diff(
 ) -> dict[str, Any]:
     if ref is not None and commit is not None:
         raise HTTPException(status_code=400, detail="'ref' and 'commit' are mutually exclusive")
-    real = _real(store, path)
+    real = _repository(store, path)
     if real is None:
-        raise HTTPException(status_code=400, detail=f"File does not exist: {path}")
+        found = _real(store, path)
+        if found is None or not found.exists():
+            raise HTTPException(status_code=400, detail=f"File does not exist: {path}")
+        return {"original": None, "modified": None}  # a file in no repository
     try:
         return G.diff(real, ref, commit)
     except G.GitFailed as exc:
@@ -133,7 +147,7 @@ def git_commits(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     store: Store = Depends(get_store),
 ) -> dict[str, Any]:
-    real = _real(store, path)
+    real = _repository(store, path)
     return G.commits(real, limit) if real is not None else {"commits": [], "has_more": False}
 
 
@@ -143,7 +157,7 @@ def git_commit_changes(
     path: str,
     store: Store = Depends(get_store),
 ) -> list[dict[str, str]]:
-    real = _real(store, path)
+    real = _repository(store, path)
     if real is None:
         return []
     try:
@@ -171,6 +185,8 @@ def file_archive(
         raise HTTPException(status_code=400, detail="Path is not a directory")
     if format != "git-delta":
         raise HTTPException(status_code=400, detail="Only git-delta archives are served here")
+    if _repository(store, path) is None:
+        raise HTTPException(status_code=400, detail=f"Not a git repository: {path}")
     index = real.parent / f".ohtui-index-{uuid.uuid4().hex}"
     try:
         with _INDEX_LOCK:
