@@ -164,7 +164,9 @@ def diff(file: Path, ref: str | None, commit: str | None = None) -> dict[str, An
     relative = file.relative_to(repo).as_posix()
     if commit is not None:
         if _resolve(repo, commit) is None:
-            raise GitFailed(f"Git command failed: git rev-parse --verify {commit}^{{commit}}")
+            raise GitFailed(
+                f"Git command failed: git --no-pager rev-parse --verify '{commit}^{{commit}}'"
+            )
         has_parent = _resolve(repo, f"{commit}^") is not None
         before = _blob(repo, f"{commit}^", relative) if has_parent else None
         after = _blob(repo, commit, relative)
@@ -203,7 +205,7 @@ def commit_changes(folder: Path, sha: str) -> list[dict[str, str]]:
     except NotARepository:
         return []
     if _resolve(repo, sha) is None:
-        raise GitFailed(f"Git command failed: git rev-parse --verify {sha}^{{commit}}")
+        raise GitFailed(f"Git command failed: git --no-pager rev-parse --verify '{sha}^{{commit}}'")
     parent = f"{sha}^" if _resolve(repo, f"{sha}^") is not None else EMPTY_TREE
     listed = _name_status(git(repo, "diff", "--name-status", "--no-renames", parent, sha))
     return sorted(listed, key=lambda change: change["path"])
