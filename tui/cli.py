@@ -275,7 +275,7 @@ def _run_app(args: argparse.Namespace, local: str | None, folders: tuple | None)
 
 
 def run_command(argv: list[str]) -> int:
-    """``ohtui [settings] info|config|export|insights …``: settings options on either side."""
+    """``ohtui [settings] info|config|export|insights|diff …``: settings options on either side."""
     args = build_command_parser().parse_args(argv)
     warn_keys_on_argv(args, f"ohtui {args.command}")
     if args.command == "info":
@@ -295,6 +295,10 @@ def run_command(argv: list[str]) -> int:
         from tui.commands.insights import run_insights
 
         return run_insights(args, _folder_client)
+    if args.command == "diff":
+        from tui.commands.diff import run_diff
+
+        return run_diff(args, _folder_client)
     from tui.commands.export import run_export
 
     return run_export(args, _folder_client)

@@ -6,7 +6,8 @@ request the way the server's kind speaks (``base.py`` dispatch) and turns the JS
 models of :mod:`tui.models`. Events always go through ``parse_event`` so nothing is dropped;
 control records are open models so new server fields are kept. Ids are untrusted and quoted
 before they go into a path. The calls live in mixins, by subject:
-``events_api.py``, ``conversations_api.py`` (+ ``start_api.py``), ``sandboxes_api.py``.
+``events_api.py``, ``conversations_api.py`` (+ ``start_api.py``), ``sandboxes_api.py``,
+``workspace_api.py`` (a conversation's git changes, diffs, patch and files).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from .base import MAX_EMPTY_PAGES, segment
 from .events_api import EventCalls
 from .sandboxes_api import SANDBOX_START_TIMEOUT, SandboxCalls
 from .start_api import START_DEADLINE, StartCalls
+from .workspace_api import WorkspaceCalls
 
 
-class OpenHandsClient(EventCalls, StartCalls, SandboxCalls):
+class OpenHandsClient(EventCalls, StartCalls, SandboxCalls, WorkspaceCalls):
     """Async client of one OpenHands server.
 
     ``OpenHandsClient(url, api_key=…, session_api_key=…, server_kind="auto"|"app"|"agent"|

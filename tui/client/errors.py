@@ -127,6 +127,24 @@ class OutcomeUnknownTimeout(OutcomeUnknown, RequestTimeout):
     """:class:`OutcomeUnknown` because no answer came in time (also a :class:`RequestTimeout`)."""
 
 
+class TooLarge(OpenHandsError):
+    """A download over the size the caller allows (``limit`` bytes); nothing more was read."""
+
+    def __init__(self, message: str, *, limit: int, size: int | None = None, **kwargs: Any):
+        super().__init__(message, **kwargs)
+        self.limit = limit
+        self.size = size
+
+
+class SandboxNotRunning(Conflict):
+    """The conversation's sandbox is not running (paused, starting, gone or failed), so its
+    workspace cannot be read; ``sandbox_status`` says which. Raised before any request."""
+
+    def __init__(self, message: str, *, sandbox_status: str, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.sandbox_status = sandbox_status
+
+
 class Unsupported(OpenHandsError):
     """The server's kind has no such call (a bare agent server has no sandboxes, a
     self-hosted app server shares nothing). Raised before any request is sent for it."""
@@ -175,9 +193,11 @@ __all__ = [
     "PageLoopError",
     "RateLimited",
     "RequestTimeout",
+    "SandboxNotRunning",
     "ServerError",
     "StartTaskFailed",
     "StartTaskTimeout",
+    "TooLarge",
     "Unsupported",
 ]
 

@@ -172,23 +172,6 @@ class SandboxCalls(ClientBase):
             raise self._bad("POST", path, "expected a JSON object")
         return data
 
-    async def create_directory(self, path: str) -> dict[str, Any]:
-        """Create a directory in the agent server's file area.
-
-        The path goes both as ``?path=`` (the real agent server's declared parameter) and as a
-        JSON body ``{"path": ...}`` (the documented shape); each server reads its own.
-        """
-        target = P.check_id(path, "path")
-        route = "/api/file/create_directory"
-        data = await self._http.request(
-            "POST", route, params={"path": target}, json={"path": target}, idempotent=True
-        )
-        if data is None:
-            return {"success": True}
-        if not isinstance(data, dict):
-            raise self._bad("POST", route, "expected a JSON object")
-        return data
-
     # --- paging of control records -------------------------------------------------------------
 
     def _iter_items(

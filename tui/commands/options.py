@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from tui import __version__
 
 #: Commands a first positional word names (``serve`` keeps a parser of its own).
-COMMANDS = ("info", "config", "export", "insights", "serve")
+COMMANDS = ("info", "config", "export", "insights", "diff", "serve")
 #: Settings a flag can set; ``None`` means "not given" (the environment and file decide).
 SETTING_FLAGS = ("url", "api_key", "session_key", "theme", "readonly", "profile", "server_kind")
 SERVER_KINDS = ("auto", "app", "agent", "shared")
@@ -42,6 +42,9 @@ commands:
                                   where a conversation's time and money went: cost and
                                   tokens over time, tools, slowest actions, dearest steps,
                                   model calls, repeated failures (JSON for scripts)
+  ohtui diff ID [-o FILE] [--ref REF] [--path DIR]
+                                  what the agent changed in its workspace, as a patch
+                                  that `git apply` takes on the base
   ohtui serve [--host H] [--port N] [--db PATH] [--demo] [--session-key-file F]
                                   run the reference server in the foreground
 """
@@ -235,6 +238,35 @@ def _add_insights(sub: argparse._SubParsersAction) -> None:
     add_settings_options(parser, after_command=True)
 
 
+def _add_diff(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "diff",
+        help="what a conversation's agent changed in its workspace, as a patch",
+        description="Write the changes in a conversation's workspace (its git repository on "
+        "the agent server) as a patch that `git apply` takes on the base: the server's own "
+        "patch where it makes one (exact, binaries included), else computed from its changes "
+        "and diffs (text files; what it could not hold is said). Written exactly, unmasked, "
+        "so that it applies. What was written and where to apply it goes to standard error.",
+    )
+    parser.add_argument("conversation", nargs="?", metavar="ID", help="conversation id")
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="write to FILE (default: standard output)"
+    )
+    parser.add_argument(
+        "--ref",
+        metavar="REF",
+        help="the base: HEAD for uncommitted changes only, or a commit (default: the "
+        "server's base, the branch's origin or merge base)",
+    )
+    parser.add_argument(
+        "--path",
+        metavar="DIR",
+        help="the repository's folder on the server (default: the conversation's workspace)",
+    )
+    parser.set_defaults(local=None, shared=False)
+    add_settings_options(parser, after_command=True)
+
+
 def _add_config(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "config", help="manage the config file", description="Manage the config file."
@@ -274,6 +306,7 @@ def build_command_parser() -> argparse.ArgumentParser:
     add_settings_options(info, after_command=True)
     _add_export(sub)
     _add_insights(sub)
+    _add_diff(sub)
     _add_config(sub)
     return parser
 

@@ -63,6 +63,17 @@ _LAZY = {
     "parse_event": ".parse",
     "parse_event_json": ".parse",
     "redact_text": ".redact",
+    "FileBrowserEntry": ".workspace",
+    "FileUploadResult": ".workspace",
+    "GitChange": ".workspace",
+    "GitChangeStatus": ".workspace",
+    "GitCommit": ".workspace",
+    "GitCommitsPage": ".workspace",
+    "GitDiff": ".workspace",
+    "HomeResponse": ".workspace",
+    "SubdirectoryEntry": ".workspace",
+    "SubdirectoryPage": ".workspace",
+    "WorkspacePatch": ".workspace",
 }
 
 if TYPE_CHECKING:
@@ -143,6 +154,19 @@ if TYPE_CHECKING:
         EventSortOrder,
         HTTPValidationError,
         ValidationErrorItem,
+    )
+    from .workspace import (  # noqa: F401
+        FileBrowserEntry,
+        FileUploadResult,
+        GitChange,
+        GitChangeStatus,
+        GitCommit,
+        GitCommitsPage,
+        GitDiff,
+        HomeResponse,
+        SubdirectoryEntry,
+        SubdirectoryPage,
+        WorkspacePatch,
     )
 
 

@@ -76,6 +76,21 @@ def _range(start: int, stop: int) -> str:
     return f"{first},{length}"
 
 
+def hunk_groups(a: list[str], b: list[str], context: int = 3) -> tuple[list[list[Opcode]], str]:
+    """The opcodes of ``a`` → ``b`` grouped into hunks of ``context`` lines around each
+    change (as ``difflib``'s ``get_grouped_opcodes``), and the note of :func:`_opcodes`."""
+    codes, note = _opcodes(a, b)
+    matcher = SequenceMatcher(None)
+    matcher.opcodes = codes  # the grouping reads only the opcodes
+    return list(matcher.get_grouped_opcodes(context)), note
+
+
+def hunk_header(group: list[Opcode]) -> str:
+    """``@@ -start,count +start,count @@`` of one hunk (as ``difflib`` and git write it)."""
+    first, last = group[0], group[-1]
+    return f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@"
+
+
 def unified_diff(
     old: str,
     new: str,
@@ -90,14 +105,10 @@ def unified_diff(
     a, b = old.splitlines(), new.splitlines()
     if a == b:
         return None
-    codes, note = _opcodes(a, b)
-    matcher = SequenceMatcher(None)
-    matcher.opcodes = codes  # the grouping below reads only the opcodes
     lines = [f"--- {old_name}", f"+++ {new_name}"]
-    around = max(len(a), len(b)) if whole else context
-    for group in matcher.get_grouped_opcodes(around):
-        first, last = group[0], group[-1]
-        lines.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@")
+    groups, note = hunk_groups(a, b, max(len(a), len(b)) if whole else context)
+    for group in groups:
+        lines.append(hunk_header(group))
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 lines.extend(" " + line for line in a[i1:i2])

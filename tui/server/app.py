@@ -16,7 +16,14 @@ from fastapi.exceptions import RequestValidationError
 
 from tui import __version__
 
-from . import routes_agent, routes_conversations, routes_events, routes_live, routes_sandboxes
+from . import (
+    routes_agent,
+    routes_conversations,
+    routes_events,
+    routes_live,
+    routes_sandboxes,
+    routes_workspace,
+)
 from .auth import require_session_key
 from .faults import FaultMiddleware, Faults
 from .lifecycle import Lifecycle
@@ -180,6 +187,7 @@ def create_app(
         app.include_router(routes_sandboxes.specs_router, dependencies=protected)
     app.include_router(routes_agent.router, dependencies=protected)
     app.include_router(routes_live.router)  # its own auth: sandbox key or session_key
+    routes_workspace.install(app, protected, kind=kind)  # git and files of the workspace
 
     @app.get("/alive", include_in_schema=False)
     def alive() -> dict[str, str]:

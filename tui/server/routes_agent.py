@@ -1,8 +1,9 @@
 """Agent-server routes the client uses: profile pre-flight validation, directory creation.
 
-Nothing here reaches a model provider or the file system. Profile validation applies
-offline rules (provider prefix, URL shape, key shape) and never puts the API key into a
-response or a log line; directories live in an in-memory set on the store.
+Nothing here reaches a model provider. Profile validation applies offline rules (provider
+prefix, URL shape, key shape) and never puts the API key into a response or a log line;
+directories live in an in-memory set on the store, and are made for real only inside the
+demo's workspace (a temporary folder; ``routes_workspace.py``).
 """
 
 from __future__ import annotations
@@ -109,6 +110,9 @@ def _create_directory(store: Store, path: str) -> dict[str, Any]:
     if "\x00" in path:
         raise HTTPException(status_code=400, detail="path must not contain NUL")
     normal = posixpath.normpath(path if path.startswith("/") else "/workspace/project/" + path)
+    from .routes_workspace import make_directory
+
+    make_directory(store, normal)  # for real inside the demo's workspace
     parts = normal.strip("/").split("/")
     for depth in range(1, len(parts) + 1):
         store.directories.add("/" + "/".join(parts[:depth]))

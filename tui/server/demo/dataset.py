@@ -263,6 +263,8 @@ def load_demo(store: Store, seed: int = DEMO_SEED) -> dict[str, str]:
 
     Every event is validated on the way in (``strict``): a script that produced an event
     the models reject fails loudly here instead of showing up as a raw event in the UI.
+    The conversations' workspace (``/workspace/project``) is a git repository
+    (``workspace_demo.py``), kept with the store.
     """
     dataset = build_demo(seed)
     with store.transaction():
@@ -275,4 +277,8 @@ def load_demo(store: Store, seed: int = DEMO_SEED) -> dict[str, str]:
             store.append_events(info["id"], dataset.events[info["id"]], strict=True)
     for name, profile in PROFILES.items():
         store.profiles.setdefault(name, dict(profile))
+    if store.workspace is None:  # a git repository, made when first asked for
+        from ..workspace_demo import DemoWorkspace
+
+        store.workspace = DemoWorkspace()
     return dict(dataset.names)

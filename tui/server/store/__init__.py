@@ -20,7 +20,8 @@ class Store(EventLog, ControlPlane):
     """All persistent state of one reference server.
 
     ``path`` is a file name or ``":memory:"``. Profiles and created directories are kept in
-    memory only (``profiles``, ``directories``): they never touch the real file system.
+    memory only (``profiles``, ``directories``); only a ``workspace`` (the demo's git
+    repository, in a temporary folder of its own) is on disk.
     """
 
 

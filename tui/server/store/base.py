@@ -129,12 +129,17 @@ class StoreBase:
         self.profiles: dict[str, dict[str, Any]] = {}
         #: Directories "created" through ``/api/file/create_directory``.
         self.directories: set[str] = set()
+        #: The conversations' workspace (``workspace_demo.DemoWorkspace``): the demo sets one;
+        #: None serves a workspace that holds nothing.
+        self.workspace: Any = None
 
     # -- plumbing ---------------------------------------------------------------------------
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+        if self.workspace is not None:
+            self.workspace.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
