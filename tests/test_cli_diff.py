@@ -8,6 +8,7 @@ Every test runs with HOME and XDG_* inside ``tmp_path`` and no OHTUI_* variable 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 
 from tests.workspace_helpers import applies, apply, base_copy, need_git, tree
 from tui.cli import main
+from tui.safe_output import destination
 from tui.server import Store, load_demo
 
 
@@ -49,6 +51,15 @@ def running(server: Any, status: str = "RUNNING") -> str:
     raise AssertionError(f"no {status} conversation in the demo")
 
 
+def test_a_device_named_by_o_is_written_to_never_replaced(demo, capsys) -> None:
+    server, _ = demo
+    before = os.stat("/dev/null")
+    code = main(["diff", running(server), "--url", server.base_url, "-o", "/dev/null"])
+    assert code == 0, capsys.readouterr().err
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+
+
 def test_the_written_patch_applies_on_a_copy_of_the_base(demo, tmp_path: Path, capsys) -> None:
     server, _ = demo
     cid = running(server)
@@ -63,7 +74,8 @@ def test_the_written_patch_applies_on_a_copy_of_the_base(demo, tmp_path: Path, c
         f"  workspace: main at {head[:12]}",
         f"  apply it in a checkout of /workspace/project: git apply {out}",
     ]
-    assert not Path(f"{out}.part").exists()
+    assert sorted(os.listdir(tmp_path)) == ["changes.patch"]  # no temporary file left
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
     checkout = base_copy(root, head, tmp_path / "base")
     result = applies(checkout, out.read_bytes())
     assert result.returncode == 0, result.stderr
@@ -167,5 +179,5 @@ def test_a_terminal_gets_the_patch_cleaned_of_control_sequences(monkeypatch) -> 
 
     screen = _Terminal()
     monkeypatch.setattr("sys.stdout", screen)
-    assert diff._write(b"+echo \x1b]52;c;aGk=\x07 \x1b[2J\n", None) == 0
+    assert diff._write(b"+echo \x1b]52;c;aGk=\x07 \x1b[2J\n", destination("-")) == 0
     assert screen.text == "+echo \u241b]52;c;aGk=\u2407 \u241b[2J\n"

@@ -146,7 +146,9 @@ class Output:
         self._guarded(self._stream.flush)
 
 
-def _text(fd: int) -> TextIO:
+def _text(fd: int, binary: bool = False) -> TextIO:
+    if binary:  # bytes exactly as given (a patch must apply)
+        return os.fdopen(fd, "wb")  # type: ignore[return-value]
     return os.fdopen(fd, "w", encoding="utf-8", errors="replace", newline="\n")
 
 
@@ -156,29 +158,34 @@ def open_output(
     *,
     exclusive: bool = False,
     mode: int | None = None,
+    binary: bool = False,
 ) -> Iterator[Output]:
-    """A text stream (UTF-8, ``\\n`` lines) to ``where`` (a path or a :func:`destination`),
+    """A text stream (UTF-8, ``\\n`` lines; ``binary``: bytes) to ``where`` (a path or a :func:`destination`),
     by the rules in the module doc. A file appears only when the block ends without an
     exception, with ``mode`` (default: the replaced file's, else :data:`NEW_FILE_MODE`);
     ``exclusive``: only under a free name, never over anything (checked atomically)."""
     dest = where if isinstance(where, Destination) else destination(where, exclusive=exclusive)
     if dest.kind == "stdout":
-        if hasattr(sys.stdout, "reconfigure"):
+        stdout: Any = sys.stdout
+        if binary:
+            sys.stdout.flush()
+            stdout = sys.stdout.buffer
+        elif hasattr(sys.stdout, "reconfigure"):
             sys.stdout.reconfigure(encoding="utf-8", errors="replace")
-        out = Output(sys.stdout, dest)
+        out = Output(stdout, dest)
         yield out
         out.flush()
     elif dest.kind == "stream":
-        with _open_stream(dest) as stream:
+        with _open_stream(dest, binary) as stream:
             out = Output(stream, dest)
             yield out
             out.flush()
     else:
-        yield from _write_file(dest, exclusive, mode)
+        yield from _write_file(dest, exclusive, mode, binary)
 
 
 @contextmanager
-def _open_stream(dest: Destination) -> Iterator[TextIO]:
+def _open_stream(dest: Destination, binary: bool = False) -> Iterator[TextIO]:
     """The device, FIFO or socket itself, opened for writing: never created, truncated or
     replaced (a FIFO waits for its reader, as the shell's ``>`` does)."""
     try:
@@ -194,7 +201,7 @@ def _open_stream(dest: Destination) -> Iterator[TextIO]:
     if stat.S_ISREG(opened) or stat.S_ISDIR(opened):  # it changed since it was looked at
         os.close(fd)
         raise OutputError(f"cannot write {dest}: it changed while being opened")
-    stream = _text(fd)
+    stream = _text(fd, binary)
     try:
         yield stream
     finally:
@@ -204,7 +211,9 @@ def _open_stream(dest: Destination) -> Iterator[TextIO]:
             pass  # a failed flush was said by Output.flush; close only releases the fd
 
 
-def _write_file(dest: Destination, exclusive: bool, mode: int | None) -> Iterator[Output]:
+def _write_file(
+    dest: Destination, exclusive: bool, mode: int | None, binary: bool = False
+) -> Iterator[Output]:
     """The temporary file beside ``dest.path``, renamed (or linked, if ``exclusive``) onto
     it when whole; removed whatever goes wrong."""
     folder, name = os.path.split(os.path.abspath(dest.path))
@@ -221,7 +230,7 @@ def _write_file(dest: Destination, exclusive: bool, mode: int | None) -> Iterato
     except OSError as exc:
         raise OutputError(f"cannot write {dest}: {_why(exc)} (in {clean(folder)})") from None
     try:
-        stream = _text(fd)
+        stream = _text(fd, binary)
         try:
             out = Output(stream, dest)
             yield out
@@ -313,6 +322,13 @@ def write_text(
     """``text`` to ``where`` by :func:`open_output`; returns where it went."""
     with open_output(where, exclusive=exclusive, mode=mode) as out:
         out.write(text)
+    return out.destination
+
+
+def write_bytes(where: str | os.PathLike[str] | Destination, data: bytes) -> Destination:
+    """``data`` exactly to ``where`` by :func:`open_output`; returns where it went."""
+    with open_output(where, binary=True) as out:
+        out.write(data)  # type: ignore[arg-type]
     return out.destination
 
 

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from typing import Any
 
-from tui.text import clean
+from tui.text import say
 
 from .target import OpenFolder, Target, looks_like_folder, open_target
 
@@ -27,12 +26,19 @@ PROG = "ohtui diff"
 
 def run_diff(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     if args.conversation and looks_like_folder(args.conversation):
-        print(
+        say(
             f"{PROG}: {args.conversation} is a local folder, not a conversation on a server: "
             "run `git diff` in the workspace itself",
             file=sys.stderr,
         )
         return 2
+    from tui.safe_output import OutputError, destination
+
+    try:  # checked before anything is asked of the server
+        where = destination(args.output or "-")
+    except OutputError as exc:
+        say(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
     target = open_target(args, open_folder, PROG)
     if not isinstance(target, Target):
         return target
@@ -52,52 +58,41 @@ def run_diff(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     finally:
         if stop is not None:
             stop()
-    code = _write(patch.data, args.output)
+    code = _write(patch.data, where)
     if code == 0:
-        _summary(patch, args.output, args.ref)
+        _summary(patch, where, args.ref)
     return code
 
 
-def _write(data: bytes, output: str | None) -> int:
-    """To a file that appears whole or not at all, to a pipe exactly, or to a terminal
-    cleaned of control sequences."""
-    if output and output != "-":
-        part = f"{output}.part"
-        try:
-            with open(part, "wb") as out:
-                out.write(data)
-            os.replace(part, output)
-        except OSError as exc:
-            try:
-                os.unlink(part)
-            except OSError:
-                pass
-            print(f"{PROG}: cannot write {output}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        return 0
+def _write(data: bytes, where: Any) -> int:
+    """By :mod:`tui.safe_output` exactly (a file whole or not at all, a device or FIFO as a
+    stream, a pipe byte for byte), or to a terminal cleaned of control sequences."""
+    from tui.safe_output import OutputError, reader_gone, write_bytes
+
     try:
-        if sys.stdout.isatty():
-            shown = clean(data.decode("utf-8", errors="replace"))
-            if hasattr(sys.stdout, "reconfigure"):
-                sys.stdout.reconfigure(encoding="utf-8", errors="replace")
-            sys.stdout.write(shown)
+        if where.kind == "stdout" and sys.stdout.isatty():
+            say(data.decode("utf-8", errors="replace"), end="")
             sys.stdout.flush()
         else:
-            sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
+            write_bytes(where, data)
+    except KeyboardInterrupt:  # e.g. waiting for a FIFO's reader
+        return 130
     except BrokenPipeError:  # the reader went away (`| head`): not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        reader_gone()
+    except OutputError as exc:
+        say(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
-def _summary(patch: Any, output: str | None, ref: str | None) -> None:
+def _summary(patch: Any, dest: Any, ref: str | None) -> None:
     """What was written, against what, where to apply it, and what it could not hold."""
     from tui.models.redact import redact_text
 
-    to_file = bool(output) and output != "-"
+    to_file = dest.kind != "stdout"
+    output = dest.named
     lines: list[str] = []
-    where = f" to {output}" if to_file else ""
+    where = f" to {dest}" if to_file else ""
     base = f"against {patch.base}" if patch.base else "against the server's base"
     if patch.base is None and ref is None:
         base += " (the branch's origin or merge base; without an origin, the empty tree)"
@@ -126,4 +121,4 @@ def _summary(patch: Any, output: str | None, ref: str | None) -> None:
         )
     if not to_file and sys.stdout.isatty():
         lines.append("  (cleaned for the terminal: pipe it or use -o FILE for the exact patch)")
-    print(clean("\n".join(lines)), file=sys.stderr)
+    say("\n".join(lines), file=sys.stderr)
