@@ -67,7 +67,8 @@ async def test_branch_and_filtered_views_export_exactly_what_is_shown(
         shown = [screen.window.row(i).id for i in range(len(screen.window))]
         screen.action_export("jsonl", "view")
         target = tmp_path / f"ohtui-{IDS['branches'][:8]}-branch.jsonl"
-        await wait_for(target.exists, pilot=pilot)
+        # the run ends a moment after its file appears; an export before then cancels it
+        await wait_for(lambda: target.exists() and screen.export_run is None, pilot=pilot)
         lines = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
         assert [e["id"] for e in lines] == shown
         screen.action_show_all()
