@@ -7,7 +7,7 @@
                                          (pure figures over events) on models and client
     models                               pydantic data, no I/O
     text · lazy · paths · loopback · lru the bottom: neutral helpers, the package's version
-    · children · tui
+    · children · untrusted_files · tui
 
 Every import counts: at module level, inside functions (the lazy ones), under
 ``TYPE_CHECKING`` (a type is a dependency too), and ``importlib.import_module("tui…")``
@@ -24,7 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TUI = ROOT / "tui"
 
-BOTTOM = frozenset({"tui", "text", "lazy", "paths", "loopback", "failures", "lru", "children"})
+BOTTOM = frozenset(
+    {"tui", "text", "lazy", "paths", "loopback", "failures", "lru", "children", "untrusted_files"}
+)
 #: area (the first name under ``tui``) → the areas it may import (its own is always allowed)
 MAY_IMPORT: dict[str, frozenset[str]] = {
     "tui": frozenset(),
@@ -35,6 +37,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "failures": frozenset(),
     "lru": frozenset(),
     "children": frozenset(),
+    "untrusted_files": frozenset(),
     "models": BOTTOM,
     "client": BOTTOM | {"models"},
     "export": BOTTOM | {"models", "client"},

@@ -5,9 +5,9 @@ writer forever), a device or a link to ``/dev/zero`` (reading it never ends), a 
 gigabytes, bytes that are not UTF-8, JSON nested 10,000 deep (Python's parser recurses and
 dies), numbers no float can hold (``1e400``), ``NaN``. Each becomes an :class:`Unreadable`
 with a one-line reason, so the folder store serves the file as a raw row that says what is
-wrong and every other event as usual. Nothing here ever blocks or reads without a bound:
-non-regular files are refused from ``stat`` before any open, the open is non-blocking and
-re-checked on the descriptor, and a read stops at the size cap.
+wrong and every other event as usual. Nothing here ever blocks or reads without a bound
+(``tui.untrusted_files``: non-regular files are refused from ``stat`` before any open, the
+open is non-blocking and re-checked on the descriptor, and a read stops at the size cap).
 
 The depth guard is local to the folder store for now (``tui.models`` grows its own
 ``jsonscan``; one of them will serve both).
@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import stat
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
+
+from tui import untrusted_files
 
 #: Largest event file read (a bigger one is a raw row saying so).
 MAX_EVENT_BYTES = 32 * 1024 * 1024
@@ -33,13 +33,6 @@ MAX_DEPTH = 200
 #: Characters of a bad file shown in its raw row.
 PREVIEW_CHARS = 2000
 
-_KINDS = {
-    stat.S_IFIFO: "a FIFO",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-    stat.S_IFDIR: "a directory",
-}
 _STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _STEPS = bytes.maketrans(b"[{]}", bytes([1, 1, 255, 255]))  # 255 is -1 as a signed byte
@@ -56,48 +49,13 @@ class Unreadable(Exception):
         self.preview = preview
 
 
-def _what(mode: int) -> str:
-    return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
-
-
 def read_bounded(path: str | Path, limit: int) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes.
-
-    ``stat`` first (following a link: a link to a regular file is read, one to a device is
-    not), then a non-blocking open and ``fstat`` of what was opened (it may have been swapped
-    in between), then one read of at most ``limit + 1`` bytes."""
+    """The bytes of a regular file of at most ``limit`` bytes (``tui.untrusted_files``:
+    a FIFO or a device is never opened, a read stops at the bound)."""
     try:
-        before = os.stat(path)
-    except OSError as exc:
-        raise Unreadable(f"cannot stat: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(before.st_mode):
-        raise Unreadable(f"{_what(before.st_mode)}, not a regular file: skipped, never read")
-    if before.st_size > limit:
-        raise Unreadable(f"{before.st_size:,} bytes, over the {limit:,}-byte limit: not read")
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise Unreadable(f"cannot open: {exc.strerror or exc}") from None
-    try:
-        opened = os.fstat(fd)
-        if not stat.S_ISREG(opened.st_mode):
-            raise Unreadable(f"{_what(opened.st_mode)}, not a regular file: skipped, never read")
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        raise Unreadable(f"cannot read: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > limit:
-        raise Unreadable(f"over the {limit:,}-byte limit: not read")
-    return data
+        return untrusted_files.read_bounded(path, limit).data
+    except untrusted_files.FileRefused as exc:
+        raise Unreadable(f"the file {exc.reason}") from None
 
 
 def preview(data: bytes | str) -> str:
