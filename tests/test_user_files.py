@@ -244,3 +244,13 @@ def test_a_key_file_that_is_a_fifo_is_never_opened(isolated, tmp_path):
             "file: never read"
         )
     ]
+
+
+@needs_posix
+def test_a_session_key_file_that_is_a_fifo_is_never_opened(tmp_path):
+    from tui.server.serve import SessionKeyError, resolve_session_key
+
+    with fifo_writer(tmp_path / "key", "a-key\n") as opened:
+        with pytest.raises(SessionKeyError, match="is a FIFO, not a regular file"):
+            resolve_session_key(None, str(tmp_path / "key"), {})
+        assert not opened.is_set()
