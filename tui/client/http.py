@@ -53,6 +53,7 @@ from .errors import (
     RequestTimeout,
 )
 from .keys import KeyAuth
+from .known_secrets import remember
 from .status_errors import is_web_page, redirect_error, status_error, web_page_error
 
 log = logging.getLogger("tui.client")
@@ -98,6 +99,7 @@ class HttpCore:
         if deadline is not None and (not isinstance(deadline, (int, float)) or deadline <= 0):
             raise InvalidParameter("deadline must be a positive number of seconds")
         self.auth = KeyAuth(api_key, session_api_key)
+        remember(self.auth.secrets())  # masked in the app's log file too
         #: a call's overall deadline in seconds (None: DEADLINE_FACTOR read timeouts)
         self.deadline = float(deadline) if deadline is not None else None
         self._secrets: set[str] = set()
@@ -130,7 +132,9 @@ class HttpCore:
 
     def add_secrets(self, values: Any) -> None:
         """More strings never to show (e.g. an LLM key in the agent settings a start sends)."""
-        self._secrets.update(v for v in values if isinstance(v, str) and v)
+        found = [v for v in values if isinstance(v, str) and v]
+        self._secrets.update(found)
+        remember(found)
 
     def redact_text(self, text: str) -> str:
         for secret in (*self.auth.secrets(), *self._secrets):
