@@ -254,3 +254,13 @@ def test_a_session_key_file_that_is_a_fifo_is_never_opened(tmp_path):
         with pytest.raises(SessionKeyError, match="is a FIFO, not a regular file"):
             resolve_session_key(None, str(tmp_path / "key"), {})
         assert not opened.is_set()
+
+
+def test_the_bundled_themes_pass_the_check_a_user_theme_gets(tmp_path):
+    """The check refuses nothing a real theme holds (the bundled ones set many variables)."""
+    from tui.app.themes import bundled_theme_dir
+
+    for source in sorted(bundled_theme_dir().glob("*.json")):
+        (tmp_path / source.name).write_text(source.read_text(encoding="utf-8"))
+    themes, problems = load_themes(tmp_path)
+    assert problems == [] and {"ohtui-dark", "ohtui-light"} <= {t.name for t in themes}
