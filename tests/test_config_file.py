@@ -99,7 +99,7 @@ def test_values_and_unknown_names_name_their_line(isolated):
 
 def test_a_directory_is_not_a_config_file(tmp_path, capsys):
     assert main(["info", "--config", str(tmp_path)]) == 1
-    assert "is a directory, not a config file" in capsys.readouterr().out
+    assert "is a directory, not a regular file" in capsys.readouterr().out
 
 
 def test_line_of():

@@ -7,8 +7,8 @@
                                          (pure figures over events) on models and client
     models                               pydantic data, no I/O
     text · lazy · paths · loopback · lru the bottom: neutral helpers, the package's version
-    · children · safe_output · tui       (safe_output, the one writer of output files, cleans
-                                         the paths it names with text)
+    · children · safe_output · untrusted_files · tui       (safe_output, the one writer of
+                                         output files, cleans the paths it names with text)
 
 Every import counts: at module level, inside functions (the lazy ones), under
 ``TYPE_CHECKING`` (a type is a dependency too), and ``importlib.import_module("tui…")``
@@ -26,7 +26,18 @@ ROOT = Path(__file__).resolve().parents[1]
 TUI = ROOT / "tui"
 
 BOTTOM = frozenset(
-    {"tui", "text", "lazy", "paths", "loopback", "failures", "lru", "children", "safe_output"}
+    {
+        "tui",
+        "text",
+        "lazy",
+        "paths",
+        "loopback",
+        "failures",
+        "lru",
+        "children",
+        "safe_output",
+        "untrusted_files",
+    }
 )
 #: area (the first name under ``tui``) → the areas it may import (its own is always allowed)
 MAY_IMPORT: dict[str, frozenset[str]] = {
@@ -39,6 +50,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "lru": frozenset(),
     "children": frozenset(),
     "safe_output": frozenset({"text"}),
+    "untrusted_files": frozenset(),
     "models": BOTTOM,
     "client": BOTTOM | {"models"},
     "export": BOTTOM | {"models", "client"},

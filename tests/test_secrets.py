@@ -437,7 +437,9 @@ async def test_every_secret_shape_is_masked_on_screen_in_copies_logs_and_exports
             screen.action_export(fmt, "all")
             target = tmp_path / f"ohtui-{SHAPES_CID[:8]}-conversation.{fmt}"
             # the run ends a moment after its file appears; ctrl+s before then cancels it
-            await wait_for(lambda: target.exists() and screen.export_run is None, pilot=pilot)
+            await wait_for(
+                lambda target=target: target.exists() and screen.export_run is None, pilot=pilot
+            )
             seen.append((f"app export {fmt}", target.read_text(encoding="utf-8")))
         await pilot.press("i")
         await wait_for(

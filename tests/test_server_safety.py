@@ -45,16 +45,61 @@ def test_host_names(host, ok):
 @pytest.mark.parametrize(
     ("origin", "ok"),
     [
-        (None, True),
-        ("http://127.0.0.1:9999", True),
-        ("http://localhost", True),
+        (None, True),  # not a browser
+        ("http://127.0.0.1:8000", True),  # the server's own pages, by any loopback name
+        ("http://localhost:8000", True),
+        ("http://[::1]:8000", True),
+        ("http://LOCALHOST:8000", True),
+        ("http://localhost:3000", False),  # another local page: another origin
+        ("http://127.0.0.1:9999", False),
+        ("http://localhost", False),  # port 80
+        ("https://localhost:8000", False),  # another scheme
+        ("ws://localhost:8000", False),
+        ("http://user@localhost:8000", False),
+        ("http://localhost:8000/path", False),
         ("https://evil.example", False),
+        ("http://evil.example:8000", False),
         ("null", False),
         ("file://", False),
+        ("http://localhost:99999", False),
+        ("", False),
     ],
 )
 def test_origins(origin, ok):
-    assert origin_allowed(origin) is ok
+    assert origin_allowed(origin, 8000, "http") is ok
+
+
+def test_origins_of_a_server_on_a_default_port():
+    assert origin_allowed("http://localhost", 80, "http")
+    assert origin_allowed("https://localhost", 443, "https")
+    assert origin_allowed("https://localhost:8000", 8000, "wss")  # a websocket: http(s) origin
+    assert not origin_allowed("http://localhost:8000", None, "http")  # no port known: no page
+
+
+def test_a_page_on_another_local_port_cannot_change_anything(make_server):
+    """``ohtui serve`` without a key: a page on localhost:3000 (another origin) may not pause
+    a sandbox; the server's own origin and clients that send no Origin (a CLI) may."""
+    store = Store()
+    load_demo(store)
+    server = make_server(store, loopback_only=True)
+    port = server.thread.port
+    rows = store.search_sandboxes()[0]
+    first, second = [row["id"] for row in rows if row["status"] == "RUNNING"][:2]
+    with httpx.Client(base_url=server.base_url) as http:
+        posted = http.post(
+            f"/api/v1/sandboxes/{first}/pause", headers={"origin": "http://localhost:3000"}
+        )
+        assert posted.status_code == 403
+        assert "origin" in posted.json()["detail"] and f":{port}" in posted.json()["detail"]
+        assert store.get_sandbox(first)["status"] != "PAUSED"
+        read = http.get(SEARCH, headers={"origin": "http://localhost:3000"})
+        assert read.status_code == 403
+        own = http.post(
+            f"/api/v1/sandboxes/{first}/pause", headers={"origin": f"http://localhost:{port}"}
+        )
+        assert own.is_success and store.get_sandbox(first)["status"] == "PAUSED"
+        cli = http.post(f"/api/v1/sandboxes/{second}/pause")
+        assert cli.is_success and store.get_sandbox(second)["status"] == "PAUSED"
 
 
 def test_guarded_server_answers_only_to_loopback_names(make_server):
@@ -89,10 +134,11 @@ async def test_guarded_websocket_refuses_foreign_hosts_and_origins(make_server):
     server = make_server(store, loopback_only=True)
     path = f"/sockets/events/{names['hello']}"
     url = server.ws_url + path
-    with pytest.raises(websockets.InvalidStatus) as refused:
-        async with websockets.connect(url, additional_headers={"Origin": "https://evil.x"}):
-            pass
-    assert refused.value.response.status_code == 403
+    for origin in ("https://evil.x", "http://localhost:3000"):
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            async with websockets.connect(url, additional_headers={"Origin": origin}):
+                pass
+        assert refused.value.response.status_code == 403
     upgrade = {
         "connection": "Upgrade",
         "upgrade": "websocket",

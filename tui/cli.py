@@ -270,7 +270,10 @@ def _run_app(args: argparse.Namespace, local: str | None, folders: tuple | None)
         )
         say(f"  themes: {', '.join(_theme_names())}", file=sys.stderr)
         return 2
-    app.run()
+    from tui.app.log_file import writing_log
+
+    with writing_log():  # where the notices of failures the app survives send the details
+        app.run()
     return app.return_code or 0
 
 

@@ -119,6 +119,9 @@ def explain(exc: BaseException, *, keys_sent: bool = True) -> Failure:
             detail,
             known_fault(detail) or "try again; if it keeps failing, the server's log says why",
         )
+    if "NotTheAPI" in names:
+        # the detail asks the questions (is the URL the API's, are you signed in?)
+        return Failure("the server answered with a web page, not the API", detail, "")
     if "BadResponse" in names:
         return Failure(
             "the server's answer was not understood",

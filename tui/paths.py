@@ -17,6 +17,7 @@ from platformdirs import PlatformDirs
 APP_NAME = "ohtui"
 CONFIG_ENV = "OHTUI_CONFIG"
 CONFIG_FILE_NAME = "config.toml"
+LOG_FILE_NAME = "ohtui.log"
 
 
 def _dirs() -> PlatformDirs:
@@ -38,6 +39,11 @@ def state_dir() -> Path:
 
 def log_dir() -> Path:
     return Path(_dirs().user_log_dir)
+
+
+def log_file() -> Path:
+    """The app's log (``tui/app/log_file.py``): what failed, with tracebacks, never a key."""
+    return log_dir() / LOG_FILE_NAME
 
 
 def cache_dir() -> Path:

@@ -147,7 +147,9 @@ class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
                 markup=False,
             )
         for problem in self._theme_problems:
-            self.notify(f"Theme not loaded: {problem}", title="Themes", severity="warning")
+            self.notify(
+                f"Theme not loaded: {problem}", title="Themes", severity="warning", markup=False
+            )
         if self._notice:
             self.notify(self._notice, timeout=10, markup=False)
         if self._client is None:

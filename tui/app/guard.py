@@ -4,8 +4,8 @@ Textual exits on any exception that escapes: from a key's action, a message hand
 ``@work`` worker (``exit_on_error``), a timer or a ``call_later``/``call_after_refresh``
 callback; and where it escapes a message handler, that widget's message loop has already
 stopped for good. Here the failures are caught where they happen, told to the user as a
-notification with the reason, logged with their traceback (secrets masked), and the app
-keeps running:
+notification with the reason, logged with their traceback (secrets masked) to the log file
+the notice names (``log_file.py``), and the app keeps running:
 
 * :class:`AppGuard` (on the app): every key action (``_dispatch_action``), and what still
   reaches ``_handle_exception`` once the app runs: a worker's failure, a timer's or a
@@ -28,8 +28,10 @@ from typing import TYPE_CHECKING, Any
 from textual import events
 from textual.worker import WorkerFailed
 
-from tui.models.redact import redact_text
+from tui.client.known_secrets import redact_known
 from tui.text import clean
+
+from .log_file import current as current_log_file
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -43,13 +45,14 @@ STORM_S = 5.0
 
 
 def reason(exc: BaseException) -> str:
-    """One line for the user: the exception's type and first line, cleaned and masked."""
+    """One line for the user: the exception's type and first line, cleaned and masked (every
+    key a client was given, and the usual patterns)."""
     if isinstance(exc, WorkerFailed):
         exc = exc.error
     text = (str(exc).splitlines() or [""])[0].strip()
     name = type(exc).__name__
     said = f"{name}: {text}" if text and name not in text else (text or name)
-    return clean(redact_text(said))[:300]
+    return clean(redact_known(said))[:300]
 
 
 def report(app: App, where: str, exc: BaseException) -> None:
@@ -58,9 +61,11 @@ def report(app: App, where: str, exc: BaseException) -> None:
         if isinstance(exc, WorkerFailed):
             exc = exc.error
         lines = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        log.error("%s failed; the app goes on:\n%s", where, redact_text(lines))
+        log.error("%s failed; the app goes on:\n%s", where, redact_known(lines))
+        written = current_log_file()  # the details are promised only where they are
+        details = f"; details in {written}" if written is not None else ""
         app.notify(
-            f"{where} failed: {reason(exc)}. The app goes on; the log has the details.",
+            f"{where} failed: {reason(exc)}. The app goes on{details}.",
             title="Something went wrong",
             severity="error",
             timeout=10,

@@ -5,7 +5,10 @@ package ``tui._themes`` and read from that package's own folder (no path guessin
 from a checkout, a wheel, ``pip install --user`` and pipx alike; ``importlib.resources``
 would too, but its import costs ~5 ms before the first frame). A user's own go in
 ``<config dir>/themes/*.json`` (``ohtui info`` prints the config dir); one with a bundled
-theme's name replaces it, and one that cannot be read is reported, not fatal.
+theme's name replaces it. A user's file is checked before it is used (a FIFO or a device
+is never opened, each field must have its type, each colour must parse), so one that cannot
+be used is reported by name and skipped, never fatal; colours it leaves out are derived from
+those it gives, as Textual does (a theme needs only a name and a primary colour).
 
 Statuses, diffs and the live mark are coloured by ohtui's own theme variables
 (:data:`VARIABLES`: ``$status-running``, ``$diff-added``, …). A theme may set them in its
@@ -18,32 +21,24 @@ diff) asks :func:`theme_style`, which reads the same variables.
 from __future__ import annotations
 
 import json
+import math
+import re
 from pathlib import Path
+from typing import Any
 
 from rich.style import Style
+from textual.color import Color
+from textual.css.constants import VALID_STYLE_FLAGS
 from textual.css.errors import UnresolvedVariableError
+from textual.design import ColorSystem
 from textual.markup import parse_style
 from textual.theme import Theme
 
+from tui.untrusted_files import FileRefused, read_text
+
 DEFAULT_THEME = "ohtui-dark"
-_FIELDS = (
-    "name",
-    "primary",
-    "secondary",
-    "accent",
-    "foreground",
-    "background",
-    "surface",
-    "panel",
-    "boost",
-    "warning",
-    "error",
-    "success",
-    "dark",
-    "luminosity_spread",
-    "text_alpha",
-    "variables",
-)
+#: Largest theme file read (a full one is a few KiB).
+MAX_THEME_BYTES = 256 * 1024
 
 #: ohtui's theme variables → the theme colour each is taken from when a theme does not set it.
 VARIABLES = {
@@ -62,11 +57,29 @@ VARIABLES = {
 }
 
 
+#: Where Textual's ColorSystem takes a semantic colour a theme leaves out from.
+_DERIVED = {
+    "secondary": "primary",
+    "warning": "primary",
+    "error": "secondary",
+    "success": "secondary",
+    "accent": "primary",
+}
+
+
+def _semantic(colours: ColorSystem, name: str) -> Color:
+    colour = getattr(colours, name)
+    while colour is None:  # primary is always set
+        name = _DERIVED[name]
+        colour = getattr(colours, name)
+    return colour
+
+
 def variable_defaults(theme: Theme) -> dict[str, str]:
     """:data:`VARIABLES` for ``theme``, from its own semantic colours (the theme's
     ``"variables"`` override these)."""
     colours = theme.to_color_system()
-    return {name: getattr(colours, source).hex for name, source in VARIABLES.items()}
+    return {name: _semantic(colours, source).hex for name, source in VARIABLES.items()}
 
 
 def theme_style(spec: str) -> Style:
@@ -88,14 +101,114 @@ def user_theme_dir() -> Path:
 
 
 def load_theme(source: Path, *, check: bool = True) -> Theme:
-    """One theme file; raises (OSError, ValueError, …) if it is not a usable theme.
-    ``check``: parse its colours now (a user's file), so a bad one fails here, not when shown."""
-    data = json.loads(source.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-        raise TypeError("not a theme: a JSON object with a name is expected")
-    theme = Theme(**{k: v for k, v in data.items() if k in _FIELDS})
-    if check:
-        theme.to_color_system()
+    """One theme file; raises (:class:`FileRefused`, ValueError, …) if it is not a usable
+    theme. ``check``: a user's file, so it is read as untrusted and each field is checked
+    now (a bad one fails here, not when shown)."""
+    if not check:  # ours: checked by the tests
+        return Theme(**json.loads(source.read_text(encoding="utf-8")))
+    text, _ = read_text(source, MAX_THEME_BYTES)
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ThemeProblem("nested too deeply to be read") from None
+    return checked_theme(data)
+
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_VARIABLE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+_COLOUR_FIELDS = (
+    "primary",
+    "secondary",
+    "warning",
+    "error",
+    "success",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+)
+#: A colour with an alpha (``#81a1c1 35%``), as Textual's own variables give some.
+_WITH_ALPHA = re.compile(r"(.+?)\s+\d{1,3}(?:\.\d+)?%")
+
+
+class ThemeProblem(ValueError):
+    """What is wrong with a user's theme file, naming the field."""
+
+
+def _is_colour(value: str, *, plain: bool = False) -> bool:
+    """Whether Textual reads ``value`` as a colour; unless ``plain``, also ``auto``,
+    ``initial`` and a colour with an alpha, which Textual's variables use."""
+    colour = value.strip()
+    if not plain:
+        with_alpha = _WITH_ALPHA.fullmatch(colour)
+        colour = with_alpha.group(1) if with_alpha else colour
+        if colour in ("auto", "initial"):
+            return True
+    try:
+        Color.parse(colour)
+    except Exception:  # noqa: BLE001 - Textual's parse raises several kinds
+        return False
+    return True
+
+
+def _variable_problem(name: Any, value: Any) -> str | None:
+    if not isinstance(name, str) or not _VARIABLE.fullmatch(name):
+        return f"variables: {str(name)[:40]!r} is not a variable name"
+    if not isinstance(value, str) or len(value) > 100:
+        return f"variables.{name}: a string is expected"
+    if "style" in name:
+        if value.split() and set(value.split()) <= VALID_STYLE_FLAGS:
+            return None
+        return f"variables.{name}: {value[:40]!r} is not a text style"
+    if _is_colour(value, plain=name in VARIABLES):
+        return None
+    return f"variables.{name}: {value[:40]!r} is not a colour"
+
+
+def checked_theme(data: Any) -> Theme:
+    """The theme a user's file describes, each field checked for its type and value first:
+    Textual's ``Theme`` takes anything and fails only when the theme is shown."""
+    if not isinstance(data, dict):
+        raise ThemeProblem(
+            "not a theme: a JSON object with a name and a primary colour is expected"
+        )
+    name = data.get("name")
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ThemeProblem("name: up to 64 letters, digits, '.', '_' or '-' are expected")
+    fields: dict[str, Any] = {"name": name}
+    for field in _COLOUR_FIELDS:
+        value = data.get(field)
+        if value is None and field != "primary":
+            continue
+        if not isinstance(value, str) or len(value) > 100 or not _is_colour(value, plain=True):
+            raise ThemeProblem(f"{field}: a colour is expected (#RRGGBB, a name, rgb(…))")
+        fields[field] = value
+    if "dark" in data:
+        if not isinstance(data["dark"], bool):
+            raise ThemeProblem("dark: true or false is expected")
+        fields["dark"] = data["dark"]
+    for field in ("luminosity_spread", "text_alpha"):
+        if field in data:
+            value = data[field]
+            if not (
+                isinstance(value, int | float)
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+                and 0 <= value <= 1
+            ):
+                raise ThemeProblem(f"{field}: a number from 0 to 1 is expected")
+            fields[field] = value
+    variables = data.get("variables", {})
+    if not isinstance(variables, dict):
+        raise ThemeProblem("variables: an object of names and values is expected")
+    for key, value in variables.items():
+        problem = _variable_problem(key, value)
+        if problem:
+            raise ThemeProblem(problem)
+    theme = Theme(**fields, variables=dict(variables))
+    theme.to_color_system().generate()  # every colour Textual derives from them
     return theme
 
 
@@ -122,6 +235,9 @@ def load_themes(user_dir: Path | None = None) -> tuple[list[Theme], list[str]]:
     for source in _theme_files(folder):
         try:
             theme = load_theme(source)
+        except FileRefused as exc:
+            problems.append(f"{source} {exc}")
+            continue
         except Exception as exc:  # noqa: BLE001 - a user's file: reported, never fatal
             problems.append(f"{source}: {exc}".splitlines()[0][:300])
             continue

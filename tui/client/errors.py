@@ -111,6 +111,17 @@ class BadResponse(OpenHandsError):
     """A 2xx answer whose body is not JSON or not the shape the endpoint promises."""
 
 
+class NotTheAPI(BadResponse):
+    """A web page where the API should answer: a redirect (3xx, never followed: a key must
+    not go to another origin) or a 2xx HTML page. A login proxy stands in front of the
+    server, or the URL is not the API's; trying again does not help until the user acts.
+    ``location``: where a redirect led (redacted), else None."""
+
+    def __init__(self, message: str, *, location: str | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.location = location
+
+
 class OutcomeUnknown(ConnectionLost):
     """A call that changes something failed after its request may have reached the server.
 
@@ -187,6 +198,7 @@ __all__ = [
     "HTTPStatusError",
     "InvalidParameter",
     "NotFound",
+    "NotTheAPI",
     "OpenHandsError",
     "OutcomeUnknown",
     "OutcomeUnknownTimeout",
@@ -206,5 +218,8 @@ def is_retryable(exc: BaseException) -> bool:
     """Worth trying again later: the server or the network failed, not the request itself.
 
     The client has already spent its own bounded retries on these; a caller that keeps a
-    long-running walk (a UI indexing a conversation) may wait and try again."""
+    long-running walk (a UI indexing a conversation) may wait and try again. A web page
+    instead of the API (:class:`NotTheAPI`) is not: it waits for the user, not the server."""
+    if isinstance(exc, NotTheAPI):
+        return False
     return isinstance(exc, (ServerError, RequestTimeout, ConnectionLost, BadResponse, RateLimited))

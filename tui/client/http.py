@@ -17,7 +17,9 @@ written (a pooled connection found dead) — and after a 429 (``Retry-After`` ho
 capped). A non-idempotent call that failed after it may have arrived raises
 :class:`OutcomeUnknown` carrying the caller's sentence of what is unknown. A connection that
 answered a 5xx is closed once read (``connections.py``), so the next call gets a fresh one.
-A 2xx whose body is not JSON (a page cut off mid-way) is repeated like a 5xx when idempotent.
+A 2xx whose body is not JSON (a page cut off mid-way) is repeated like a 5xx when idempotent;
+a web page instead (HTML: a login proxy, a URL that is not the API's) or a redirect is not:
+it raises :class:`NotTheAPI` saying what came. Redirects are never followed.
 A change answered by a 500 that reports the server's own exception (an ``error_id``) is not
 repeated: the same request meets the same exception, and the user should read it at once.
 
@@ -53,7 +55,8 @@ from .errors import (
     RequestTimeout,
 )
 from .keys import KeyAuth
-from .status_errors import status_error
+from .known_secrets import remember
+from .status_errors import is_web_page, redirect_error, status_error, web_page_error
 
 log = logging.getLogger("tui.client")
 
@@ -98,6 +101,7 @@ class HttpCore:
         if deadline is not None and (not isinstance(deadline, (int, float)) or deadline <= 0):
             raise InvalidParameter("deadline must be a positive number of seconds")
         self.auth = KeyAuth(api_key, session_api_key)
+        remember(self.auth.secrets())  # masked in the app's log file too
         #: a call's overall deadline in seconds (None: DEADLINE_FACTOR read timeouts)
         self.deadline = float(deadline) if deadline is not None else None
         self._secrets: set[str] = set()
@@ -130,7 +134,9 @@ class HttpCore:
 
     def add_secrets(self, values: Any) -> None:
         """More strings never to show (e.g. an LLM key in the agent settings a start sends)."""
-        self._secrets.update(v for v in values if isinstance(v, str) and v)
+        found = [v for v in values if isinstance(v, str) and v]
+        self._secrets.update(found)
+        remember(found)
 
     def redact_text(self, text: str) -> str:
         for secret in (*self.auth.secrets(), *self._secrets):
@@ -268,6 +274,10 @@ class HttpCore:
                         if not idempotent or not _cut_off_json(response):
                             raise  # a login page or the like: reading it again won't help
                         error, retry = exc, True  # a page cut off mid-way: read it again
+                elif response.is_redirect or 300 <= response.status_code < 400:
+                    # never followed (keys stay with this origin), never repeated: it is a
+                    # login proxy or another address, which the user has to see to
+                    raise redirect_error(response, method, url, self.redact_text)
                 else:
                     error = status_error(response, method, url, self.redact_text, self.redact_data)
                     retry_after = getattr(error, "retry_after", None)
@@ -345,6 +355,8 @@ class HttpCore:
         try:
             return response.json() if parse is None else parse(response.content)
         except ValueError:
+            if is_web_page(response):
+                raise web_page_error(response, method, url, self.redact_text) from None
             snippet = self.redact_text(response.text[:120]) if response.text else ""
             raise BadResponse(
                 f"{method} {url}: response is not JSON "

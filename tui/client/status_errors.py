@@ -1,5 +1,6 @@
 """An HTTP error answer as the client's exception: its class, its one-line message, the
-server's detail (redacted), a 422's field errors, a ``Retry-After``.
+server's detail (redacted), a 422's field errors, a ``Retry-After``; and a web page where
+the API should answer (a redirect, an HTML page) as :class:`NotTheAPI`, saying what it is.
 
 Apart from the request core because it is pure (a response in, an exception out), and
 the same rules must hold whichever call failed.
@@ -8,6 +9,7 @@ the same rules must hold whichever call failed.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +25,7 @@ from .errors import (
     Conflict,
     HTTPStatusError,
     NotFound,
+    NotTheAPI,
     OpenHandsError,
     RateLimited,
     ServerError,
@@ -30,6 +33,9 @@ from .errors import (
 
 #: Characters of a server's detail kept in a message.
 DETAIL_CHARS = 300
+#: Characters of a redirect's target, or of a web page's title, kept in a message.
+PAGE_CHARS = 200
+_TITLE = re.compile(rb"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
 
 
 def error_class(status: int) -> type[HTTPStatusError]:
@@ -124,3 +130,56 @@ def summarise(detail: Any) -> str:
             text = repr(detail)
     text = " ".join(text.split())
     return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
+
+
+def is_web_page(response: httpx.Response) -> bool:
+    """An HTML answer, by its type or (with none) by its first character."""
+    kind = response.headers.get("content-type", "").lower()
+    if "html" in kind:
+        return True
+    return not kind and response.content.lstrip()[:1] == b"<"
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= PAGE_CHARS else text[: PAGE_CHARS - 1] + "…"
+
+
+def redirect_error(
+    response: httpx.Response, method: str, url: str, redact_text: Callable[[str], str]
+) -> NotTheAPI:
+    """A 3xx answer (never followed): where it leads, and what that usually means."""
+    status = response.status_code
+    target = response.headers.get("location", "").strip()
+    where = None
+    if target:
+        try:
+            target = str(response.url.join(target))
+        except (httpx.InvalidURL, ValueError):
+            pass
+        where = _one_line(redact_text(target))
+    said = f"a redirect to {where}" if where else "a redirect (to nowhere it names)"
+    return NotTheAPI(
+        f"{method} {url} -> {status}: the server answered with {said}, a login page or "
+        "another address: is the URL the API's, and are you signed in?",
+        status=status,
+        method=method,
+        url=url,
+        location=where,
+    )
+
+
+def web_page_error(
+    response: httpx.Response, method: str, url: str, redact_text: Callable[[str], str]
+) -> NotTheAPI:
+    """A 2xx HTML page where JSON was expected, named by its title when it has one."""
+    found = _TITLE.search(response.content[:65536])
+    title = _one_line(redact_text(found.group(1).decode("utf-8", "replace"))) if found else ""
+    named = f" (a page titled “{title}”)" if title else ""
+    return NotTheAPI(
+        f"{method} {url}: the server answered HTML, not JSON{named}: is this the API's "
+        "address? (a login page answers this way too: are you signed in?)",
+        status=response.status_code,
+        method=method,
+        url=url,
+    )

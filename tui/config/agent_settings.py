@@ -22,10 +22,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tui.models.jsonscan import max_depth
 from tui.models.redact import is_secret_key
+from tui.untrusted_files import FileRefused, read_text
 
 MAX_SETTINGS_BYTES = 1024 * 1024
 MAX_KEY_BYTES = 64 * 1024
+#: Deepest nesting read (an agent's settings nest a handful of levels).
+MAX_SETTINGS_DEPTH = 64
 REFERENCE_SUFFIXES = ("_env", "_file")
 
 
@@ -60,14 +64,9 @@ def _read_key(where: str, suffix: str, name: Any, base: Path) -> str:
         return value
     path = _path(name, base)
     try:
-        if path.stat().st_size > MAX_KEY_BYTES:
-            raise AgentSettingsError(f"{where}: {path} is too large to be a key file")
-        value = path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        raise AgentSettingsError(f"{where}: {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or "not UTF-8 text"
-        raise AgentSettingsError(f"{where}: {path} cannot be read ({reason})") from None
+        value = read_text(path, MAX_KEY_BYTES)[0].strip()
+    except FileRefused as exc:
+        raise AgentSettingsError(f"{where}: {path} {exc}") from None
     if not value:
         raise AgentSettingsError(f"{where}: {path} is empty")
     return value
@@ -103,14 +102,14 @@ def load_agent_settings(path_text: str, base: Path) -> dict[str, Any]:
     """The settings in the JSON file at ``path_text`` (relative to ``base``), keys resolved."""
     path = _path(path_text, base)
     try:
-        if path.stat().st_size > MAX_SETTINGS_BYTES:
-            raise AgentSettingsError(f"{path} is too large for agent settings")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise AgentSettingsError(f"{path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or "not UTF-8 text"
-        raise AgentSettingsError(f"{path} cannot be read ({reason})") from None
+        text = read_text(path, MAX_SETTINGS_BYTES)[0]
+    except FileRefused as exc:
+        raise AgentSettingsError(f"{path} {exc}") from None
+    # json and the walks below recurse once per level: too deep a file is refused unparsed
+    if max_depth(text) > MAX_SETTINGS_DEPTH:
+        raise AgentSettingsError(
+            f"{path} is nested too deeply (over {MAX_SETTINGS_DEPTH} levels) to be read"
+        )
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -16,9 +16,15 @@ from typing import Any
 
 from pydantic_settings import BaseSettings, TomlConfigSettingsSource
 
+from tui.untrusted_files import FileRefused, read_text
+
 from .errors import ConfigError
 from .settings import ENV_PREFIX, FILE_KEYS, FLAGS
 
+#: Largest config file read (a real one is a few hundred bytes).
+MAX_CONFIG_BYTES = 1024 * 1024
+#: What a parser's RecursionError means, after the file's name.
+TOO_DEEP = "nested too deeply to be read"
 #: Names that hold a secret, wherever they appear in the file.
 SECRET_NAMES = frozenset({"key", "token", "password", "secret"})
 
@@ -109,28 +115,33 @@ def check_file_data(path: Path, text: str, data: dict[str, Any]) -> None:
 
 class ConfigFileSource(TomlConfigSettingsSource):
     """pydantic-settings' TOML source for ``path``, raising :class:`ConfigError` with the
-    file and line for anything a person wrote wrong. ``text`` keeps the file for messages."""
+    file and line for anything a person wrote wrong (``FileNotFoundError`` when there is no
+    file, which the caller may allow). ``text`` keeps the file for messages."""
 
     def __init__(self, settings_cls: type[BaseSettings], path: Path) -> None:
         self.path = path
         self.text = ""
         super().__init__(settings_cls, toml_file=path)
 
+    def _read_files(self, files: Any, deep_merge: bool = False) -> dict[str, Any]:
+        # pydantic-settings reads only paths that are files and skips anything else in
+        # silence; the one file named here is read whatever it is, so a FIFO or a device
+        # is refused in words (never opened) rather than ignored.
+        return self._read_file(self.path)
+
     def _read_file(self, file_path: Path) -> dict[str, Any]:
         try:
-            raw = Path(file_path).read_bytes()
-        except IsADirectoryError:
-            raise ConfigError(f"{file_path}: is a directory, not a config file") from None
-        except OSError as exc:
-            raise ConfigError(f"{file_path}: cannot read ({exc.strerror})") from None
-        try:
-            self.text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ConfigError(f"{file_path}: not UTF-8 text") from None
+            self.text, _ = read_text(file_path, MAX_CONFIG_BYTES)
+        except FileRefused as exc:
+            if exc.missing:
+                raise FileNotFoundError(file_path) from None
+            raise ConfigError(f"{file_path}: {exc}") from None
         try:
             data = tomllib.loads(self.text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{file_path}: invalid TOML: {exc}") from None
+        except RecursionError:  # tomllib recurses once per level of nesting
+            raise ConfigError(f"{file_path}: invalid TOML: {TOO_DEEP}") from None
         check_file_data(Path(file_path), self.text, data)
         return data
 

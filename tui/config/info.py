@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from tui.paths import CONFIG_ENV, ConfigLocation, all_paths
+from tui.paths import CONFIG_ENV, ConfigLocation, all_paths, log_file
 
 from .resolve import Resolved
 from .settings import ENV_PREFIX
@@ -39,6 +39,8 @@ def describe(
     lines.append(f"  {'config file':<13}{location.path}{suffix}  [{location.source}]")
     for label, path in all_paths().items():
         lines.append(_dir_line(label, path))
+    log = log_file()
+    lines.append(f"  {'log file':<13}{log}" + ("" if log.exists() else "  (not written yet)"))
     if error is not None:
         lines += ["", "config error", *(f"  {line}" for line in error.splitlines())]
         return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ messages name the variable or file, never the value.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -22,8 +23,9 @@ from pydantic_settings import EnvSettingsSource, SettingsError
 
 from tui.paths import ConfigLocation, config_location
 from tui.text import say
+from tui.untrusted_files import FileRefused, read_text
 
-from .config_file import ConfigFileSource, where
+from .config_file import TOO_DEEP, ConfigFileSource, where
 from .errors import ConfigError
 from .settings import ENV_PREFIX, FLAGS, Profile, Settings, settings_from
 
@@ -94,12 +96,31 @@ def _validation_message(
     return "invalid settings:\n  " + "\n  ".join(lines)
 
 
+def _too_deep(value: str) -> bool:
+    try:
+        json.loads(value)
+    except RecursionError:
+        return True
+    except ValueError:
+        pass
+    return False
+
+
 def _env_values() -> dict[str, Any]:
     try:
         return EnvSettingsSource(Settings)()
     except SettingsError as exc:
         # The message names the field and the source, not the value.
         raise ConfigError(f"environment: {exc}") from None
+    except RecursionError:  # a JSON value (OHTUI_KEYMAP, …) nested past the parser's depth
+        names = [
+            name
+            for name, value in os.environ.items()
+            if name.upper().startswith(ENV_PREFIX) and _too_deep(value)
+        ]
+        raise ConfigError(
+            f"environment: {', '.join(names) or ENV_PREFIX + '*'}: {TOO_DEEP}"
+        ) from None
 
 
 def _origin(
@@ -122,25 +143,14 @@ def _key_file(
         path = base / path
     where = f"profile '{profile}': {what}_file {path}"
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            resolved.errors.append(f"{where} is not a regular file")
-            return None
-        if info.st_size > MAX_KEY_FILE_BYTES:
-            resolved.errors.append(f"{where} is too large to be a key file")
-            return None
-        text = path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        resolved.errors.append(f"{where} does not exist")
+        text, mode = read_text(path, MAX_KEY_FILE_BYTES)
+    except FileRefused as exc:
+        resolved.errors.append(f"{where} {exc}")
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or "not UTF-8 text"
-        resolved.errors.append(f"{where} cannot be read ({reason})")
-        return None
-    if os.name == "posix" and info.st_mode & 0o077:
+    text = text.strip()
+    if os.name == "posix" and mode & 0o077:
         resolved.warnings.append(
-            f"{where} is readable by others (mode {stat.S_IMODE(info.st_mode):03o}); "
-            f"run: chmod 600 {path}"
+            f"{where} is readable by others (mode {stat.S_IMODE(mode):03o}); run: chmod 600 {path}"
         )
     if not text:
         resolved.errors.append(f"{where} is empty")
@@ -179,14 +189,15 @@ def load(
     """
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     location = config_location(config)
-    exists = location.path.exists()
     file: ConfigFileSource | None = None
-    if exists:
-        if location.path.is_dir():
-            raise ConfigError(f"{location.path}: is a directory, not a config file")
+    try:
         file = ConfigFileSource(Settings, location.path)
-    elif location.explicit:
-        raise ConfigError(f"config file not found: {location.path} (from {location.source})")
+    except FileNotFoundError:
+        if location.explicit:
+            raise ConfigError(
+                f"config file not found: {location.path} (from {location.source})"
+            ) from None
+    exists = file is not None
     file_data = file.data if file is not None else {}
     env = _env_values()
     origins = {name: _origin(name, given, env, file_data) for name in Settings.model_fields}

@@ -51,7 +51,8 @@ class Fault:
     """One fault, hitting the next ``times`` requests whose path starts with ``path``.
 
     - ``status``: answer ``status`` at once; ``body`` (JSON text or ``None`` for an empty
-      body) and ``headers`` (e.g. ``{"retry-after": "1"}``) as given.
+      body) and ``headers`` (e.g. ``{"retry-after": "1"}``, a redirect's ``location``, a
+      ``content-type`` other than JSON for a login page) as given.
     - ``slow``: wait ``delay`` seconds, then answer normally (a timeout on the client side).
     - ``malformed``: answer 200 with a truncated JSON body.
     - ``repeat_page``: drop ``page_id`` from the query, so the first page and its
@@ -221,9 +222,10 @@ async def _respond(
     *,
     media: bytes = b"application/json",
 ) -> None:
+    given = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
     raw = [(b"content-length", str(len(body)).encode())]
-    if body:
-        raw.append((b"content-type", media))
-    raw += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    if body and not any(name == b"content-type" for name, _ in given):
+        raw.append((b"content-type", media))  # unless the fault gives its own (an HTML page)
+    raw += given
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body})

@@ -5,7 +5,9 @@ re-points at 127.0.0.1 (DNS rebinding) sends ``Host: evil.example:PORT``, and an
 post a form or open a websocket to ``127.0.0.1:PORT`` directly (with its own ``Origin``).
 So every HTTP request and websocket handshake must name the server by a loopback name
 (``127.0.0.1``, ``localhost``, ``[::1]``; with the server's own port, or none), and an
-``Origin``, when a browser sends one, must be a loopback origin too. Clients that are not
+``Origin``, when a browser sends one, must be the server's own origin: its scheme, a
+loopback name and its port (a page on ``localhost:3000`` is another site as far as this
+server is concerned, and without a key it could pause agents). Clients that are not
 browsers (ohtui, curl) send no ``Origin`` and the right ``Host``, so they never notice.
 """
 
@@ -38,16 +40,37 @@ def host_allowed(value: str | None, port: int | None) -> bool:
     return name in LOOPBACK_NAMES and (given is None or port is None or given == port)
 
 
-def origin_allowed(value: str | None) -> bool:
-    """No Origin (not a browser), or an http(s)/ws(s) origin on a loopback name."""
+#: The origin scheme a browser sends for each scheme a request arrives by.
+_PAGE_SCHEMES = {"http": "http", "ws": "http", "https": "https", "wss": "https"}
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_allowed(value: str | None, port: int | None, scheme: str = "http") -> bool:
+    """No Origin (not a browser), or exactly this server's own origin: its scheme (``http``
+    for a websocket on ``ws``), a loopback name and its port. A page on another port of
+    the same machine is another origin (``localhost:3000`` is not this server)."""
     if value is None:
         return True
     try:
         parts = urlsplit(value)
+        given = parts.port
     except ValueError:
         return False
-    return parts.scheme in ("http", "https", "ws", "wss") and (
-        (parts.hostname or "").lower() in LOOPBACK_NAMES
+    own = _PAGE_SCHEMES.get(scheme)
+    if own is None or port is None or parts.scheme != own:
+        return False
+    if parts.username is not None or parts.path or parts.query or parts.fragment:
+        return False  # an origin is scheme://host[:port], nothing more
+    name = (parts.hostname or "").lower()
+    return name in LOOPBACK_NAMES and (given or _DEFAULT_PORTS[own]) == port
+
+
+def _cross_origin(scheme: str, port: int | None) -> str:
+    own = f"{_PAGE_SCHEMES.get(scheme, 'http')}://127.0.0.1:{port}"
+    return (
+        "Cross-origin request refused: it comes from a web page whose origin is not this "
+        f"server's own ({own}, or localhost / [::1] on that port); a page elsewhere, even on "
+        "this machine, may not use it"
     )
 
 
@@ -67,11 +90,12 @@ class LoopbackGuardMiddleware:
             if name in (b"host", b"origin"):
                 headers[name] = value.decode("latin-1")
         server = scope.get("server") or (None, None)
+        scheme = scope.get("scheme", "http")
         problem = None
         if not host_allowed(headers.get(b"host"), server[1]):
             problem = (400, "Invalid host header: this server answers only to loopback names")
-        elif not origin_allowed(headers.get(b"origin")):
-            problem = (403, "Cross-origin requests are refused")
+        elif not origin_allowed(headers.get(b"origin"), server[1], scheme):
+            problem = (403, _cross_origin(scheme, server[1]))
         if problem is None:
             await self.app(scope, receive, send)
         elif scope["type"] == "websocket":

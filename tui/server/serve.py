@@ -18,10 +18,12 @@ import sys
 from collections.abc import Mapping
 
 from tui.text import say
+from tui.untrusted_files import FileRefused, read_text
 
 from .runner import LOOPBACK, bind_socket, is_loopback, url_for
 
 ENV_KEY = "OHTUI_SESSION_KEY"
+MAX_KEY_FILE_BYTES = 64 * 1024
 
 
 class SessionKeyError(ValueError):
@@ -47,14 +49,11 @@ def resolve_session_key(
         )
         return flag.strip(), "--session-key", warnings
     if key_file is not None:
-        try:
-            with open(key_file, encoding="utf-8") as handle:
-                key = handle.read(64 * 1024).strip()
-                mode = os.fstat(handle.fileno()).st_mode
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SessionKeyError(
-                f"cannot read --session-key-file {key_file}: {exc.__class__.__name__}"
-            ) from None
+        try:  # a FIFO or a device is never opened, nor more than 64 KiB read
+            text, mode = read_text(key_file, MAX_KEY_FILE_BYTES)
+        except FileRefused as exc:
+            raise SessionKeyError(f"cannot read --session-key-file {key_file}: {exc}") from None
+        key = text.strip()
         if not key or "\n" in key:
             raise SessionKeyError(f"--session-key-file {key_file} must hold the key on one line")
         if os.name == "posix" and stat.S_IMODE(mode) & 0o077:

@@ -342,8 +342,13 @@ class EventList(
         the width: a countdown must not be cut off on a narrow terminal."""
         key = (self.empty_text, width)
         if self._empty_wrapped[0] != key:
-            text = self.empty_text
-            self._empty_wrapped = (key, textwrap.wrap(text, max(10, width - 2)) or [text])
+            wrap = max(10, width - 2)
+            lines = [  # each line of its own (a failure: what, why, what to do, the key)
+                part
+                for line in self.empty_text.split("\n")
+                for part in textwrap.wrap(line, wrap) or [""]
+            ]
+            self._empty_wrapped = (key, lines or [self.empty_text])
         return self._empty_wrapped[1]
 
     def _render_row(self, row: EventRow, width: int, is_cursor: bool) -> Strip:

@@ -24,6 +24,13 @@ from textual.binding import Binding
 CONVERSATION_KEYS = [
     Binding("escape", "back", "Back", id="conversation.back", priority=True),
     Binding(
+        "r",
+        "retry_load",
+        "Retry",
+        id="conversation.retry",
+        tooltip="Ask the server for the events again (shown when they could not be loaded)",
+    ),
+    Binding(
         "A",
         "approve",
         "Approve",

@@ -23,7 +23,7 @@ from ...live_session import can_follow
 from ...row_windows import PagedWindow
 from ...widgets.event_list import EventList
 from ...widgets.event_tree import REFRESH_S, EventTreeView
-from ..errors import describe_error
+from ..errors import describe_error, failure_of, keys_sent
 from .waiting import duration, short_reason
 
 if TYPE_CHECKING:
@@ -48,6 +48,8 @@ class LoadingMixin:
     events: ConversationEvents
     _first_page: asyncio.Future[PagedWindow] | None = None
     _first_shown = False  # the first page went into the list
+    #: why the first page could not be had, while the list says so (``r`` asks again)
+    load_failure: BaseException | None = None
     _index_started = False
 
     def prefetch_first_page(self) -> None:
@@ -135,8 +137,12 @@ class LoadingMixin:
             await record
             await self.rest_built()  # the live stream's bars
         except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
-            if not self.closing:
+            if self.closing:
+                return
+            if self._first_shown:
                 self.failed("Could not load the conversation", exc)
+            else:  # no rows at all: said where they would be, with r to try again
+                self.show_load_failure(exc)
             return
         finally:
             if not record.done():  # the load was cancelled (a filter applied meanwhile)
@@ -145,6 +151,29 @@ class LoadingMixin:
             return
         if self.conversation is not None and can_follow(self.conversation):
             self.follow_live()
+
+    def show_load_failure(self, exc: BaseException) -> None:
+        """The first page could not be had (the store has given up, or trying again cannot
+        help, e.g. a login page): the list says why in its place, and ``r`` asks again."""
+        self.load_failure = exc
+        client = self.app.client
+        found = failure_of(exc, sent=keys_sent(client), base_url=getattr(client, "base_url", ""))
+        lines = [f"Could not load the events: {found.title[:1].lower()}{found.title[1:]}."]
+        if found.detail:
+            lines.append(found.detail)
+        if found.next_step:
+            lines.append(f"{found.next_step[:1].upper()}{found.next_step[1:]}.")
+        self.query_one(EventList).empty_text = "\n".join([*lines, "r: try again"])
+        self.refresh_bindings()
+
+    def action_retry_load(self) -> None:
+        """``r`` after the first page could not be had: ask for it again."""
+        if self.load_failure is None or self.closing:
+            return
+        self.load_failure = None
+        self.query_one(EventList).empty_text = "Loading events…"
+        self.refresh_bindings()
+        self.load()
 
     def _total_known(self, window: PagedWindow) -> None:
         """A window's count arrived after its first rows: size the list and its title."""

@@ -352,6 +352,8 @@ class ConversationScreen(
             return False  # a priority key (keys.py) that a text field types instead
         if action == "open_detail":
             return isinstance(self.focused, EventList)
+        if action == "retry_load":
+            return self.load_failure is not None  # only while the rows could not be had
         if action == "find_toggle":  # the find bar's toggles, from the list, while it is open
             return self.find_bar.has_class("-visible")
         if action in ("toggle_run", "message", "interrupt"):

@@ -45,6 +45,12 @@ def short_reason(exc: BaseException | None) -> str:
         return "no answer in time"
     if name in ("ConnectionLost", "OutcomeUnknown"):
         return "connection lost"
+    if name == "NotTheAPI":
+        return (
+            "redirected (a login page?)"
+            if getattr(exc, "location", None)
+            else ("a web page, not the API")
+        )
     if name == "BadResponse":
         return "answer cut off"
     return f"HTTP {status}" if isinstance(status, int) else name
