@@ -31,10 +31,12 @@ class FileRefused(ValueError):
     ``is a FIFO, not a regular file: never read``… ``missing`` tells a file that is not
     there at all (which some callers allow) from one that is there but unusable."""
 
-    def __init__(self, reason: str, *, missing: bool = False) -> None:
+    def __init__(self, reason: str, *, missing: bool = False, size: int | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.missing = missing
+        #: the file's size in bytes, when it is known (a file over the limit)
+        self.size = size
 
 
 class FileData(NamedTuple):
@@ -48,8 +50,9 @@ def _not_regular(mode: int) -> FileRefused:
     return FileRefused(f"is {kind}, not a regular file: never read")
 
 
-def _over(size: str, limit: int) -> FileRefused:
-    return FileRefused(f"is {size}over the {limit:,}-byte limit: not read")
+def _over(limit: int, size: int | None = None) -> FileRefused:
+    said = f"{size:,} bytes, " if size is not None else ""
+    return FileRefused(f"is {said}over the {limit:,}-byte limit: not read", size=size)
 
 
 def _os_error(exc: OSError) -> FileRefused:
@@ -58,18 +61,25 @@ def _os_error(exc: OSError) -> FileRefused:
     return FileRefused(f"cannot be read ({exc.strerror or exc})")
 
 
-def read_bounded(path: str | Path, limit: int) -> FileData:
-    """The bytes of the regular file at ``path`` (a link to one is followed), at most
-    ``limit`` of them; :class:`FileRefused` for anything else."""
+def read_bounded(path: str | Path, limit: int, *, follow_links: bool = True) -> FileData:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them;
+    :class:`FileRefused` for anything else. A link to one is followed, unless
+    ``follow_links`` is False (a folder's files, whose links the caller has checked): then a
+    link is refused, and so is a file swapped for another between the look and the open."""
+    look = os.stat if follow_links else os.lstat
     try:
-        before = os.stat(path)
+        before = look(path)
     except OSError as exc:
         raise _os_error(exc) from None
+    if stat.S_ISLNK(before.st_mode):
+        raise FileRefused("is a link: not followed")
     if not stat.S_ISREG(before.st_mode):
         raise _not_regular(before.st_mode)
     if before.st_size > limit:
-        raise _over(f"{before.st_size:,} bytes, ", limit)
+        raise _over(limit, before.st_size)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
@@ -78,6 +88,11 @@ def read_bounded(path: str | Path, limit: int) -> FileData:
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode):
             raise _not_regular(opened.st_mode)
+        if not follow_links and (opened.st_dev, opened.st_ino) != (
+            before.st_dev,
+            before.st_ino,
+        ):
+            raise FileRefused("was replaced while being opened: not read")
         chunks, size = [], 0
         while size <= limit:  # a file that grows while read stops at the bound too
             chunk = os.read(fd, min(_CHUNK, limit + 1 - size))
@@ -90,7 +105,7 @@ def read_bounded(path: str | Path, limit: int) -> FileData:
     finally:
         os.close(fd)
     if size > limit:
-        raise _over("", limit)
+        raise _over(limit)
     return FileData(b"".join(chunks), opened.st_mode)
 
 

@@ -32,6 +32,8 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from tui import untrusted_files
+
 from .folder_scan import leaves
 
 #: Largest event file read (a bigger one is a raw row saying so).
@@ -43,13 +45,6 @@ MAX_DEPTH = 200
 #: Why a link whose target leaves the root is not read (its target is never named).
 LINK_OUT = "a link out of the folder, not read"
 
-_KINDS = {
-    stat.S_IFIFO: "a FIFO",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-    stat.S_IFDIR: "a directory",
-}
 _STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _STEPS = bytes.maketrans(b"[{]}", bytes([1, 1, 255, 255]))  # 255 is -1 as a signed byte
@@ -68,10 +63,6 @@ class Unreadable(Exception):
         self.size = size
 
 
-def _what(mode: int) -> str:
-    return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
-
-
 def read_bounded(path: str | Path, limit: int, *, root: str) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes under ``root`` (a
     :func:`~.folder_scan.real_path`).
@@ -80,7 +71,8 @@ def read_bounded(path: str | Path, limit: int, *, root: str) -> bytes:
     ``root`` (a link to a regular file in the folder is read; one out of it is never opened,
     whatever it points at; one to a device is not read). Then a non-blocking open that
     refuses a link (``O_NOFOLLOW``: the file may have been swapped for one in between) and an
-    ``fstat`` of what was opened, then one read of at most ``limit + 1`` bytes."""
+    ``fstat`` of what was opened, then a read of at most ``limit + 1`` bytes
+    (:func:`tui.untrusted_files.read_bounded`, the one bounded reader)."""
     try:
         before = os.lstat(path)
         if stat.S_ISLNK(before.st_mode):
@@ -92,39 +84,10 @@ def read_bounded(path: str | Path, limit: int, *, root: str) -> bytes:
         raise Unreadable(f"cannot stat: {exc.strerror or exc}") from None
     if stat.S_ISLNK(before.st_mode):  # realpath gives up inside a loop of links
         raise Unreadable("a loop of links: not read")
-    if not stat.S_ISREG(before.st_mode):
-        raise Unreadable(f"{_what(before.st_mode)}, not a regular file: skipped, never read")
-    if before.st_size > limit:
-        raise Unreadable(
-            f"{before.st_size:,} bytes, over the {limit:,}-byte limit: not read",
-            size=before.st_size,
-        )
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
-    except OSError as exc:
-        raise Unreadable(f"cannot open: {exc.strerror or exc}") from None
-    try:
-        opened = os.fstat(fd)
-        if not stat.S_ISREG(opened.st_mode):
-            raise Unreadable(f"{_what(opened.st_mode)}, not a regular file: skipped, never read")
-        if (opened.st_dev, opened.st_ino) != (before.st_dev, before.st_ino):
-            raise Unreadable("replaced while being opened: not read")
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        raise Unreadable(f"cannot read: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
-    if len(data) > limit:
-        raise Unreadable(f"over the {limit:,}-byte limit: not read")
-    return data
+        return untrusted_files.read_bounded(path, limit, follow_links=False).data
+    except untrusted_files.FileRefused as exc:
+        raise Unreadable(f"the file {exc.reason}", size=exc.size) from None
 
 
 def clean_text(text: str) -> str:
