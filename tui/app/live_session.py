@@ -25,6 +25,8 @@ from .format import status_value
 from .live_worker import LiveReader
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tui.client.stream_items import ReadEvent
     from tui.models import AnyEvent, AppConversation
 
@@ -54,9 +56,11 @@ class LiveSession:
         self.stream: EventStream | None = None
         self.reader: LiveReader | None = None
 
-    def open_stream(self, since: str | None) -> EventStream:
-        """The stream, its frames left for :meth:`read` (in a helper while it is fast)."""
-        self.stream = EventStream(self.endpoint, since=since, read=False)
+    def open_stream(self, known: Callable[[AnyEvent], bool]) -> EventStream:
+        """The stream, its frames left for :meth:`read` (in a helper while it is fast).
+        ``known``: the store holds this event (its history): what the sandbox logged
+        beyond it comes from the agent's log, by identity (``tui.client.stream_gap``)."""
+        self.stream = EventStream(self.endpoint, known=known, read=False)
         self.reader = LiveReader(self.stream.dedup)
         return self.stream
 

@@ -1,9 +1,10 @@
-"""The agent server of one conversation: the control calls it accepts.
+"""The agent server of one conversation: the control calls it accepts, and its log.
 
 Where it is (:class:`AgentEndpoint`, :func:`agent_endpoint`) is ``endpoints.py``, named here
 too. :class:`AgentServerClient` sends the control calls (pause, run, interrupt, message,
-confirmation answer) with the key in ``X-Session-API-Key``, through the same request core as
-:class:`~tui.client.OpenHandsClient` (error classes, redaction, retry policy).
+confirmation answer) and reads the log's pages (a stream's gap fill) with the key in
+``X-Session-API-Key``, through the same request core as :class:`~tui.client.OpenHandsClient`
+(error classes, redaction, retry policy).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from .http import HttpCore
 from .params import segment
 
 if TYPE_CHECKING:
+    from tui.models.pages import EventPage
+
     from .stream import EventStream
 
 DEFAULT_REJECTION_REASON = "User rejected the action."
@@ -159,6 +162,27 @@ class AgentServerClient:
             unknown="The agent may have received your answer: check the conversation before "
             "answering again.",
         )
+
+    async def search_events(
+        self, *, page_id: str | None = None, limit: int = 100, newest_first: bool = True
+    ) -> EventPage:
+        """One page of the conversation's log as its agent server keeps it: in log order
+        (newest first unless ``newest_first`` is False; the agent server's ``TIMESTAMP``
+        orders are log order, facts §1c), nulls left out, page ids are event ids. What a
+        stream reads to fill a gap (``stream_gap.py``): the sandbox's own log, complete,
+        where the app server's stored copy may lag."""
+        from .events_api import read_event_page
+
+        query: dict[str, Any] = {
+            "sort_order": "TIMESTAMP_DESC"
+            if P.check_bool(newest_first, "newest_first")
+            else "TIMESTAMP",
+            "limit": P.check_limit(limit),
+        }
+        page = P.check_optional_id(page_id, "page_id")
+        if page is not None:
+            query["page_id"] = page
+        return await read_event_page(self._http, f"{self._path}/events/search", query)
 
     # --- live stream ---------------------------------------------------------------------------
 

@@ -13,40 +13,50 @@ safety works); :meth:`EventStream.batches` is the timed way.
 
 Items
   :class:`StreamEvent` — one event (``parse_event``: invalid frames become ``RawEvent``,
-  nothing is dropped except exact duplicates). ``replaces=True`` means an event with this id
-  was yielded before and this copy (which carries ``parent_id``) supersedes it.
-  ``transient=True`` marks frames the server never persists: the ``full_state`` snapshot,
-  ``StreamingDeltaEvent`` and ``ServerErrorEvent``; they are passed through as they come.
+  nothing is dropped except exact duplicates). ``replaces=True`` means this copy of an
+  event yielded before (which carries ``parent_id``) supersedes it. ``copy`` 2, 3…: another
+  event that reuses an id already yielded (its timestamp or kind differs), shown beside it
+  as history shows such events. ``filled=True``: read from the agent's log to fill a gap,
+  not received on the socket. ``transient=True`` marks frames the server never persists:
+  the ``full_state`` snapshot, ``StreamingDeltaEvent`` and ``ServerErrorEvent``; they are
+  passed through as they come.
 
   :class:`StreamFrame` — with ``read=False``, a frame left unread (nor de-duplicated): the
-  consumer reads it (``tui.app.live_worker`` does, in a helper process) and asks
-  :attr:`EventStream.dedup` about each, in order; an oversize frame comes as its placeholder.
+  consumer reads it (``tui.app.live_worker`` does, in a helper process), asks
+  :attr:`EventStream.dedup` about each, in order, and says how many it read
+  (``dedup.read_up``); an oversize frame comes as its placeholder.
 
-  :class:`StreamStatus` — the connection: ``connecting`` (first attempt), ``live`` (the
-  server has spoken: first frame received, or the socket stayed open for ``live_grace``
-  seconds after auth), ``reconnecting`` (dropped; ``retry_in`` seconds until attempt
+  :class:`StreamStatus` — the connection: ``connecting`` (first attempt), ``catching up``
+  (connected; reading what was logged while nobody listened), ``live`` (the server has
+  spoken: first frame received, or the socket stayed open for ``live_grace`` seconds after
+  auth, and no gap is left), ``reconnecting`` (dropped; ``retry_in`` seconds until attempt
   ``attempt``), ``offline`` (the same, once ``offline_after`` attempts in a row never went
   live), ``failed`` (terminal; the stream ends).
 
 Policy (facts §5, §6)
-  * First connection: ``resend_mode=all`` (or ``since`` with ``after_timestamp`` when the
-    caller passes ``since``). Auth by first frame ``{"type": "auth", "session_api_key": …}``
-    by default, so the key never appears in a URL or a log line; ``auth="header"`` sends
-    ``X-Session-API-Key``; ``auth="query"`` (the frontend's way) only when asked for.
-  * De-duplication by event id across replays and reconnects. A later copy that carries
-    ``parent_id`` replaces an earlier one without it (live hook events arrive without it;
-    their persisted copies have one). Transient frames and id-less frames skip dedup.
+  * Auth by first frame ``{"type": "auth", "session_api_key": …}`` by default, so the key
+    never appears in a URL or a log line; ``auth="header"`` sends ``X-Session-API-Key``;
+    ``auth="query"`` (the frontend's way) only when asked for.
+  * De-duplication by identity across replays, gap fills and reconnects (``EventDeduper``):
+    an id and, for an id reused by several events, their timestamps and kinds. A later copy
+    that carries ``parent_id`` replaces an earlier one without it (live hook events arrive
+    without it; their persisted copies have one). Transient and id-less frames skip it.
+  * First connection: ``resend_mode=all`` (the whole log, then live). A consumer that
+    already holds the history passes ``known`` (does it hold this event?): the socket then
+    sends live events only and the stream fills from the agent's log down to the first page
+    with an event it holds (``stream_gap.py``) — the app server's stored copy may lag the
+    sandbox's log by a batch, and this is where the rest comes from.
+  * Reconnects fill the gap the same way, by identity: live events only, plus the agent's
+    log pages down to the first page with an event already seen, oldest first, before the
+    socket's next frame (``catching up`` meanwhile). Never by clock: no ``since``, no
+    timestamp compared, so a stamp in the far future or one that is not a date loses
+    nothing. Where the log cannot be read (no such route, refused key, an error) the next
+    connection asks for ``resend_mode=all`` instead, and de-duplication removes the repeats.
   * Any drop (close 1000/1001/1006/1011/1012/1013…, network errors, handshake 408/429/5xx,
     open timeout) is retried with exponential backoff and jitter (``backoff_base`` doubling
     up to ``backoff_max``, times a random 0.5–1.0). The backoff restarts after a connection
     that stayed up ``stable_after`` seconds. ``max_attempts`` (None = forever) bounds the
     attempts in a row that never went live; then ``failed`` with :class:`ConnectionLost`.
-  * Reconnects fill the gap with ``resend_mode=since&after_timestamp=<newest persisted
-    timestamp seen − resume_margin>``. The margin (default 60 s) is there because log order
-    is not timestamp order: a stats update can be logged after events with later
-    timestamps (facts §1c), and ``since`` is a string ``≥`` on naive timestamps. The
-    overlap comes back as duplicates, which dedup removes. ``resume_margin=None`` repeats
-    the first connection's query instead (full replay).
   * A frame over ``max_size`` (16 MiB) is not a reason to reconnect forever: the next
     connection reads frames up to ``skim_max`` (128 MiB) and each frame over ``max_size``
     becomes a placeholder (``oversize_frames.py``); a frame over ``skim_max`` ends the
@@ -70,7 +80,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
-from datetime import datetime, timedelta
+from dataclasses import replace
 from typing import Any, Literal, Self
 from urllib.parse import urlencode
 
@@ -81,8 +91,9 @@ from tui.models.parse import parse_event_json
 from tui.models.redact import mask_url
 
 from . import params as P
+from .agent import AgentServerClient
 from .backoff import JitteredBackoff
-from .endpoints import AgentEndpoint
+from .endpoints import AgentEndpoint, endpoint_from_ws_url
 from .errors import ConnectionLost, InvalidParameter, OpenHandsError
 from .keys import check_key
 from .oversize_frames import MIB, OVERSIZE, is_oversize, mib, oversize_event
@@ -96,6 +107,7 @@ from .stream_failures import (
     too_big,
     why_not_live,
 )
+from .stream_gap import GAP_PAGE, GapFillFailed, Known, gap_events
 from .stream_items import (
     ConnectionState,
     EventDeduper,
@@ -113,22 +125,6 @@ log = logging.getLogger("tui.client.stream")
 AuthMode = Literal["message", "header", "query"]
 
 
-def _shift(stamp: str, seconds: float) -> str:
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        return stamp
-    return (moment - timedelta(seconds=seconds)).isoformat()
-
-
-def _later(a: str, b: str) -> str:
-    """The later of two ISO timestamps; ``a`` when they cannot be compared."""
-    try:
-        return b if datetime.fromisoformat(b) > datetime.fromisoformat(a) else a
-    except (ValueError, TypeError):
-        return a
-
-
 # --- the stream ----------------------------------------------------------------------------
 
 
@@ -136,7 +132,9 @@ class EventStream:
     """Reconnecting, de-duplicating subscriber of one conversation's event socket.
 
     ``target`` is an :class:`AgentEndpoint` (key included) or a ``ws(s)://``/``http(s)://``
-    URL of ``…/sockets/events/<id>`` without a query (pass ``session_api_key`` then).
+    URL of ``…/sockets/events/<id>`` without a query (pass ``session_api_key`` then); its
+    agent server's log (for gap fills) is read at the same host and path prefix.
+    ``known(event)``: the consumer holds that event already (see the module doc).
     """
 
     def __init__(
@@ -144,14 +142,13 @@ class EventStream:
         target: AgentEndpoint | str,
         *,
         session_api_key: str | None = None,
-        since: datetime | str | None = None,
+        known: Known | None = None,
         auth: AuthMode = "message",
         max_attempts: int | None = None,
         offline_after: int = 5,
         backoff_base: float = 0.2,
         backoff_max: float = 5.0,
         stable_after: float = 5.0,
-        resume_margin: float | None = 60.0,
         live_grace: float = 1.0,
         open_timeout: float = 10.0,
         ping_interval: float | None = 20.0,
@@ -178,7 +175,15 @@ class EventStream:
         if auth not in ("message", "header", "query"):
             raise InvalidParameter(f"auth must be 'message', 'header' or 'query', got {auth!r}")
         self._auth: AuthMode = auth
-        self._since = P.check_timestamp(since, "since")
+        if known is not None and not callable(known):
+            raise InvalidParameter("known must be a function of an event, or None")
+        self.known = known
+        #: the agent server whose log fills gaps (None: a socket URL it cannot tell from)
+        self.endpoint = (
+            replace(target, key=self._key)
+            if isinstance(target, AgentEndpoint)
+            else endpoint_from_ws_url(self._url, self._key)
+        )
         for name, value in (("offline_after", offline_after), ("max_attempts", max_attempts)):
             if value is not None and (
                 isinstance(value, bool) or not isinstance(value, int) or value < 1
@@ -191,7 +196,6 @@ class EventStream:
             ("live_grace", live_grace),
             ("open_timeout", open_timeout),
             ("close_timeout", close_timeout),
-            ("resume_margin", 0.0 if resume_margin is None else resume_margin),
         ):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise InvalidParameter(f"{name} must be a non-negative number of seconds")
@@ -201,8 +205,13 @@ class EventStream:
         self.backoff_max = float(backoff_max)
         self.policy = JitteredBackoff(self.backoff_base, self.backoff_max)
         self.stable_after = float(stable_after)
-        self.resume_margin = None if resume_margin is None else float(resume_margin)
         self.live_grace = float(live_grace)
+        #: gaps are filled from the agent's log (False once it refused: full replays then)
+        self.fills_gaps = self.endpoint is not None
+        #: the next connection asks for the whole log (after a gap fill that failed)
+        self._resend_all = False
+        self.gap_page = GAP_PAGE
+        self._agent: AgentServerClient | None = None
         self.raise_on_failure = P.check_bool(raise_on_failure, "raise_on_failure")
         #: False: frames are yielded unread (:class:`StreamFrame`), for a consumer that reads
         #: them elsewhere and asks :attr:`dedup` about each, in order
@@ -249,11 +258,6 @@ class EventStream:
         state = self.status.state if self.status else "new"
         return f"EventStream(url={self.display_url!r}, auth={self._auth!r}, state={state!r})"
 
-    @property
-    def newest_timestamp(self) -> str | None:
-        """Newest timestamp among the persisted events seen (the resume point)."""
-        return self.dedup.newest_timestamp
-
     async def close(self) -> None:
         """Stop: close the socket; the iterator ends quietly. Safe to call more than once,
         from any task."""
@@ -261,6 +265,9 @@ class EventStream:
         ws = self._ws
         if ws is not None:
             await dispose(ws)
+        agent, self._agent = self._agent, None
+        if agent is not None:
+            await agent.aclose()
         iterator = self._iterator
         if iterator is not None and not getattr(iterator, "ag_running", True):
             # Suspended at a yield (the consumer stopped early): finish it now rather than
@@ -308,20 +315,36 @@ class EventStream:
             text = text.replace(self._key, MASK)
         return mask_url(text)
 
-    def _query(self) -> dict[str, str]:
-        newest = self.dedup.newest_timestamp
-        if newest is not None and self.resume_margin is not None:
-            after = _shift(newest, self.resume_margin)
-            if self._since is not None:
-                after = _later(after, self._since)
-            query = {"resend_mode": "since", "after_timestamp": after}
-        elif self._since is not None:
-            query = {"resend_mode": "since", "after_timestamp": self._since}
-        else:
-            query = {"resend_mode": "all"}
+    def _query(self, resend_all: bool) -> dict[str, str]:
+        """The socket's query: the whole log, or (a gap fill follows) live events only."""
+        query = {"resend_mode": "all"} if resend_all else {}
         if self._auth == "query" and self._key:
             query["session_api_key"] = self._key
         return query
+
+    async def _fill_gap(self) -> AsyncIterator[StreamEvent]:
+        """What was logged while nobody listened, by identity (``stream_gap.py``); raises
+        :class:`GapFillFailed`."""
+        if not self.read and self.dedup.unread:  # the consumer's frames: seen, first
+            waiting = asyncio.ensure_future(self.dedup.settled())
+            closing = asyncio.ensure_future(self._closing.wait())
+            await asyncio.wait({waiting, closing}, return_when=asyncio.FIRST_COMPLETED)
+            for task in (waiting, closing):
+                task.cancel()
+            if self._closing.is_set():
+                return
+        if self._agent is None:
+            assert self.endpoint is not None
+            self._agent = AgentServerClient(self.endpoint, max_retries=2)
+        agent = self._agent
+
+        def search(page_id: str | None, limit: int) -> Any:
+            return agent.search_events(page_id=page_id, limit=limit)
+
+        for event, shown in await gap_events(search, self.dedup, self.known, limit=self.gap_page):
+            item = self.dedup.accept(event)
+            if item is not None and shown:
+                yield replace(item, filled=True)
 
     def _set(self, status: StreamStatus) -> StreamStatus:
         self.status = status
@@ -347,8 +370,13 @@ class EventStream:
         failures = 0  # drives the backoff; reset after a stable connection
         dead = 0  # attempts in a row that never went live
         while not self._closing.is_set():
-            query = self._query()
-            url = f"{self._url}?{urlencode(query)}"
+            # the whole log when nothing is known yet, or the agent's log cannot be read
+            resend_all = (
+                self._resend_all or not self.fills_gaps or (self.known is None and not self.dedup)
+            )
+            self._resend_all = False
+            query = self._query(resend_all)
+            url = f"{self._url}?{urlencode(query)}" if query else self._url
             shown = self._redact(url)
             ws: ClientConnection | None = None
             live_since: float | None = None
@@ -368,6 +396,10 @@ class EventStream:
                     frame = None
                 live_since = time.monotonic()
                 dead = 0
+                if not resend_all:  # live events only: the gap comes from the agent's log
+                    yield self._set(StreamStatus("catching up"))
+                    async for item in self._fill_gap():
+                        yield item
                 log.info("event stream live: %s", shown)
                 yield self._set(StreamStatus("live"))
                 limit = self.max_size
@@ -379,6 +411,7 @@ class EventStream:
                         else:
                             deferred = StreamFrame(frame)
                         frame = None
+                        self.dedup.handed()
                         yield deferred
                     elif frame is not None:
                         size = len(frame)
@@ -392,7 +425,7 @@ class EventStream:
                         if item is not None:
                             yield item
                     frame = await ws.recv()
-            except (WebSocketException, OSError, TimeoutError, EOFError) as exc:
+            except (WebSocketException, OSError, TimeoutError, EOFError, GapFillFailed) as exc:
                 error = exc
             finally:
                 self._ws = None
@@ -400,6 +433,17 @@ class EventStream:
                     await dispose(ws)
             if self._closing.is_set():
                 return
+            if isinstance(error, GapFillFailed):
+                # the socket was fine: ask it for the whole log, at once (de-duplication
+                # takes out the repeats); for good if the log will never be readable
+                self.fills_gaps = self.fills_gaps and not error.lasting
+                self._resend_all = True
+                why = "could not read what was missed: replaying the whole log"
+                log.info("event stream: %s (%s)", why, self._redact(str(error)))
+                yield self._set(
+                    StreamStatus("reconnecting", 1, self._redact(str(error)), None, 0.0, why=why)
+                )
+                continue
             terminal, reason, code = classify(error, shown, self._redact)
             why = why_not_live(error, code)
             if terminal is None and too_big(error):

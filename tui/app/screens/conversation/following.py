@@ -74,11 +74,12 @@ class FollowMixin:
     async def _stream_live(self, live: LiveSession) -> None:
         try:
             if not self.events.base.complete:
-                await self.events.fill(self.events.base, "tail")  # the newest page fixes "since"
+                # the newest page: where the agent's log meets the history (by identity)
+                await self.events.fill(self.events.base, "tail")
         except Exception as exc:  # noqa: BLE001
             self.failed("Cannot follow this conversation live", exc)
             return
-        stream = live.open_stream(self.events.newest_timestamp)
+        stream = live.open_stream(self.events.holds)
         async with stream:
             async for items in stream.batches(0.05):
                 batch = await live.read(items)  # in a helper while the stream is fast
