@@ -74,9 +74,9 @@ class LiveRows:
                 fresh.append(row)
                 kept.append((source, frame))
         before = len(self.base.head)
-        taken = self.base.take_live(fresh)
-        for index, row in taken:  # a duplicate's event under its own key
-            self._keep(row_key(row), *kept[index])
+        taken = dict(self.base.take_live(fresh))
+        for index, row in enumerate(fresh):  # a duplicate's event under its own key
+            self._keep(row_key(taken.get(index, row)), *kept[index])
         if self.base.complete:
             self._index_pairs(before)
         for window in windows:

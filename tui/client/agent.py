@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Self
 import httpx
 
 from . import params as P
+from .agent_log import agent_http, conversation_path, log_page
 from .endpoints import (
     AgentEndpoint,
     ResendMode,
@@ -23,8 +24,6 @@ from .endpoints import (
     websocket_url,
 )
 from .errors import BadResponse, InvalidParameter
-from .http import HttpCore
-from .params import segment
 
 if TYPE_CHECKING:
     from tui.models.pages import EventPage
@@ -59,16 +58,10 @@ class AgentServerClient:
                 f"endpoint must be an AgentEndpoint, got {type(endpoint).__name__}"
             )
         self.endpoint = endpoint
-        self._http = HttpCore(
-            endpoint.http_base,
-            api_key=None,
-            session_api_key=endpoint.key,
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff=backoff,
-            transport=transport,
+        self._http = agent_http(
+            endpoint, timeout=timeout, max_retries=max_retries, backoff=backoff, transport=transport
         )
-        self._path = f"/api/conversations/{segment(endpoint.conversation_hex)}"
+        self._path = conversation_path(endpoint)
 
     @classmethod
     def for_conversation(cls, app_base_url: str | None, conversation: Any, **options: Any) -> Self:
@@ -166,23 +159,11 @@ class AgentServerClient:
     async def search_events(
         self, *, page_id: str | None = None, limit: int = 100, newest_first: bool = True
     ) -> EventPage:
-        """One page of the conversation's log as its agent server keeps it: in log order
-        (newest first unless ``newest_first`` is False; the agent server's ``TIMESTAMP``
-        orders are log order, facts §1c), nulls left out, page ids are event ids. What a
-        stream reads to fill a gap (``stream_gap.py``): the sandbox's own log, complete,
-        where the app server's stored copy may lag."""
-        from .events_api import read_event_page
-
-        query: dict[str, Any] = {
-            "sort_order": "TIMESTAMP_DESC"
-            if P.check_bool(newest_first, "newest_first")
-            else "TIMESTAMP",
-            "limit": P.check_limit(limit),
-        }
-        page = P.check_optional_id(page_id, "page_id")
-        if page is not None:
-            query["page_id"] = page
-        return await read_event_page(self._http, f"{self._path}/events/search", query)
+        """One page of the conversation's log as its agent server keeps it (``agent_log.py``):
+        in log order, newest first unless ``newest_first`` is False; page ids are event ids."""
+        return await log_page(
+            self._http, self.endpoint, page_id=page_id, limit=limit, newest_first=newest_first
+        )
 
     # --- live stream ---------------------------------------------------------------------------
 

@@ -91,7 +91,7 @@ from tui.models.parse import parse_event_json
 from tui.models.redact import mask_url
 
 from . import params as P
-from .agent import AgentServerClient
+from .agent_log import AgentLog
 from .backoff import JitteredBackoff
 from .endpoints import AgentEndpoint, endpoint_from_ws_url
 from .errors import ConnectionLost, InvalidParameter, OpenHandsError
@@ -211,7 +211,7 @@ class EventStream:
         #: the next connection asks for the whole log (after a gap fill that failed)
         self._resend_all = False
         self.gap_page = GAP_PAGE
-        self._agent: AgentServerClient | None = None
+        self._agent_log: AgentLog | None = None
         self.raise_on_failure = P.check_bool(raise_on_failure, "raise_on_failure")
         #: False: frames are yielded unread (:class:`StreamFrame`), for a consumer that reads
         #: them elsewhere and asks :attr:`dedup` about each, in order
@@ -265,9 +265,9 @@ class EventStream:
         ws = self._ws
         if ws is not None:
             await dispose(ws)
-        agent, self._agent = self._agent, None
-        if agent is not None:
-            await agent.aclose()
+        agent_log, self._agent_log = self._agent_log, None
+        if agent_log is not None:
+            await agent_log.aclose()
         iterator = self._iterator
         if iterator is not None and not getattr(iterator, "ag_running", True):
             # Suspended at a yield (the consumer stopped early): finish it now rather than
@@ -333,15 +333,11 @@ class EventStream:
                 task.cancel()
             if self._closing.is_set():
                 return
-        if self._agent is None:
+        if self._agent_log is None:
             assert self.endpoint is not None
-            self._agent = AgentServerClient(self.endpoint, max_retries=2)
-        agent = self._agent
-
-        def search(page_id: str | None, limit: int) -> Any:
-            return agent.search_events(page_id=page_id, limit=limit)
-
-        for event, shown in await gap_events(search, self.dedup, self.known, limit=self.gap_page):
+            self._agent_log = AgentLog(self.endpoint, max_retries=2)
+        pages = self._agent_log.page
+        for event, shown in await gap_events(pages, self.dedup, self.known, limit=self.gap_page):
             item = self.dedup.accept(event)
             if item is not None and shown:
                 yield replace(item, filled=True)

@@ -14,8 +14,8 @@ every later gap, a stamp that is not a date makes the server refuse the socket, 
 stats update logged after an event but stamped before it is never sent (facts §1c, §6).
 Nothing here reads a timestamp as a time.
 
-Pure but for the page reader it is given: the stream (``stream.py``) passes its agent
-client's :meth:`~.agent.AgentServerClient.search_events`.
+Pure but for the page reader it is given: the stream (``stream.py``) passes
+:meth:`~.agent_log.AgentLog.page`.
 """
 
 from __future__ import annotations
