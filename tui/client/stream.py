@@ -11,55 +11,35 @@ stream.batches(0.05): ...`` (lists of items). Do not wrap ``__anext__`` in
 ``asyncio.wait_for``: cancelling a pending item ends the stream (that is how cancellation
 safety works); :meth:`EventStream.batches` is the timed way.
 
-Items
-  :class:`StreamEvent` — one event (``parse_event``: invalid frames become ``RawEvent``,
-  nothing is dropped except exact duplicates). ``replaces=True`` means this copy of an
-  event yielded before (which carries ``parent_id``) supersedes it. ``copy`` 2, 3…: another
-  event that reuses an id already yielded (its timestamp or kind differs), shown beside it
-  as history shows such events. ``filled=True``: read from the agent's log to fill a gap,
-  not received on the socket. ``transient=True`` marks frames the server never persists:
-  the ``full_state`` snapshot, ``StreamingDeltaEvent`` and ``ServerErrorEvent``; they are
-  passed through as they come.
-
-  :class:`StreamFrame` — with ``read=False``, a frame left unread (nor de-duplicated): the
-  consumer reads it (``tui.app.live_worker`` does, in a helper process), asks
-  :attr:`EventStream.dedup` about each, in order, and says how many it read
-  (``dedup.read_up``); an oversize frame comes as its placeholder.
-
-  :class:`StreamStatus` — the connection: ``connecting`` (first attempt), ``catching up``
-  (connected; reading what was logged while nobody listened), ``live`` (the server has
-  spoken: first frame received, or the socket stayed open for ``live_grace`` seconds after
-  auth, and no gap is left), ``reconnecting`` (dropped; ``retry_in`` seconds until attempt
-  ``attempt``), ``offline`` (the same, once ``offline_after`` attempts in a row never went
-  live), ``failed`` (terminal; the stream ends).
+Items (``stream_items.py`` says more): :class:`StreamEvent` (one event, de-duplicated by
+identity; ``filled`` when a gap fill brought it), :class:`StreamFrame` (with ``read=False``,
+a frame the consumer reads and de-duplicates itself) and :class:`StreamStatus` (the
+connection: ``connecting``, ``catching up``, ``live``, ``reconnecting``, ``offline``,
+``failed``).
 
 Policy (facts §5, §6)
   * Auth by first frame ``{"type": "auth", "session_api_key": …}`` by default, so the key
     never appears in a URL or a log line; ``auth="header"`` sends ``X-Session-API-Key``;
     ``auth="query"`` (the frontend's way) only when asked for.
-  * De-duplication by identity across replays, gap fills and reconnects (``EventDeduper``):
-    an id and, for an id reused by several events, their timestamps and kinds. A later copy
-    that carries ``parent_id`` replaces an earlier one without it (live hook events arrive
-    without it; their persisted copies have one). Transient and id-less frames skip it.
-  * First connection: ``resend_mode=all`` (the whole log, then live). A consumer that
-    already holds the history passes ``known`` (does it hold this event?): the socket then
-    sends live events only and the stream fills from the agent's log down to the first page
-    with an event it holds (``stream_gap.py``) — the app server's stored copy may lag the
-    sandbox's log by a batch, and this is where the rest comes from.
-  * Reconnects fill the gap the same way, by identity: live events only, plus the agent's
-    log pages down to the first page with an event already seen, oldest first, before the
-    socket's next frame (``catching up`` meanwhile). Never by clock: no ``since``, no
-    timestamp compared, so a stamp in the far future or one that is not a date loses
-    nothing. Where the log cannot be read (no such route, refused key, an error) the next
-    connection asks for ``resend_mode=all`` instead, and de-duplication removes the repeats.
+  * De-duplication by identity (``EventDeduper``): an id and, where several events reuse
+    one, their timestamps and kinds; a copy that gains ``parent_id`` replaces the earlier
+    (live hook events lack it). Transient and id-less frames skip it.
+  * The first connection asks for the whole log (``resend_mode=all``), unless the consumer
+    passes ``known`` (it holds its history): then, like every reconnect, it asks for live
+    events only, and what was logged beyond what is seen or held is read from the agent's
+    log, newest page first, down to a page with a known event (``stream_gap.py``;
+    ``catching up`` meanwhile), and yielded before the socket's next frame. Never by clock:
+    a stamp in the far future or one that is not a date loses nothing, and the app server's
+    stored copy lagging the sandbox's log is made up for. Where that log cannot be read,
+    the next connection replays the whole log instead (de-duplication takes out repeats).
   * Any drop (close 1000/1001/1006/1011/1012/1013…, network errors, handshake 408/429/5xx,
     open timeout) is retried with exponential backoff and jitter (``backoff_base`` doubling
     up to ``backoff_max``, times a random 0.5–1.0). The backoff restarts after a connection
     that stayed up ``stable_after`` seconds. ``max_attempts`` (None = forever) bounds the
     attempts in a row that never went live; then ``failed`` with :class:`ConnectionLost`.
-  * A frame over ``max_size`` (16 MiB) is not a reason to reconnect forever: the next
-    connection reads frames up to ``skim_max`` (128 MiB) and each frame over ``max_size``
-    becomes a placeholder (``oversize_frames.py``); a frame over ``skim_max`` ends the
+  * A frame over ``max_size`` (16 MiB) closes the socket, not forever: the next gap fill
+    reads it whole; a replay reads frames up to ``skim_max`` (128 MiB), each over
+    ``max_size`` a placeholder (``oversize_frames.py``), and one over ``skim_max`` ends the
     stream with ``failed``, saying so. Every status carries ``why``: the reason in a few
     words for the header (``stream_failures.py``).
   * Not retried, ending the stream with ``failed``: close 4001 and handshake 401/403 →
@@ -91,7 +71,6 @@ from tui.models.parse import parse_event_json
 from tui.models.redact import mask_url
 
 from . import params as P
-from .agent_log import AgentLog
 from .backoff import JitteredBackoff
 from .endpoints import AgentEndpoint, endpoint_from_ws_url
 from .errors import ConnectionLost, InvalidParameter, OpenHandsError
@@ -107,7 +86,7 @@ from .stream_failures import (
     too_big,
     why_not_live,
 )
-from .stream_gap import GAP_PAGE, GapFillFailed, Known, gap_events
+from .stream_gap import GapFiller, GapFillFailed, Known
 from .stream_items import (
     ConnectionState,
     EventDeduper,
@@ -184,21 +163,15 @@ class EventStream:
             if isinstance(target, AgentEndpoint)
             else endpoint_from_ws_url(self._url, self._key)
         )
-        for name, value in (("offline_after", offline_after), ("max_attempts", max_attempts)):
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 1
-            ):
-                raise InvalidParameter(f"{name} must be a positive integer")
-        for name, value in (
-            ("backoff_base", backoff_base),
-            ("backoff_max", backoff_max),
-            ("stable_after", stable_after),
-            ("live_grace", live_grace),
-            ("open_timeout", open_timeout),
-            ("close_timeout", close_timeout),
-        ):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise InvalidParameter(f"{name} must be a non-negative number of seconds")
+        P.check_counts(offline_after=offline_after, max_attempts=max_attempts)
+        P.check_seconds(
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            stable_after=stable_after,
+            live_grace=live_grace,
+            open_timeout=open_timeout,
+            close_timeout=close_timeout,
+        )
         self.max_attempts = max_attempts
         self.offline_after = offline_after
         self.backoff_base = float(backoff_base)
@@ -210,8 +183,7 @@ class EventStream:
         self.fills_gaps = self.endpoint is not None
         #: the next connection asks for the whole log (after a gap fill that failed)
         self._resend_all = False
-        self.gap_page = GAP_PAGE
-        self._agent_log: AgentLog | None = None
+        self._filler: GapFiller | None = None
         self.raise_on_failure = P.check_bool(raise_on_failure, "raise_on_failure")
         #: False: frames are yielded unread (:class:`StreamFrame`), for a consumer that reads
         #: them elsewhere and asks :attr:`dedup` about each, in order
@@ -265,9 +237,9 @@ class EventStream:
         ws = self._ws
         if ws is not None:
             await dispose(ws)
-        agent_log, self._agent_log = self._agent_log, None
-        if agent_log is not None:
-            await agent_log.aclose()
+        filler, self._filler = self._filler, None
+        if filler is not None:
+            await filler.aclose()
         iterator = self._iterator
         if iterator is not None and not getattr(iterator, "ag_running", True):
             # Suspended at a yield (the consumer stopped early): finish it now rather than
@@ -322,25 +294,15 @@ class EventStream:
             query["session_api_key"] = self._key
         return query
 
-    async def _fill_gap(self) -> AsyncIterator[StreamEvent]:
-        """What was logged while nobody listened, by identity (``stream_gap.py``); raises
-        :class:`GapFillFailed`."""
-        if not self.read and self.dedup.unread:  # the consumer's frames: seen, first
-            waiting = asyncio.ensure_future(self.dedup.settled())
-            closing = asyncio.ensure_future(self._closing.wait())
-            await asyncio.wait({waiting, closing}, return_when=asyncio.FIRST_COMPLETED)
-            for task in (waiting, closing):
-                task.cancel()
-            if self._closing.is_set():
-                return
-        if self._agent_log is None:
+    async def _fill_gap(self) -> list[StreamEvent]:
+        """What was logged while nobody listened (``stream_gap.py``), once the consumer has
+        de-duplicated the frames handed to it; raises :class:`GapFillFailed`."""
+        if not self.read and not await self.dedup.settled(self._closing):
+            return []  # closed meanwhile
+        if self._filler is None:
             assert self.endpoint is not None
-            self._agent_log = AgentLog(self.endpoint, max_retries=2)
-        pages = self._agent_log.page
-        for event, shown in await gap_events(pages, self.dedup, self.known, limit=self.gap_page):
-            item = self.dedup.accept(event)
-            if item is not None and shown:
-                yield replace(item, filled=True)
+            self._filler = GapFiller(self.endpoint, self.dedup, self.known)
+        return await self._filler.fill()
 
     def _set(self, status: StreamStatus) -> StreamStatus:
         self.status = status
@@ -394,7 +356,7 @@ class EventStream:
                 dead = 0
                 if not resend_all:  # live events only: the gap comes from the agent's log
                     yield self._set(StreamStatus("catching up"))
-                    async for item in self._fill_gap():
+                    for item in await self._fill_gap():
                         yield item
                 log.info("event stream live: %s", shown)
                 yield self._set(StreamStatus("live"))

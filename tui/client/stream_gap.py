@@ -14,21 +14,25 @@ every later gap, a stamp that is not a date makes the server refuse the socket, 
 stats update logged after an event but stamped before it is never sent (facts §1c, §6).
 Nothing here reads a timestamp as a time.
 
-Pure but for the page reader it is given: the stream (``stream.py``) passes
-:meth:`~.agent_log.AgentLog.page`.
+:func:`gap_events` is pure but for the page reader it is given; :class:`GapFiller` gives it
+:meth:`~.agent_log.AgentLog.page` and is what the stream (``stream.py``) uses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from .agent_log import AgentLog
 from .errors import AuthError, HTTPStatusError, NotFound, OpenHandsError, PageLoopError
-from .stream_items import EventDeduper, is_transient
+from .stream_items import EventDeduper, StreamEvent, is_transient
 
 if TYPE_CHECKING:
     from tui.models.pages import EventPage
     from tui.models.parse import AnyEvent
+
+    from .endpoints import AgentEndpoint
 
 #: Events a gap fill asks for per page (the agent server's most).
 GAP_PAGE = 100
@@ -98,4 +102,32 @@ async def gap_events(
     return found
 
 
-__all__ = ["GAP_PAGE", "GapFillFailed", "Known", "PageReader", "gap_events"]
+class GapFiller:
+    """A stream's gap fills: its agent server's log, read through one client for the
+    stream's lifetime, and what to yield of it (``filled``, de-duplicated in order)."""
+
+    def __init__(
+        self, endpoint: AgentEndpoint, seen: EventDeduper, known: Known | None = None
+    ) -> None:
+        self.log = AgentLog(endpoint, max_retries=2)
+        self.seen = seen
+        self.known = known
+        self.limit = GAP_PAGE
+
+    async def fill(self) -> list[StreamEvent]:
+        """The gap's events to yield, oldest first (raises :class:`GapFillFailed`)."""
+        out: list[StreamEvent] = []
+        accept = self.seen.accept
+        for event, shown in await gap_events(
+            self.log.page, self.seen, self.known, limit=self.limit
+        ):
+            item = accept(event)  # marks it seen, whether it is shown or not
+            if item is not None and shown:
+                out.append(replace(item, filled=True))
+        return out
+
+    async def aclose(self) -> None:
+        await self.log.aclose()
+
+
+__all__ = ["GAP_PAGE", "GapFillFailed", "GapFiller", "Known", "PageReader", "gap_events"]

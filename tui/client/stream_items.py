@@ -3,6 +3,27 @@ decides it.
 
 Apart from the socket code because these are pure (no I/O): the app's stream state, the
 board's feed and the tests use them without a connection.
+
+  :class:`StreamEvent` — one event (``parse_event``: invalid frames become ``RawEvent``,
+  nothing is dropped except exact duplicates). ``replaces=True`` means this copy of an
+  event yielded before (which carries ``parent_id``) supersedes it. ``copy`` 2, 3…: another
+  event that reuses an id already yielded (its timestamp or kind differs), shown beside it
+  as history shows such events. ``filled=True``: read from the agent's log to fill a gap,
+  not received on the socket. ``transient=True`` marks frames the server never persists:
+  the ``full_state`` snapshot, ``StreamingDeltaEvent`` and ``ServerErrorEvent``; they are
+  passed through as they come.
+
+  :class:`StreamFrame` — with ``read=False``, a frame left unread (nor de-duplicated): the
+  consumer reads it (``tui.app.live_worker`` does, in a helper process), asks
+  :attr:`EventStream.dedup` about each, in order, and says how many it read
+  (``dedup.read_up``); an oversize frame comes as its placeholder.
+
+  :class:`StreamStatus` — the connection: ``connecting`` (first attempt), ``catching up``
+  (connected; reading what was logged while nobody listened), ``live`` (the server has
+  spoken: first frame received, or the socket stayed open for ``live_grace`` seconds after
+  auth, and no gap is left), ``reconnecting`` (dropped; ``retry_in`` seconds until attempt
+  ``attempt``), ``offline`` (the same, once ``offline_after`` attempts in a row never went
+  live), ``failed`` (terminal; the stream ends).
 """
 
 from __future__ import annotations
@@ -25,8 +46,7 @@ ConnectionState = Literal["connecting", "catching up", "live", "reconnecting", "
 
 @dataclass(frozen=True, slots=True)
 class StreamEvent:
-    """One event from the socket or a gap fill (see the stream's doc for ``replaces``,
-    ``transient``, ``copy`` and ``filled``)."""
+    """One event from the socket or a gap fill (see the module doc)."""
 
     event: AnyEvent
     replaces: bool = False
@@ -230,13 +250,19 @@ class EventDeduper:
         if not self.unread and self._read_up is not None:
             self._read_up.set()
 
-    async def settled(self) -> None:
-        """Until every frame handed out is de-duplicated: what was seen is then complete."""
-        while self.unread:
+    async def settled(self, closing: asyncio.Event) -> bool:
+        """Until every frame handed out is de-duplicated (True: what was seen is complete)
+        or ``closing`` is set (False)."""
+        while self.unread and not closing.is_set():
             if self._read_up is None:
                 self._read_up = asyncio.Event()
             self._read_up.clear()
-            await self._read_up.wait()
+            read_up = asyncio.ensure_future(self._read_up.wait())
+            closed = asyncio.ensure_future(closing.wait())
+            await asyncio.wait({read_up, closed}, return_when=asyncio.FIRST_COMPLETED)
+            read_up.cancel()
+            closed.cancel()
+        return not closing.is_set()
 
 
 def _stamp(stamp: Any, kind: Any) -> int:
