@@ -581,7 +581,7 @@ async def test_a_server_without_the_log_route_gets_full_replays(replay) -> None:
     # the first reconnect tried the log (404: never tried again), then replayed at once
     assert server.queries[:3] == [{"resend_mode": "all"}, {}, {"resend_mode": "all"}]
     assert all(q == {"resend_mode": "all"} for q in server.queries[2:])
-    assert server.refused_searches == 1 and stream.fills_gaps is False
+    assert server.refused_searches == 1 and stream.gaps.usable is False
     assert [e.id for e in run.state.events] == [p["id"] for p in persisted_events("demo")]
     refused = [s for s in run.statuses if s.why and "replaying the whole log" in s.why]
     assert len(refused) == 1 and refused[0].retry_in == 0.0

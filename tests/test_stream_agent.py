@@ -128,8 +128,8 @@ def test_websocket_url_variants() -> None:
         client.websocket_url(resend_mode="since")
     stream = client.event_stream(offline_after=2)
     assert isinstance(stream, EventStream) and stream._key == KEY and stream.offline_after == 2
-    assert stream.endpoint == client.endpoint  # its gaps are read from the same agent server
-    assert KEY not in repr(stream) and KEY not in repr(stream.endpoint)
+    assert stream.gaps.endpoint == client.endpoint  # its gaps are read from the same agent server
+    assert KEY not in repr(stream) and KEY not in repr(stream.gaps.endpoint)
 
 
 # --- control calls -------------------------------------------------------------------------

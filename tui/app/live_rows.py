@@ -44,7 +44,7 @@ class LiveRows:
         self,
         events: Sequence[AnyEvent | ReadEvent],
         windows: Sequence[PagedWindow] = (),
-        frames: dict[str, str | bytes] | None = None,
+        frames: dict[str, str | bytes | None] | None = None,
     ) -> int:
         """Fold live events into the base window (and other open windows of the same
         query): a copy of an event already here takes its row's place; another event that
@@ -61,7 +61,7 @@ class LiveRows:
             if type(event) is ReadEvent:  # read in the helper (live_worker.py): its row too
                 row = self._made_row(event.made, None)
                 source, frame = None, event.frame  # UTF-8 holds it: checked there
-            elif is_oversize(event) and event.id in self.base.ids:
+            elif is_oversize(event) and self.holds(event):
                 continue  # the stream's placeholder for an event the list has whole
             else:
                 row = self._row(event)

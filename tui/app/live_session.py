@@ -51,8 +51,9 @@ class LiveSession:
         #: persistable events waiting for the index (read in a helper: their ReadEvents)
         self.held: list[AnyEvent | ReadEvent] = []
         #: the frames held events were read from, by id: the store keeps an event's text,
-        #: not its objects (see StreamEvent.frame)
-        self.frames: dict[str, str | bytes] = {}
+        #: not its objects (see StreamEvent.frame); None for an id several held events
+        #: carry (the store keeps those as they are, each under its own row's key)
+        self.frames: dict[str, str | bytes | None] = {}
         self.stream: EventStream | None = None
         self.reader: LiveReader | None = None
 
@@ -74,9 +75,19 @@ class LiveSession:
         frames = self.frames
         for item in batch:
             if type(item) is StreamEvent and item.frame is not None and item.event.id is not None:
-                frames[item.event.id] = item.frame
+                event_id = item.event.id
+                if item.copy != 1 or (event_id in frames and frames[event_id] is None):
+                    frames[event_id] = None  # another event with this id: no frame by id
+                else:
+                    frames[event_id] = item.frame
         self.held.extend(self.state.take_events())
         return changed
+
+    def take_held(self) -> tuple[list[AnyEvent | ReadEvent], dict[str, str | bytes | None]]:
+        """The held events and their frames, for the store; none held after."""
+        held, frames = self.held, self.frames
+        self.held, self.frames = [], {}
+        return held, frames
 
     @property
     def running(self) -> bool:

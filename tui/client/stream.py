@@ -156,12 +156,14 @@ class EventStream:
         self._auth: AuthMode = auth
         if known is not None and not callable(known):
             raise InvalidParameter("known must be a function of an event, or None")
-        self.known = known
-        #: the agent server whose log fills gaps (None: a socket URL it cannot tell from)
-        self.endpoint = (
+        self.dedup = EventDeduper()
+        #: the agent server whose log fills gaps (no endpoint: a socket URL it cannot read)
+        self.gaps = GapFiller(
             replace(target, key=self._key)
             if isinstance(target, AgentEndpoint)
-            else endpoint_from_ws_url(self._url, self._key)
+            else endpoint_from_ws_url(self._url, self._key),
+            self.dedup,
+            known,
         )
         P.check_counts(offline_after=offline_after, max_attempts=max_attempts)
         P.check_seconds(
@@ -179,11 +181,6 @@ class EventStream:
         self.policy = JitteredBackoff(self.backoff_base, self.backoff_max)
         self.stable_after = float(stable_after)
         self.live_grace = float(live_grace)
-        #: gaps are filled from the agent's log (False once it refused: full replays then)
-        self.fills_gaps = self.endpoint is not None
-        #: the next connection asks for the whole log (after a gap fill that failed)
-        self._resend_all = False
-        self._filler: GapFiller | None = None
         self.raise_on_failure = P.check_bool(raise_on_failure, "raise_on_failure")
         #: False: frames are yielded unread (:class:`StreamFrame`), for a consumer that reads
         #: them elsewhere and asks :attr:`dedup` about each, in order
@@ -205,7 +202,6 @@ class EventStream:
             logging.getLogger("tui.client.stream.websockets"), [self._key] if self._key else []
         )
         self.display_url = self._redact(self._url)
-        self.dedup = EventDeduper()
         self.status: StreamStatus | None = None
         self.failure: OpenHandsError | None = None
         self.connections = 0  # connections that opened (handshake done)
@@ -237,9 +233,6 @@ class EventStream:
         ws = self._ws
         if ws is not None:
             await dispose(ws)
-        filler, self._filler = self._filler, None
-        if filler is not None:
-            await filler.aclose()
         iterator = self._iterator
         if iterator is not None and not getattr(iterator, "ag_running", True):
             # Suspended at a yield (the consumer stopped early): finish it now rather than
@@ -294,15 +287,23 @@ class EventStream:
             query["session_api_key"] = self._key
         return query
 
-    async def _fill_gap(self) -> list[StreamEvent]:
-        """What was logged while nobody listened (``stream_gap.py``), once the consumer has
-        de-duplicated the frames handed to it; raises :class:`GapFillFailed`."""
-        if not self.read and not await self.dedup.settled(self._closing):
-            return []  # closed meanwhile
-        if self._filler is None:
-            assert self.endpoint is not None
-            self._filler = GapFiller(self.endpoint, self.dedup, self.known)
-        return await self._filler.fill()
+    def _retry_now(self, error: BaseException | None, shown: str) -> StreamStatus | None:
+        """The status of a reconnect made at once, not counted as a failure (None: not
+        one): after a gap fill that failed (the socket was fine: the next asks for the whole
+        log, and de-duplication takes out the repeats; for good if the log will never be
+        readable), or a frame over ``max_size`` (the next reads past it)."""
+        if isinstance(error, GapFillFailed):
+            self.gaps.failed(error)
+            reason, code = self._redact(str(error)), None
+            why = "could not read what was missed: replaying the whole log"
+        elif too_big(error) and self._connect_kwargs["max_size"] != self.skim_max:
+            self._connect_kwargs["max_size"] = self.skim_max
+            _, reason, code = classify(error, shown, self._redact)
+            why = f"an event over {mib(self.max_size or 0)}: reading past it"
+        else:
+            return None
+        log.info("event stream: %s (%s)", why, reason)
+        return self._set(StreamStatus("reconnecting", 1, reason, code, 0.0, why=why))
 
     def _set(self, status: StreamStatus) -> StreamStatus:
         self.status = status
@@ -324,133 +325,125 @@ class EventStream:
     async def _run(self) -> AsyncIterator[StreamItem]:
         if self._closing.is_set():
             return
-        yield self._set(StreamStatus("connecting"))
-        failures = 0  # drives the backoff; reset after a stable connection
-        dead = 0  # attempts in a row that never went live
-        while not self._closing.is_set():
-            # the whole log when nothing is known yet, or the agent's log cannot be read
-            resend_all = (
-                self._resend_all or not self.fills_gaps or (self.known is None and not self.dedup)
-            )
-            self._resend_all = False
-            query = self._query(resend_all)
-            url = f"{self._url}?{urlencode(query)}" if query else self._url
-            shown = self._redact(url)
-            ws: ClientConnection | None = None
-            live_since: float | None = None
-            error: BaseException | None = None
-            try:
-                log.debug("connecting to %s", shown)
-                ws = await self._open(url)
-                self.connections += 1
+        try:
+            yield self._set(StreamStatus("connecting"))
+            failures = 0  # drives the backoff; reset after a stable connection
+            dead = 0  # attempts in a row that never went live
+            while not self._closing.is_set():
+                resend_all = self.gaps.replay()
+                query = self._query(resend_all)
+                url = f"{self._url}?{urlencode(query)}" if query else self._url
+                shown = self._redact(url)
+                ws: ClientConnection | None = None
+                live_since: float | None = None
+                error: BaseException | None = None
+                try:
+                    log.debug("connecting to %s", shown)
+                    ws = await self._open(url)
+                    self.connections += 1
+                    if self._closing.is_set():
+                        return
+                    self._ws = ws
+                    frame: str | bytes | None
+                    try:
+                        async with asyncio.timeout(self.live_grace):
+                            frame = await ws.recv()
+                    except TimeoutError:
+                        frame = None
+                    live_since = time.monotonic()
+                    dead = 0
+                    if not resend_all:  # live events only: the gap comes from the agent's log
+                        yield self._set(StreamStatus("catching up"))
+                        for item in await self.gaps.fill(
+                            self._closing, consumer_reads=not self.read
+                        ):
+                            yield item
+                    log.info("event stream live: %s", shown)
+                    yield self._set(StreamStatus("live"))
+                    limit = self.max_size
+                    read = self.read
+                    while True:
+                        if frame is not None and not read:  # the consumer reads it
+                            if limit is not None and len(frame) > limit:
+                                deferred = StreamFrame(None, oversize_event(frame, limit))
+                            else:
+                                deferred = StreamFrame(frame)
+                            frame = None
+                            self.dedup.handed()
+                            yield deferred
+                        elif frame is not None:
+                            size = len(frame)
+                            if limit is not None and size > limit:
+                                event = oversize_event(frame, limit)  # never parsed whole
+                                size, kept = 0, None  # the placeholder weighs little
+                            else:
+                                event, kept = parse_event_json(frame), frame
+                            frame = None  # a skimmed frame is not kept while the next arrives
+                            item = self.dedup.accept(event, size, kept)
+                            if item is not None:
+                                yield item
+                        frame = await ws.recv()
+                except (WebSocketException, OSError, TimeoutError, EOFError, GapFillFailed) as exc:
+                    error = exc
+                finally:
+                    self._ws = None
+                    if ws is not None:
+                        await dispose(ws)
                 if self._closing.is_set():
                     return
-                self._ws = ws
-                frame: str | bytes | None
-                try:
-                    async with asyncio.timeout(self.live_grace):
-                        frame = await ws.recv()
-                except TimeoutError:
-                    frame = None
-                live_since = time.monotonic()
-                dead = 0
-                if not resend_all:  # live events only: the gap comes from the agent's log
-                    yield self._set(StreamStatus("catching up"))
-                    for item in await self._fill_gap():
-                        yield item
-                log.info("event stream live: %s", shown)
-                yield self._set(StreamStatus("live"))
-                limit = self.max_size
-                read = self.read
-                while True:
-                    if frame is not None and not read:  # the consumer reads it
-                        if limit is not None and len(frame) > limit:
-                            deferred = StreamFrame(None, oversize_event(frame, limit))
-                        else:
-                            deferred = StreamFrame(frame)
-                        frame = None
-                        self.dedup.handed()
-                        yield deferred
-                    elif frame is not None:
-                        size = len(frame)
-                        if limit is not None and size > limit:
-                            event = oversize_event(frame, limit)  # never parsed whole
-                            size, kept = 0, None  # the placeholder weighs little
-                        else:
-                            event, kept = parse_event_json(frame), frame
-                        frame = None  # a skimmed frame is not kept while the next arrives
-                        item = self.dedup.accept(event, size, kept)
-                        if item is not None:
-                            yield item
-                    frame = await ws.recv()
-            except (WebSocketException, OSError, TimeoutError, EOFError, GapFillFailed) as exc:
-                error = exc
-            finally:
-                self._ws = None
-                if ws is not None:
-                    await dispose(ws)
-            if self._closing.is_set():
-                return
-            if isinstance(error, GapFillFailed):
-                # the socket was fine: ask it for the whole log, at once (de-duplication
-                # takes out the repeats); for good if the log will never be readable
-                self.fills_gaps = self.fills_gaps and not error.lasting
-                self._resend_all = True
-                why = "could not read what was missed: replaying the whole log"
-                log.info("event stream: %s (%s)", why, self._redact(str(error)))
-                yield self._set(
-                    StreamStatus("reconnecting", 1, self._redact(str(error)), None, 0.0, why=why)
-                )
-                continue
-            terminal, reason, code = classify(error, shown, self._redact)
-            why = why_not_live(error, code)
-            if terminal is None and too_big(error):
-                if self._connect_kwargs["max_size"] != self.skim_max:
-                    # read past it on the next connection (it becomes a placeholder): at
-                    # once, and not counted as a failed attempt
-                    self._connect_kwargs["max_size"] = self.skim_max
-                    why = f"an event over {mib(self.max_size or 0)}: reading past it"
-                    log.info("event stream: %s", why)
-                    yield self._set(StreamStatus("reconnecting", 1, reason, code, 0.0, why=why))
+                now = self._retry_now(error, shown)
+                if now is not None:
+                    yield now
                     continue
-                why = f"an event over {mib(self.skim_max)} cannot be streamed; reopen to load it"
-                terminal = ConnectionLost(f"event stream {shown}: {why}", url=shown, status=code)
-            if terminal is not None:
-                self.failure = terminal
-                log.warning("event stream failed: %s", reason)
+                terminal, reason, code = classify(error, shown, self._redact)
+                why = why_not_live(error, code)
+                if terminal is None and too_big(error):  # over skim_max too
+                    why = (
+                        f"an event over {mib(self.skim_max)} cannot be streamed; reopen to load it"
+                    )
+                    terminal = ConnectionLost(
+                        f"event stream {shown}: {why}", url=shown, status=code
+                    )
+                if terminal is not None:
+                    self.failure = terminal
+                    log.warning("event stream failed: %s", reason)
+                    yield self._set(
+                        StreamStatus("failed", dead + 1, reason, code, exception=terminal, why=why)
+                    )
+                    if self.raise_on_failure:
+                        raise terminal
+                    return
+                if live_since is None:
+                    dead += 1
+                elif time.monotonic() - live_since >= self.stable_after:
+                    failures = 0
+                failures += 1
+                if self.max_attempts is not None and dead >= self.max_attempts:
+                    self.failure = ConnectionLost(
+                        f"event stream {self.display_url}: gave up after {dead} attempt(s): {reason}",
+                        url=self.display_url,
+                        status=code,
+                    )
+                    log.warning("%s", self.failure)
+                    why = f"gave up after {dead} tries: {why}"
+                    yield self._set(
+                        StreamStatus("failed", dead, reason, code, exception=self.failure, why=why)
+                    )
+                    if self.raise_on_failure:
+                        raise self.failure
+                    return
+                delay = self.policy.delay(failures)
+                state: ConnectionState = "offline" if dead >= self.offline_after else "reconnecting"
+                log.info("event stream %s (%s); retry %d in %.2fs", state, reason, dead + 1, delay)
                 yield self._set(
-                    StreamStatus("failed", dead + 1, reason, code, exception=terminal, why=why)
+                    StreamStatus(state, dead + 1, reason, code, round(delay, 3), why=why)
                 )
-                if self.raise_on_failure:
-                    raise terminal
-                return
-            if live_since is None:
-                dead += 1
-            elif time.monotonic() - live_since >= self.stable_after:
-                failures = 0
-            failures += 1
-            if self.max_attempts is not None and dead >= self.max_attempts:
-                self.failure = ConnectionLost(
-                    f"event stream {self.display_url}: gave up after {dead} attempt(s): {reason}",
-                    url=self.display_url,
-                    status=code,
-                )
-                log.warning("%s", self.failure)
-                why = f"gave up after {dead} tries: {why}"
-                yield self._set(
-                    StreamStatus("failed", dead, reason, code, exception=self.failure, why=why)
-                )
-                if self.raise_on_failure:
-                    raise self.failure
-                return
-            delay = self.policy.delay(failures)
-            state: ConnectionState = "offline" if dead >= self.offline_after else "reconnecting"
-            log.info("event stream %s (%s); retry %d in %.2fs", state, reason, dead + 1, delay)
-            yield self._set(StreamStatus(state, dead + 1, reason, code, round(delay, 3), why=why))
-            try:
-                await asyncio.wait_for(self._closing.wait(), delay)
-            except TimeoutError:
-                pass
+                try:
+                    await asyncio.wait_for(self._closing.wait(), delay)
+                except TimeoutError:
+                    pass
+        finally:  # here, not in close(): a gap fill may be reading the log just then
+            await self.gaps.aclose()
 
 
 #: Names of the stream's item, failure and oversize modules, importable from here too.

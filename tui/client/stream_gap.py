@@ -20,6 +20,7 @@ Nothing here reads a timestamp as a time.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -103,23 +104,47 @@ async def gap_events(
 
 
 class GapFiller:
-    """A stream's gap fills: its agent server's log, read through one client for the
-    stream's lifetime, and what to yield of it (``filled``, de-duplicated in order)."""
+    """A stream's gap fills: whether its next connection asks for the whole log instead,
+    and the agent's log, read through one client for the stream's lifetime, made into the
+    items to yield (``filled``, de-duplicated in order)."""
 
     def __init__(
-        self, endpoint: AgentEndpoint, seen: EventDeduper, known: Known | None = None
+        self, endpoint: AgentEndpoint | None, seen: EventDeduper, known: Known | None = None
     ) -> None:
-        self.log = AgentLog(endpoint, max_retries=2)
+        self.endpoint = endpoint
         self.seen = seen
         self.known = known
         self.limit = GAP_PAGE
+        #: gaps are filled from the agent's log (False once it refused: replays then)
+        self.usable = endpoint is not None
+        self._replay_next = False  # after a fill that failed: the next asks for the log
+        self._log: AgentLog | None = None
 
-    async def fill(self) -> list[StreamEvent]:
-        """The gap's events to yield, oldest first (raises :class:`GapFillFailed`)."""
+    def replay(self) -> bool:
+        """Whether the next connection asks for the whole log: when nothing is seen or
+        known yet, after a fill that failed, or where the agent's log cannot be read."""
+        replay = self._replay_next or not self.usable or (self.known is None and not self.seen)
+        self._replay_next = False
+        return replay
+
+    def failed(self, error: GapFillFailed) -> None:
+        """A fill failed: the next connection replays; for good if it will fail again."""
+        self.usable = self.usable and not error.lasting
+        self._replay_next = True
+
+    async def fill(self, closing: asyncio.Event, *, consumer_reads: bool) -> list[StreamEvent]:
+        """The gap's events to yield, oldest first, once the frames handed to a consumer
+        that reads them are de-duplicated (none if ``closing`` is set meanwhile). Raises
+        :class:`GapFillFailed`."""
+        if consumer_reads and not await self.seen.settled(closing):
+            return []
+        if self._log is None:
+            assert self.endpoint is not None
+            self._log = AgentLog(self.endpoint, max_retries=2)
         out: list[StreamEvent] = []
         accept = self.seen.accept
         for event, shown in await gap_events(
-            self.log.page, self.seen, self.known, limit=self.limit
+            self._log.page, self.seen, self.known, limit=self.limit
         ):
             item = accept(event)  # marks it seen, whether it is shown or not
             if item is not None and shown:
@@ -127,7 +152,9 @@ class GapFiller:
         return out
 
     async def aclose(self) -> None:
-        await self.log.aclose()
+        log, self._log = self._log, None
+        if log is not None:
+            await log.aclose()
 
 
 __all__ = ["GAP_PAGE", "GapFillFailed", "GapFiller", "Known", "PageReader", "gap_events"]

@@ -167,8 +167,7 @@ class FollowMixin:
         """Hand the held live events to the store; the list follows the tail if it was there."""
         live = self.live
         assert live is not None
-        events, live.held = live.held, []
-        frames, live.frames = live.frames, {}
+        events, frames = live.take_held()
         event_list = self.query_one(EventList)
         shows_base = self.window is self.events.base or (
             self.window is self.query_window and self.query_window.query.is_plain
