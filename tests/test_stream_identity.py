@@ -13,6 +13,8 @@ reference server on loopback.
   the whole log, the stats update logged last but stamped earlier included (before, the
   first connection asked the socket for ``since=<newest stored stamp>`` and never got it).
 
+A snapshot pins the header while the sandbox's log is read ("◐ catching up").
+
 Drops are made so the events fall in the gap for sure: the server closes its subscribers
 and logs the event in one turn of its loop, before any reconnect can subscribe.
 """
@@ -25,10 +27,12 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
-from tests.app_helpers import SIZE, screen_text, wait_for
+from tests.app_helpers import SIZE, make_app, push_conversation, screen_text, settled, wait_for
 from tests.tcp_proxy import TcpProxy
+from tests.test_app_live import FIXED
 from tests.test_faults import app_for, open_and_index, port_of, shown_ids
 from tui.app.duplicate_rows import MARK, DuplicateRow, row_key
+from tui.app.widgets.event_list import EventList
 from tui.client import (
     EventStream,
     OpenHandsClient,
@@ -37,6 +41,7 @@ from tui.client import (
     StreamStatus,
     agent_endpoint,
 )
+from tui.server import Store, add_live_demo, load_demo
 from tui.server.live import Close
 
 FAR = "9999-12-31T23:59:59.999999"
@@ -311,3 +316,33 @@ async def test_a_lagging_stored_copy_catches_up_from_the_sandbox(live_server):
         await wait_for(lambda: "● live" in screen_text(app), pilot=pilot)
         assert shown_ids(screen)[-2:] == [final["id"], late["id"]]  # what the sandbox added
         assert len(shown_ids(screen)) == len(set(shown_ids(screen)))
+
+
+def test_catching_up_snapshot(snap_compare, make_server):
+    """What a conversation whose stored copy lags looks like while the sandbox's log is read:
+    the stored rows, and "◐ catching up" where "● live" will be."""
+    store = Store()
+    load_demo(store)
+    cid = add_live_demo(store, clock=lambda: FIXED)
+    server = make_server(store, clock=lambda: FIXED, webhook_batch=5)
+    server.live.send_message_sync(cid, "say hi please")
+    server.live.run_until_idle_sync(cid)  # the stored copy lags by what is not a whole batch
+    hold = server.app.state.faults.add("hold", path=f"/api/conversations/{cid}/events/search")
+
+    async def run_before(pilot):
+        screen = await push_conversation(pilot, cid)
+        await wait_for(
+            lambda: (
+                server.app.state.faults.hits["hold"] == 1
+                and "catching up" in screen_text(pilot.app)
+                and screen.events.base.complete
+            ),
+            pilot=pilot,
+        )
+        screen.query_one(EventList).action_last()
+        await settled(pilot, keep=("live",))
+
+    try:
+        assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=SIZE)
+    finally:
+        hold.gate.set()
