@@ -118,6 +118,23 @@ def test_actions_are_counted_once_whatever_a_reconnect_replays():
     assert (row.steps, row.step) == (3, "$ ruff check")
 
 
+def test_a_gap_fill_starts_from_the_tail_by_id_and_leaves_the_count_to_a_re_read():
+    """A followed row's stream fills its gaps from the events the row read (by id, never
+    from their newest stamp); the actions a fill brings may be counted already, so the feed
+    reads the count again instead of adding them (``feed.py``)."""
+    row = BoardRow("ref", "c1")
+    apply_record(row, conv("running"), NOW, 0.0)
+    tail = [event("ActionEvent", 3, command="make"), event("ActionEvent", 2)]
+    apply_tail(row, tail, 7, NOW)
+    assert row.tail_ids == {e.id for e in tail}
+    state = StreamState()
+    filled = StreamEvent(event("ActionEvent", 4, command="pytest"), filled=True)
+    apply_stream(row, state, [filled], NOW, 1.0)
+    assert (row.steps, row.step) == (7, "$ pytest")  # the step shown, the count left alone
+    apply_stream(row, state, [StreamEvent(event("ActionEvent", 5, command="ls"))], NOW, 2.0)
+    assert (row.steps, row.step) == (8, "$ ls")
+
+
 def test_the_tail_gives_step_error_and_how_long_in_the_status():
     row = BoardRow("ref", "c1")
     apply_record(row, conv("error"), NOW, 0.0)

@@ -4,6 +4,7 @@ stream hands them over), not as objects, nor serialised again one by one on the 
 from __future__ import annotations
 
 from tui.app.conversation_events import ConversationEvents
+from tui.app.duplicate_rows import DuplicateRow, row_key
 from tui.app.event_cache import TEXT_OVERHEAD, weigh_json
 from tui.app.live_session import LiveSession
 from tui.client import StreamEvent, StreamState
@@ -70,3 +71,16 @@ def test_without_a_size_an_event_is_kept_as_its_json_text():
     text = weigh_json(event)[1]
     assert text is not None and events._cache.bytes == len(text) + TEXT_OVERHEAD
     assert events.cached("m1") == event
+
+
+def test_two_events_with_one_id_each_keep_their_own_text():
+    """Another event reusing an id, held with the first: each row's event is its own (the
+    frames are kept by id, so neither is kept as the other's text)."""
+    second = FRAME.replace("2026-01-01T00:00:00", "2026-01-01T00:00:09").replace("hello", "bye")
+    live = _folded(FRAME, second)
+    events = _store()
+    assert events.add_live(live.held, (), live.frames) == 2
+    first_row, second_row = events.base.head
+    assert isinstance(second_row, DuplicateRow) and not isinstance(first_row, DuplicateRow)
+    texts = [events.cached(row_key(r)).llm_message.content[0].text for r in events.base.head]
+    assert texts == ["hello", "bye"]

@@ -7,6 +7,9 @@ a ``full_state`` frame first, ``resend_mode=all|since`` replays of the persisted
 captured ``persisted/`` copies, compared as naive timestamp strings, ``≥``), then the live
 frames. It can drop the connection after given frames (close 1011/1012/1013 or a TCP abort)
 and let the script run on while nobody listens (``gap``), like a real conversation does.
+On plain HTTP it serves the agent server's log as the stream's gap fill reads it
+(``GET /api/conversations/<id>/events/search``: log order, event-id page ids, the persisted
+copies so far), unless ``rest=False`` (then 404, as a server without the route).
 """
 
 from __future__ import annotations
@@ -115,6 +118,7 @@ class ReplayServer:
         handshake_statuses: Iterable[int | None] = (),
         connect_closes: Iterable[int | None] = (),
         persisted: bool = True,
+        rest: bool = True,
     ) -> None:
         self.frames: list[Any] = frames if frames is not None else load_frames(scenario or "demo")
         first_state = next(
@@ -131,6 +135,9 @@ class ReplayServer:
         self.handshake_statuses = list(handshake_statuses)
         self.connect_closes = list(connect_closes)
         self.handshakes = 0
+        self.rest = rest
+        self.searches: list[dict[str, str]] = []  # the log pages asked for
+        self.refused_searches = 0
         self.queries: list[dict[str, str]] = []
         self.headers: list[dict[str, str]] = []
         self.received: list[Any] = []
@@ -144,8 +151,39 @@ class ReplayServer:
         ident = cid if isinstance(cid, str) else (cid or self.cid).hex
         return f"ws://127.0.0.1:{self.port}/sockets/events/{ident}"
 
+    def log(self) -> list[dict[str, Any]]:
+        """The persisted log so far, in log order (what a replay and the REST search serve)."""
+        return [
+            self.copies.get(f["id"], f) for f in self.frames[: self.pos] if not transient_frame(f)
+        ]
+
+    def _search(self, connection: ServerConnection, request: Any) -> Any:
+        """``GET …/events/search`` as the agent server answers it (facts §1c)."""
+        route, query = _split(request.path)
+        match = re.fullmatch(r"/api/conversations/([0-9a-fA-F-]+)/events/search", route)
+        if not self.rest or match is None:
+            self.refused_searches += 1
+            return connection.respond(404, '{"detail":"Not Found"}')
+        if request.headers.get("X-Session-API-Key") != self.key:
+            return connection.respond(401, '{"detail":"Unauthorized"}')
+        self.searches.append(query)
+        log = self.log()
+        if query.get("sort_order") == "TIMESTAMP_DESC":
+            log.reverse()
+        ids = [e["id"] for e in log]
+        start = ids.index(query["page_id"]) if query.get("page_id") in ids else 0
+        limit = int(query.get("limit", 100))
+        page = log[start : start + limit]
+        following = ids[start + limit] if start + limit < len(ids) else None
+        body = json.dumps({"items": page, "next_page_id": following})
+        response = connection.respond(200, body)
+        response.headers["Content-Type"] = "application/json"
+        return response
+
     # handshake: the real server rejects a wrong query/header key with HTTP 403
     def process_request(self, connection: ServerConnection, request: Any) -> Any:
+        if "upgrade" not in request.headers.get("Connection", "").lower():
+            return self._search(connection, request)
         self.handshakes += 1
         if self.handshake_statuses:
             status = self.handshake_statuses.pop(0)
@@ -233,9 +271,7 @@ class ReplayServer:
         return {**states[-1], "id": str(uuid.uuid4())}  # a fresh snapshot per connection
 
     def _replay(self, query: dict[str, str]) -> list[dict[str, Any]]:
-        log = [
-            self.copies.get(f["id"], f) for f in self.frames[: self.pos] if not transient_frame(f)
-        ]
+        log = self.log()
         mode = query.get("resend_mode")
         if mode == "all" or query.get("resend_all") == "true":
             return log
@@ -470,46 +506,43 @@ async def test_five_drops_lose_nothing(replay) -> None:
     states = [s.state for s in run.statuses]
     assert states.count("reconnecting") == 5 and states.count("live") == 6
     after_first = states[states.index("reconnecting") :]
-    assert after_first[:2] == ["reconnecting", "live"]
+    assert after_first[:3] == ["reconnecting", "catching up", "live"]
     codes = [s.close_code for s in run.statuses if s.state == "reconnecting"]
     assert codes == [1011, 1006, 1012, 1006, 1013]
     assert all(
         s.attempt == 1 and s.retry_in is not None for s in run.statuses if s.state == "reconnecting"
     )
 
-    # reconnects fill the gap from the newest timestamp seen (minus the margin), never "all"
+    # the first connection asks for the whole log; reconnects for live events only, and the
+    # gap comes from the agent's log, newest page first, by id: never by a timestamp
     assert server.queries[0] == {"resend_mode": "all"}
-    assert all(q["resend_mode"] == "since" and q["after_timestamp"] for q in server.queries[1:])
-    assert len(server.queries) == 6
+    assert server.queries[1:] == [{}] * 5
+    assert len(server.searches) == 5
+    assert all(q["sort_order"] == "TIMESTAMP_DESC" and "page_id" not in q for q in server.searches)
+    filled = [e.id for e in run.events if e.filled]
+    assert filled and set(filled) <= set(persisted)
 
 
-@pytest.mark.parametrize("margin, recovered", [(1.5, True), (0.0, False)])
-async def test_gap_fill_margin_covers_out_of_order_timestamps(replay, margin, recovered) -> None:
+async def test_gap_fill_brings_an_event_stamped_before_the_newest_seen(replay) -> None:
     """Log order is not timestamp order: stats update acb6161c (…02.698) is logged after
-    99fdb811 (…03.577). Drop right after 99fdb811 while acb6161c goes out unheard: a plain
-    ``since=<newest>`` cannot bring it back; the margin does."""
+    99fdb811 (…03.577). Drop right after 99fdb811 while acb6161c goes out unheard: a resume
+    from the newest timestamp seen (``since``) could not bring it back; filling the gap by
+    identity does, whatever its stamp says."""
     frames = load_frames("demo")
     ids = [f["id"] for f in frames]
     seen_last = next(i for i in ids if i.startswith("99fdb811"))
     missed = next(i for i in ids if i.startswith("acb6161c"))
     assert ids.index(missed) == ids.index(seen_last) + 1
-    missed_ts = frames[ids.index(missed)]["timestamp"]
-    newest = frames[ids.index(seen_last)]["timestamp"]
-    assert missed_ts < newest
+    assert frames[ids.index(missed)]["timestamp"] < frames[ids.index(seen_last)]["timestamp"]
 
     server = await replay("demo", drops=[ids.index(seen_last) + 1], gap=1)
-    stream = EventStream(server.url(), session_api_key=KEY, resume_margin=margin, **FAST)
+    stream = EventStream(server.url(), session_api_key=KEY, **FAST)
     run = await consume(stream, saw_id(frames[-1]["id"]))
 
-    have = [e.id for e in run.state.events]
-    assert (missed in have) is recovered
-    assert server.queries[1]["resend_mode"] == "since"
-    if margin == 0:
-        assert server.queries[1]["after_timestamp"] == newest
-        assert len(have) == len(persisted_events("demo")) - 1
-    else:
-        assert server.queries[1]["after_timestamp"] < missed_ts
-        assert have == [p["id"] for p in persisted_events("demo")]
+    assert [e.id for e in run.state.events] == [p["id"] for p in persisted_events("demo")]
+    new = [e.id for e in run.events if e.filled and not e.replaces]
+    assert new[0] == missed  # the gap first; then what was logged while the pages were read
+    assert server.queries == [{"resend_mode": "all"}, {}]
 
 
 async def test_live_hook_event_replaced_by_persisted_copy(replay) -> None:
@@ -517,8 +550,9 @@ async def test_live_hook_event_replaced_by_persisted_copy(replay) -> None:
     persisted = {p["id"]: p for p in persisted_events("demo")}
     hook_ids = [f["id"] for f in frames if f["kind"] == "HookExecutionEvent"]
     assert all("parent_id" not in f for f in frames if f["id"] in hook_ids)
-    # drop after the very last frame: the reconnect replays the persisted copies
-    server = await replay("demo", drops=[len(frames)])
+    # drop after the very last frame; the server has no log route, so the reconnect asks
+    # for the whole log again, which holds the persisted copies
+    server = await replay("demo", drops=[len(frames)], rest=False)
     stream = EventStream(server.url(), session_api_key=KEY, **FAST)
 
     def replaced_all(run: Run) -> bool:
@@ -537,24 +571,43 @@ async def test_live_hook_event_replaced_by_persisted_copy(replay) -> None:
     assert sum(1 for e in run.events if not e.transient and not e.replaces) == len(persisted)
 
 
-async def test_since_on_first_connection_and_after_reconnect(replay) -> None:
+async def test_a_server_without_the_log_route_gets_full_replays(replay) -> None:
+    """Where the agent's log cannot be read (404), a reconnect asks for the whole log at
+    once, and keeps doing so: de-duplication removes what was seen."""
     frames = load_frames("demo")
-    since = "2026-11-21T22:53:04.5"
-    server = await replay("demo", drops=[30])
-    stream = EventStream(server.url(), session_api_key=KEY, since=since, **FAST)
-    await consume(stream, saw_id(frames[-1]["id"]))
-    assert server.queries[0] == {"resend_mode": "since", "after_timestamp": since}
-    # newest − 60 s is earlier than `since`: the resume point never goes before `since`
-    assert server.queries[1] == {"resend_mode": "since", "after_timestamp": since}
-
-
-async def test_no_margin_means_full_replay_on_reconnect(replay) -> None:
-    frames = load_frames("demo")
-    server = await replay("demo", drops=[10])
-    stream = EventStream(server.url(), session_api_key=KEY, resume_margin=None, **FAST)
+    server = await replay("demo", drops=[10, 20], rest=False)
+    stream = EventStream(server.url(), session_api_key=KEY, **FAST)
     run = await consume(stream, saw_id(frames[-1]["id"]))
-    assert server.queries == [{"resend_mode": "all"}, {"resend_mode": "all"}]
+    # the first reconnect tried the log (404: never tried again), then replayed at once
+    assert server.queries[:3] == [{"resend_mode": "all"}, {}, {"resend_mode": "all"}]
+    assert all(q == {"resend_mode": "all"} for q in server.queries[2:])
+    assert server.refused_searches == 1 and stream.gaps.usable is False
     assert [e.id for e in run.state.events] == [p["id"] for p in persisted_events("demo")]
+    refused = [s for s in run.statuses if s.why and "replaying the whole log" in s.why]
+    assert len(refused) == 1 and refused[0].retry_in == 0.0
+
+
+async def test_known_events_are_left_out_and_the_fill_stops_at_them(replay) -> None:
+    """A consumer that holds the history (``known``) gets live events only, plus what the
+    agent logged beyond the history, found by id; stamps play no part."""
+    frames = load_frames("demo")
+    persisted = [p["id"] for p in persisted_events("demo")]
+    server = await replay("demo")
+    server.pos = 29  # the agent logged 29 frames before anyone listened
+    logged = [e["id"] for e in server.log()]
+    held = set(logged[:12])  # the history the consumer loaded holds the log's first 12 events
+    stream = EventStream(server.url(), session_api_key=KEY, known=lambda e: e.id in held, **FAST)
+    run = await consume(stream, saw_id(frames[-1]["id"]))
+
+    assert server.queries == [{}]  # live events only: no replay asked for
+    assert [s.state for s in run.statuses] == ["connecting", "catching up", "live"]
+    assert len(server.searches) == 1  # the newest page reached the history: done
+    assert [e.id for e in run.state.events] == [i for i in persisted if i not in held]
+    filled = [e.id for e in run.events if e.filled]
+    # the gap, oldest first, before the live frames (and what was logged while the page
+    # was read: the socket's copies of those were dropped)
+    assert filled[: len(logged) - 12] == logged[12:]
+    assert len(set(filled)) == len(filled)
 
 
 async def test_invalid_json_frame_becomes_raw_event(replay) -> None:

@@ -126,9 +126,10 @@ def test_websocket_url_variants() -> None:
     assert client.websocket_url(include_key=True) == f"{base}?resend_mode=all&session_api_key={KEY}"
     with pytest.raises(InvalidParameter):
         client.websocket_url(resend_mode="since")
-    stream = client.event_stream(resume_margin=5)
-    assert isinstance(stream, EventStream) and stream._key == KEY and stream.resume_margin == 5
-    assert KEY not in repr(stream)
+    stream = client.event_stream(offline_after=2)
+    assert isinstance(stream, EventStream) and stream._key == KEY and stream.offline_after == 2
+    assert stream.gaps.endpoint == client.endpoint  # its gaps are read from the same agent server
+    assert KEY not in repr(stream) and KEY not in repr(stream.gaps.endpoint)
 
 
 # --- control calls -------------------------------------------------------------------------

@@ -75,17 +75,47 @@ def test_a_placeholder_keeps_the_frames_identity_and_says_why():
     assert event.raw["size"] > 300_000 and "x" * 100 not in json.dumps(event.raw)
 
 
-async def test_a_frame_over_the_limit_is_one_placeholder_and_later_events_still_arrive(replay):
+async def test_a_frame_over_the_limit_comes_whole_from_the_agents_log(replay):
+    """The socket closes on the frame; the gap fill reads it from the agent's log (HTTP has
+    no frame limit), whole, and the live frames go on."""
     frames = load_frames("fail")
-    script, _ = _huge(frames, 4, 400_000)
+    script, big = _huge(frames, 4, 400_000)
     server = await replay("fail", frames=script)
     stream = EventStream(server.url(), session_api_key=KEY, max_size=100_000, **FAST)
     run = await consume(stream, saw_id(frames[-1]["id"]))
+    assert not any(is_oversize(e.event) for e in run.events)
+    (whole,) = [e for e in run.events if e.id == "huge-event-1"]
+    assert whole.filled and whole.event.raw == big  # the whole event, not a placeholder
+    states = [s.state for s in run.statuses]
+    assert states == ["connecting", "live", "reconnecting", "catching up", "live"]
+    seen = {e.id for e in run.events}
+    assert {f["id"] for f in frames if isinstance(f, dict) and f.get("id")} - seen <= {
+        f["id"] for f in frames if isinstance(f, dict) and f.get("key") == "full_state"
+    }
+
+
+async def test_a_frame_over_the_limit_is_one_placeholder_and_later_events_still_arrive(replay):
+    """Where the agent's log cannot be read, the whole log is replayed, reading past the big
+    frame: it becomes a placeholder (fetched by id when asked for)."""
+    frames = load_frames("fail")
+    script, _ = _huge(frames, 4, 400_000)
+    server = await replay("fail", frames=script, rest=False)
+    stream = EventStream(server.url(), session_api_key=KEY, max_size=100_000, **FAST)
+    # the last persisted event (the frames sent while the log was asked for are replayed,
+    # the full_state after them is not: the next connection's own comes first)
+    run = await consume(stream, saw_id(frames[-2]["id"]))
     placeholders = [e.event for e in run.events if is_oversize(e.event)]
     assert [p.id for p in placeholders] == ["huge-event-1"]
     states = [(s.state, s.close_code) for s in run.statuses]
-    assert states == [("connecting", None), ("live", None), ("reconnecting", 1006), ("live", None)]
-    assert "reading past it" in run.statuses[2].why and server.handshakes == 2
+    assert states == [
+        ("connecting", None),
+        ("live", None),
+        ("reconnecting", 1006),
+        ("catching up", None),
+        ("reconnecting", None),  # the agent's log: 404, so the whole log is replayed
+        ("live", None),
+    ]
+    assert "reading past it" in run.statuses[2].why and server.handshakes == 3
     assert run.statuses[-1].state == "live"  # the truth: live again, and every event came
     seen = {e.id for e in run.events}
     assert {f["id"] for f in frames if isinstance(f, dict) and f.get("id")} - seen <= {
@@ -96,14 +126,14 @@ async def test_a_frame_over_the_limit_is_one_placeholder_and_later_events_still_
 async def test_a_frame_over_the_skim_limit_ends_the_stream_saying_why(replay):
     frames = load_frames("fail")
     script, _ = _huge(frames, 4, 400_000)
-    server = await replay("fail", frames=script)
+    server = await replay("fail", frames=script, rest=False)  # no gap fill to bring it
     stream = EventStream(
         server.url(), session_api_key=KEY, max_size=100_000, skim_max=200_000, **FAST
     )
     run = await consume(stream, None)
     assert [s.state for s in run.statuses][-1] == "failed"
     assert "cannot be streamed" in run.statuses[-1].why
-    assert server.handshakes == 2  # one try to read past it, then no loop
+    assert server.handshakes == 3  # one try to read past it (and the log: 404), no loop
 
 
 @pytest.mark.parametrize(

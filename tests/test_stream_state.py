@@ -77,8 +77,41 @@ def test_dedup_rules() -> None:
     junk = parse_event_json("{nope")
     assert isinstance(junk, RawEvent) and dedup.accept(junk) == StreamEvent(junk)
     assert dedup.accept(junk) is not None
-    # the resume point only follows persisted events
-    assert dedup.newest_timestamp == "2026-01-01T00:00:01"
+
+
+def test_dedup_by_identity_never_by_clock() -> None:
+    """One id, two events (another timestamp or kind): both kept, the second numbered as the
+    id's second copy; each one's own copies are duplicates; stamps that are no dates, or
+    far in the future, are only text here."""
+    dedup = EventDeduper()
+    first = {"id": "e1", "timestamp": "9999-12-31T23:59:59", "source": "user", "kind": "PauseEvent"}
+    assert dedup.accept(parse_event(first)).copy == 1
+    other = {**first, "timestamp": "not a date"}
+    second = dedup.accept(parse_event(other))
+    assert second is not None and second.copy == 2 and not second.replaces
+    assert dedup.accept(parse_event(first)) is None and dedup.accept(parse_event(other)) is None
+    # the second one's persisted copy (with its parent) replaces it, not the first
+    again = dedup.accept(parse_event({**other, "parent_id": "p"}))
+    assert again is not None and again.copy == 2 and again.replaces
+    kind = dedup.accept(parse_event({**first, "kind": "InterruptEvent"}))
+    assert kind is not None and kind.copy == 3
+    assert dedup.knows(parse_event(other)) and not dedup.knows(parse_event({**first, "id": "e2"}))
+    assert len(dedup) == 1 and "e1" in dedup
+
+
+def test_state_keeps_both_events_of_a_reused_id() -> None:
+    state = StreamState()
+    dedup = EventDeduper()
+    first = {"id": "e1", "timestamp": "2026-01-01T00:00:01", "source": "user", "kind": "PauseEvent"}
+    second = {**first, "timestamp": "2026-01-01T00:00:02", "kind": "InterruptEvent"}
+    for data in (first, second, first, {**second, "parent_id": "p"}):
+        item = dedup.accept(parse_event(data))
+        if item is not None:
+            state.apply(item)
+    assert [(e.id, e.kind, e.parent_id) for e in state.events] == [
+        ("e1", "PauseEvent", None),
+        ("e1", "InterruptEvent", "p"),  # its persisted copy took its place
+    ]
 
 
 @pytest.mark.parametrize(

@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tui.client.stream import is_oversize
-from tui.client.stream_items import ReadEvent
 from tui.models import EventTree
 
 from .action_index import ActionIndex
@@ -27,6 +25,7 @@ from .duplicate_rows import row_key
 from .event_cache import EventCache, weigh_json
 from .event_relations import EventRelations
 from .full_events import FullEvents
+from .live_rows import LiveRows
 from .load_patience import (  # re-exported: the store's callers and tests name them here
     MAX_RETRY_AFTER,
     OUTAGE_TRIES,
@@ -67,7 +66,7 @@ __all__ = [
 ]
 
 
-class ConversationEvents(PatientLoads, EventRelations, FullEvents):
+class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
     """One conversation's events as the screen holds them (see the module docstring)."""
 
     def __init__(
@@ -411,47 +410,3 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents):
         """How many events the conversation shows, once counted: the base window's length.
         The list's title, its indexing note and the tree pane's footer all read this."""
         return len(self.base) if self.base.total is not None else None
-
-    def add_live(
-        self,
-        events: Sequence[AnyEvent | ReadEvent],
-        windows: Sequence[PagedWindow] = (),
-        frames: dict[str, str | bytes] | None = None,
-    ) -> int:
-        """Fold live events into the base window (and other open windows of the same
-        query); known ids are replaced in place. Returns how many rows were new.
-        ``frames``: the texts they were read from, by id: the cache keeps those (read
-        again when asked for), so a fast stream's last events are not held as objects the
-        collector scans again and again."""
-        frames = frames or {}
-        fresh: list[EventRow] = []
-        replaced = False
-        for event in events:
-            if type(event) is ReadEvent:  # read in the helper (live_worker.py): its row too
-                self._cache.keep_text(event.id, event.frame)  # UTF-8 holds it: checked there
-                row = self._made_row(event.made, None)
-            elif is_oversize(event) and event.id in self.base.ids:
-                continue  # the stream's placeholder for an event the list has whole
-            else:
-                row = self._remember(event, frames.get(event.id))
-            if row.id is not None and row.id in self.base.ids:
-                old = self.base.replace(row)
-                replaced |= old is not None and old.parent_id != row.parent_id
-            else:
-                fresh.append(row)
-        before = len(self.base.head)
-        added = self.base.append_live(fresh)
-        if self.base.complete:
-            self._index_pairs(before)
-        for window in windows:
-            if window is not self.base and window.query.is_plain:
-                window.append_live(fresh)
-        if replaced:
-            self._tree_size = -1  # a parent changed: the tree must be rebuilt
-        return added
-
-    @property
-    def newest_timestamp(self) -> str | None:
-        """The newest timestamp loaded (string order, as the service compares them)."""
-        rows = self.base.head[-1:] if self.base.complete else self.base.tail[:1]
-        return rows[0].timestamp if rows and rows[0].timestamp else None

@@ -25,6 +25,8 @@ from .format import status_value
 from .live_worker import LiveReader
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tui.client.stream_items import ReadEvent
     from tui.models import AnyEvent, AppConversation
 
@@ -49,14 +51,17 @@ class LiveSession:
         #: persistable events waiting for the index (read in a helper: their ReadEvents)
         self.held: list[AnyEvent | ReadEvent] = []
         #: the frames held events were read from, by id: the store keeps an event's text,
-        #: not its objects (see StreamEvent.frame)
-        self.frames: dict[str, str | bytes] = {}
+        #: not its objects (see StreamEvent.frame); None for an id several held events
+        #: carry (the store keeps those as they are, each under its own row's key)
+        self.frames: dict[str, str | bytes | None] = {}
         self.stream: EventStream | None = None
         self.reader: LiveReader | None = None
 
-    def open_stream(self, since: str | None) -> EventStream:
-        """The stream, its frames left for :meth:`read` (in a helper while it is fast)."""
-        self.stream = EventStream(self.endpoint, since=since, read=False)
+    def open_stream(self, known: Callable[[AnyEvent], bool]) -> EventStream:
+        """The stream, its frames left for :meth:`read` (in a helper while it is fast).
+        ``known``: the store holds this event (its history): what the sandbox logged
+        beyond it comes from the agent's log, by identity (``tui.client.stream_gap``)."""
+        self.stream = EventStream(self.endpoint, known=known, read=False)
         self.reader = LiveReader(self.stream.dedup)
         return self.stream
 
@@ -70,9 +75,19 @@ class LiveSession:
         frames = self.frames
         for item in batch:
             if type(item) is StreamEvent and item.frame is not None and item.event.id is not None:
-                frames[item.event.id] = item.frame
+                event_id = item.event.id
+                if item.copy != 1 or (event_id in frames and frames[event_id] is None):
+                    frames[event_id] = None  # another event with this id: no frame by id
+                else:
+                    frames[event_id] = item.frame
         self.held.extend(self.state.take_events())
         return changed
+
+    def take_held(self) -> tuple[list[AnyEvent | ReadEvent], dict[str, str | bytes | None]]:
+        """The held events and their frames, for the store; none held after."""
+        held, frames = self.held, self.frames
+        self.held, self.frames = [], {}
+        return held, frames
 
     @property
     def running(self) -> bool:

@@ -61,9 +61,9 @@ ROW_ENOUGH = frozenset(EVENT_CLASSES) - {
 #: 82–88 read in-line, while at 20,000/s (batches of ~1,000) keys waited a third as long.
 HELPER_FROM = 400
 
-#: what the helper sends back for a frame it read: (id, parent_id, timestamp, agent_spoke,
-#: the row's fields ``EventRow.state()``), or None: read it in-line
-Answer = tuple[str, str | None, str | None, bool, tuple[Any, ...]] | None
+#: what the helper sends back for a frame it read: (id, parent_id, timestamp, kind,
+#: agent_spoke, the row's fields ``EventRow.state()``), or None: read it in-line
+Answer = tuple[str, str | None, str | None, str, bool, tuple[Any, ...]] | None
 
 
 def read_frame(frame: str | bytes) -> Answer:
@@ -77,7 +77,7 @@ def read_frame(frame: str | bytes) -> Answer:
         except UnicodeEncodeError:
             return None  # the cache keeps this one as the parsed event
     spoke = type(event) in (MessageEvent, ActionEvent) and event.source == "agent"
-    return (event.id, event.parent_id, event.timestamp, spoke, make_row(event).state())
+    return (event.id, event.parent_id, event.timestamp, event.kind, spoke, make_row(event).state())
 
 
 def read_frames(frames: list[str | bytes]) -> list[Answer]:
@@ -100,12 +100,13 @@ class LiveReader:
         answers = await self._ask(frames) if frames else None
         accept, accept_read = self.dedup.accept, self.dedup.accept_read
         out: list[Any] = []
-        at = 0
+        at = read = 0
         for item in batch:
             if type(item) is not StreamFrame:
                 out.append(item)
                 continue
             frame = item.frame
+            read += 1
             if item.event is not None:  # an oversize frame's placeholder
                 got = accept(item.event)
             else:
@@ -117,6 +118,7 @@ class LiveReader:
                     got = accept(parse_event_json(frame), len(frame), frame)
             if got is not None:
                 out.append(got)
+        self.dedup.read_up(read)  # seen now: a gap fill that waits for them may go on
         return out
 
     async def _ask(self, frames: list[str | bytes]) -> list[Answer] | None:

@@ -240,11 +240,14 @@ class PagedWindow:
         self.total = len(self.head)
         self.head_page = self.tail_page = None
 
-    def replace(self, row: EventRow) -> EventRow | None:
-        """Swap in a newer copy of a known row (e.g. one that gained its ``parent_id``);
-        returns the copy it replaced (None: not here).
-
-        Replacements concern recent events, so the search starts at the newest end."""
+    def find_copy(
+        self, row_id: str, timestamp: str, kind: str
+    ) -> tuple[list[EventRow], int] | None:
+        """Where the row of this event is (same id, timestamp and kind: another event reusing
+        the id is not it), or None. Live copies concern recent events: the search starts at
+        the newest end."""
+        if row_id not in self.ids:
+            return None
         if self.query.descending:
             places = ((self.head, range(len(self.head))),)
         else:
@@ -254,37 +257,61 @@ class PagedWindow:
             )
         for rows, order in places:
             for i in order:
-                if rows[i].id == row.id:
-                    old, rows[i] = rows[i], row
-                    return old
+                found = rows[i]
+                if found.id == row_id and found.timestamp == timestamp and found.kind == kind:
+                    return rows, i
         return None
+
+    def replace(self, row: EventRow) -> EventRow | None:
+        """Swap in a newer copy of a known row (e.g. one that gained its ``parent_id``);
+        returns the copy it replaced (None: not here, or only another event with its id).
+        A duplicate's new copy stays marked as one."""
+        if row.id is None:
+            return None
+        found = self.find_copy(row.id, row.timestamp, row.kind)
+        if found is None:
+            return None
+        rows, i = found
+        old = rows[i]
+        rows[i] = DuplicateRow(row, old.copy) if isinstance(old, DuplicateRow) else row
+        return old
 
     def append_live(self, rows: list[EventRow]) -> int:
         """Rows that arrived live (newest); returns how many were new (and shown)."""
+        return len(self.take_live(rows))
+
+    def take_live(self, rows: list[EventRow]) -> list[tuple[int, EventRow]]:
+        """:meth:`append_live`, saying which rows it took: ``(index in rows, row)``, the row
+        marked when it is another event reusing an id already here (``duplicate_rows.py``)."""
         if not self.complete and self.total is None and not self.query.descending:
-            return 0  # nowhere to put them yet: the head walk brings them in their place
-        # a live event already here is replaced (the store does that), never a second copy
-        new = [r for r in rows if r.id is None or r.id not in self.ids]
+            return []  # nowhere to put them yet: the head walk brings them in their place
+        # a live copy of an event already here is replaced (the store does that), never a
+        # second row; another event with a known id is one
+        new = [
+            (at, r)
+            for at, r in enumerate(rows)
+            if r.id is None or self.find_copy(r.id, r.timestamp, r.kind) is None
+        ]
         if not new:
-            return 0
+            return []
         fresh: list[EventRow] = []
-        self._add(fresh, new, None)
-        taken = len(new)
+        taken = self._add(fresh, [r for _, r in new], None)[0]
+        count = len(new)
         if self.query.descending:
             # newest first: live rows go on top, shifting everything down
             self.head[0:0] = list(reversed(fresh))
-            self.raw_head += taken
+            self.raw_head += count
         elif self.complete:
             self.head.extend(fresh)
-            self.raw_head += taken
+            self.raw_head += count
         else:
             self.tail[0:0] = list(reversed(fresh))
-            self.raw_tail += taken
+            self.raw_tail += count
         if self.raw_total is not None:
-            self.raw_total += taken
+            self.raw_total += count
         if self.total is not None:
             self.total += len(fresh)
-        return len(fresh)
+        return [(new[index][0], row) for index, row in taken]
 
 
 class PathWindow:

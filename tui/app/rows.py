@@ -373,13 +373,13 @@ def make_row(event: AnyEvent) -> EventRow:
     # (escapes, tabs, 1 MB), so they are cleaned to one short line like the summary. Ids stay
     # exact: they are lookup keys, never drawn in a row.
     # interned: 100,000 rows share a handful of kind and source strings
-    kind = _label(event.kind, 80, "") if isinstance(event.kind, str) else "?"
+    timestamp, kind = row_identity(event)
     fields = event.__dict__  # not getattr: a field a model lacks costs a pydantic AttributeError
     call = fields.get("tool_call_id")
     answers = fields.get("action_id") if kind != "HookExecutionEvent" else None
     return EventRow(
         id=event.id,
-        timestamp=one_line(event.timestamp or "", 80),
+        timestamp=timestamp,
         source=_label(event.source or "", 40, "?"),
         kind=kind,
         summary=_masked(event, summarize(event)),  # shown: secrets masked (tui.models.redact)
@@ -390,6 +390,13 @@ def make_row(event: AnyEvent) -> EventRow:
         action_id=answers if isinstance(answers, str) else None,
         transient=is_transient_row(event),
     )
+
+
+def row_identity(event: AnyEvent) -> tuple[str, str]:
+    """The timestamp and kind an event's row has: with its id, what tells it from another
+    event reusing that id (``duplicate_rows.py``), compared row to row as text."""
+    kind = _label(event.kind, 80, "") if isinstance(event.kind, str) else "?"
+    return one_line(event.timestamp or "", 80), kind
 
 
 def _masked(event: AnyEvent, summary: str) -> str:

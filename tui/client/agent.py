@@ -1,9 +1,10 @@
-"""The agent server of one conversation: the control calls it accepts.
+"""The agent server of one conversation: the control calls it accepts, and its log.
 
 Where it is (:class:`AgentEndpoint`, :func:`agent_endpoint`) is ``endpoints.py``, named here
 too. :class:`AgentServerClient` sends the control calls (pause, run, interrupt, message,
-confirmation answer) with the key in ``X-Session-API-Key``, through the same request core as
-:class:`~tui.client.OpenHandsClient` (error classes, redaction, retry policy).
+confirmation answer) and reads the log's pages (a stream's gap fill) with the key in
+``X-Session-API-Key``, through the same request core as :class:`~tui.client.OpenHandsClient`
+(error classes, redaction, retry policy).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Self
 import httpx
 
 from . import params as P
+from .agent_log import agent_http, conversation_path, log_page
 from .endpoints import (
     AgentEndpoint,
     ResendMode,
@@ -22,10 +24,10 @@ from .endpoints import (
     websocket_url,
 )
 from .errors import BadResponse, InvalidParameter
-from .http import HttpCore
-from .params import segment
 
 if TYPE_CHECKING:
+    from tui.models.pages import EventPage
+
     from .stream import EventStream
 
 DEFAULT_REJECTION_REASON = "User rejected the action."
@@ -56,16 +58,10 @@ class AgentServerClient:
                 f"endpoint must be an AgentEndpoint, got {type(endpoint).__name__}"
             )
         self.endpoint = endpoint
-        self._http = HttpCore(
-            endpoint.http_base,
-            api_key=None,
-            session_api_key=endpoint.key,
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff=backoff,
-            transport=transport,
+        self._http = agent_http(
+            endpoint, timeout=timeout, max_retries=max_retries, backoff=backoff, transport=transport
         )
-        self._path = f"/api/conversations/{segment(endpoint.conversation_hex)}"
+        self._path = conversation_path(endpoint)
 
     @classmethod
     def for_conversation(cls, app_base_url: str | None, conversation: Any, **options: Any) -> Self:
@@ -158,6 +154,15 @@ class AgentServerClient:
             idempotent=False,
             unknown="The agent may have received your answer: check the conversation before "
             "answering again.",
+        )
+
+    async def search_events(
+        self, *, page_id: str | None = None, limit: int = 100, newest_first: bool = True
+    ) -> EventPage:
+        """One page of the conversation's log as its agent server keeps it (``agent_log.py``):
+        in log order, newest first unless ``newest_first`` is False; page ids are event ids."""
+        return await log_page(
+            self._http, self.endpoint, page_id=page_id, limit=limit, newest_first=newest_first
         )
 
     # --- live stream ---------------------------------------------------------------------------

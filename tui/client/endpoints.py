@@ -145,3 +145,28 @@ def websocket_url(
     if include_key and endpoint.key:
         query["session_api_key"] = endpoint.key
     return f"{endpoint.ws_url}?{urlencode(query)}" if query else endpoint.ws_url
+
+
+def endpoint_from_ws_url(ws_url: str, key: str | None = None) -> AgentEndpoint | None:
+    """The endpoint of an event socket URL (``ws(s)://<host><prefix>/sockets/events/<id>``,
+    no query): where its agent server's HTTP calls go. None for a URL of another shape."""
+    try:
+        url = httpx.URL(ws_url)
+    except (TypeError, httpx.InvalidURL):
+        return None
+    at = url.path.rfind(SOCKET_PATH)
+    conversation = url.path[at + len(SOCKET_PATH) :].strip("/") if at >= 0 else ""
+    if url.scheme not in ("ws", "wss") or not url.host or not conversation or "/" in conversation:
+        return None
+    root = url.copy_with(
+        scheme="https" if url.scheme == "wss" else "http",
+        path=url.path[:at] or "/",
+        query=None,
+        fragment=None,
+    )
+    return AgentEndpoint(
+        http_base=str(root).rstrip("/"),
+        ws_url=str(url.copy_with(query=None, fragment=None)),
+        conversation_hex=conversation,
+        key=check_key(key, "session_api_key"),
+    )

@@ -22,7 +22,8 @@ from . import page_fetch
 from . import params as P
 from .agent_routes import conversations_path, qualified_kind
 from .base import ClientBase, segment
-from .errors import HTTPStatusError, NotFound
+from .errors import BadResponse, HTTPStatusError, NotFound
+from .http import HttpCore
 from .kinds import SHARED_EVENTS, ServerKind
 
 if TYPE_CHECKING:  # the event models load when events are first fetched, not with the client
@@ -58,6 +59,19 @@ def _page_or_json(body: bytes) -> Any:
         return EventPage.from_bytes(body)
     except NotAnEventPage as exc:
         return _NotAPage(str(exc))
+
+
+async def read_event_page(http: HttpCore, path: str, query: dict[str, Any]) -> EventPage:
+    """``GET path?query`` read as an event page (:class:`BadResponse` when it is not one):
+    the one reading of a search page, for the app server's client and the agent server's."""
+    from tui.models.pages import EventPage
+
+    data = await http.request("GET", path, params=query, parse=_page_or_json)
+    if isinstance(data, EventPage):
+        return data
+    reason = data.reason if isinstance(data, _NotAPage) else "empty body"
+    url = f"{http.display_url}{path}"
+    raise BadResponse(f"GET {url}: malformed event page ({reason})", method="GET", url=url)
 
 
 class EventCalls(ClientBase):
@@ -103,13 +117,7 @@ class EventCalls(ClientBase):
         return f"/api/v1/conversation/{segment(cid)}/events/search", query
 
     async def _event_page(self, path: str, query: dict[str, Any]) -> EventPage:
-        from tui.models.pages import EventPage
-
-        data = await self._http.request("GET", path, params=query, parse=_page_or_json)
-        if isinstance(data, EventPage):
-            return data
-        reason = data.reason if isinstance(data, _NotAPage) else "empty body"
-        raise self._bad("GET", path, f"malformed event page ({reason})")
+        return await read_event_page(self._http, path, query)
 
     async def _shared(self, call: Any) -> Any:
         """A shared-events call; a 404 means the route is missing: say what the server is."""

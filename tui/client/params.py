@@ -113,6 +113,22 @@ def check_bool(value: Any, name: str) -> bool:
     return value
 
 
+def check_counts(**values: Any) -> None:
+    """Each is None or a positive integer (attempts, thresholds)."""
+    for name, value in values.items():
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 1
+        ):
+            raise InvalidParameter(f"{name} must be a positive integer")
+
+
+def check_seconds(**values: Any) -> None:
+    """Each is a non-negative number of seconds."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise InvalidParameter(f"{name} must be a non-negative number of seconds")
+
+
 def check_text(value: Any, name: str) -> str | None:
     if value is None:
         return None

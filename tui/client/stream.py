@@ -11,45 +11,35 @@ stream.batches(0.05): ...`` (lists of items). Do not wrap ``__anext__`` in
 ``asyncio.wait_for``: cancelling a pending item ends the stream (that is how cancellation
 safety works); :meth:`EventStream.batches` is the timed way.
 
-Items
-  :class:`StreamEvent` — one event (``parse_event``: invalid frames become ``RawEvent``,
-  nothing is dropped except exact duplicates). ``replaces=True`` means an event with this id
-  was yielded before and this copy (which carries ``parent_id``) supersedes it.
-  ``transient=True`` marks frames the server never persists: the ``full_state`` snapshot,
-  ``StreamingDeltaEvent`` and ``ServerErrorEvent``; they are passed through as they come.
-
-  :class:`StreamFrame` — with ``read=False``, a frame left unread (nor de-duplicated): the
-  consumer reads it (``tui.app.live_worker`` does, in a helper process) and asks
-  :attr:`EventStream.dedup` about each, in order; an oversize frame comes as its placeholder.
-
-  :class:`StreamStatus` — the connection: ``connecting`` (first attempt), ``live`` (the
-  server has spoken: first frame received, or the socket stayed open for ``live_grace``
-  seconds after auth), ``reconnecting`` (dropped; ``retry_in`` seconds until attempt
-  ``attempt``), ``offline`` (the same, once ``offline_after`` attempts in a row never went
-  live), ``failed`` (terminal; the stream ends).
+Items (``stream_items.py`` says more): :class:`StreamEvent` (one event, de-duplicated by
+identity; ``filled`` when a gap fill brought it), :class:`StreamFrame` (with ``read=False``,
+a frame the consumer reads and de-duplicates itself) and :class:`StreamStatus` (the
+connection: ``connecting``, ``catching up``, ``live``, ``reconnecting``, ``offline``,
+``failed``).
 
 Policy (facts §5, §6)
-  * First connection: ``resend_mode=all`` (or ``since`` with ``after_timestamp`` when the
-    caller passes ``since``). Auth by first frame ``{"type": "auth", "session_api_key": …}``
-    by default, so the key never appears in a URL or a log line; ``auth="header"`` sends
-    ``X-Session-API-Key``; ``auth="query"`` (the frontend's way) only when asked for.
-  * De-duplication by event id across replays and reconnects. A later copy that carries
-    ``parent_id`` replaces an earlier one without it (live hook events arrive without it;
-    their persisted copies have one). Transient frames and id-less frames skip dedup.
+  * Auth by first frame ``{"type": "auth", "session_api_key": …}`` by default, so the key
+    never appears in a URL or a log line; ``auth="header"`` sends ``X-Session-API-Key``;
+    ``auth="query"`` (the frontend's way) only when asked for.
+  * De-duplication by identity (``EventDeduper``): an id and, where several events reuse
+    one, their timestamps and kinds; a copy that gains ``parent_id`` replaces the earlier
+    (live hook events lack it). Transient and id-less frames skip it.
+  * The first connection asks for the whole log (``resend_mode=all``), unless the consumer
+    passes ``known`` (it holds its history): then, like every reconnect, it asks for live
+    events only, and what was logged beyond what is seen or held is read from the agent's
+    log, newest page first, down to a page with a known event (``stream_gap.py``;
+    ``catching up`` meanwhile), and yielded before the socket's next frame. Never by clock:
+    a stamp in the far future or one that is not a date loses nothing, and the app server's
+    stored copy lagging the sandbox's log is made up for. Where that log cannot be read,
+    the next connection replays the whole log instead (de-duplication takes out repeats).
   * Any drop (close 1000/1001/1006/1011/1012/1013…, network errors, handshake 408/429/5xx,
     open timeout) is retried with exponential backoff and jitter (``backoff_base`` doubling
     up to ``backoff_max``, times a random 0.5–1.0). The backoff restarts after a connection
     that stayed up ``stable_after`` seconds. ``max_attempts`` (None = forever) bounds the
     attempts in a row that never went live; then ``failed`` with :class:`ConnectionLost`.
-  * Reconnects fill the gap with ``resend_mode=since&after_timestamp=<newest persisted
-    timestamp seen − resume_margin>``. The margin (default 60 s) is there because log order
-    is not timestamp order: a stats update can be logged after events with later
-    timestamps (facts §1c), and ``since`` is a string ``≥`` on naive timestamps. The
-    overlap comes back as duplicates, which dedup removes. ``resume_margin=None`` repeats
-    the first connection's query instead (full replay).
-  * A frame over ``max_size`` (16 MiB) is not a reason to reconnect forever: the next
-    connection reads frames up to ``skim_max`` (128 MiB) and each frame over ``max_size``
-    becomes a placeholder (``oversize_frames.py``); a frame over ``skim_max`` ends the
+  * A frame over ``max_size`` (16 MiB) closes the socket, not forever: the next gap fill
+    reads it whole; a replay reads frames up to ``skim_max`` (128 MiB), each over
+    ``max_size`` a placeholder (``oversize_frames.py``), and one over ``skim_max`` ends the
     stream with ``failed``, saying so. Every status carries ``why``: the reason in a few
     words for the header (``stream_failures.py``).
   * Not retried, ending the stream with ``failed``: close 4001 and handshake 401/403 →
@@ -70,7 +60,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
-from datetime import datetime, timedelta
+from dataclasses import replace
 from typing import Any, Literal, Self
 from urllib.parse import urlencode
 
@@ -82,7 +72,7 @@ from tui.models.redact import mask_url
 
 from . import params as P
 from .backoff import JitteredBackoff
-from .endpoints import AgentEndpoint
+from .endpoints import AgentEndpoint, endpoint_from_ws_url
 from .errors import ConnectionLost, InvalidParameter, OpenHandsError
 from .keys import check_key
 from .oversize_frames import MIB, OVERSIZE, is_oversize, mib, oversize_event
@@ -96,6 +86,7 @@ from .stream_failures import (
     too_big,
     why_not_live,
 )
+from .stream_gap import GapFiller, GapFillFailed, Known
 from .stream_items import (
     ConnectionState,
     EventDeduper,
@@ -113,22 +104,6 @@ log = logging.getLogger("tui.client.stream")
 AuthMode = Literal["message", "header", "query"]
 
 
-def _shift(stamp: str, seconds: float) -> str:
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        return stamp
-    return (moment - timedelta(seconds=seconds)).isoformat()
-
-
-def _later(a: str, b: str) -> str:
-    """The later of two ISO timestamps; ``a`` when they cannot be compared."""
-    try:
-        return b if datetime.fromisoformat(b) > datetime.fromisoformat(a) else a
-    except (ValueError, TypeError):
-        return a
-
-
 # --- the stream ----------------------------------------------------------------------------
 
 
@@ -136,7 +111,9 @@ class EventStream:
     """Reconnecting, de-duplicating subscriber of one conversation's event socket.
 
     ``target`` is an :class:`AgentEndpoint` (key included) or a ``ws(s)://``/``http(s)://``
-    URL of ``…/sockets/events/<id>`` without a query (pass ``session_api_key`` then).
+    URL of ``…/sockets/events/<id>`` without a query (pass ``session_api_key`` then); its
+    agent server's log (for gap fills) is read at the same host and path prefix.
+    ``known(event)``: the consumer holds that event already (see the module doc).
     """
 
     def __init__(
@@ -144,14 +121,13 @@ class EventStream:
         target: AgentEndpoint | str,
         *,
         session_api_key: str | None = None,
-        since: datetime | str | None = None,
+        known: Known | None = None,
         auth: AuthMode = "message",
         max_attempts: int | None = None,
         offline_after: int = 5,
         backoff_base: float = 0.2,
         backoff_max: float = 5.0,
         stable_after: float = 5.0,
-        resume_margin: float | None = 60.0,
         live_grace: float = 1.0,
         open_timeout: float = 10.0,
         ping_interval: float | None = 20.0,
@@ -178,30 +154,32 @@ class EventStream:
         if auth not in ("message", "header", "query"):
             raise InvalidParameter(f"auth must be 'message', 'header' or 'query', got {auth!r}")
         self._auth: AuthMode = auth
-        self._since = P.check_timestamp(since, "since")
-        for name, value in (("offline_after", offline_after), ("max_attempts", max_attempts)):
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 1
-            ):
-                raise InvalidParameter(f"{name} must be a positive integer")
-        for name, value in (
-            ("backoff_base", backoff_base),
-            ("backoff_max", backoff_max),
-            ("stable_after", stable_after),
-            ("live_grace", live_grace),
-            ("open_timeout", open_timeout),
-            ("close_timeout", close_timeout),
-            ("resume_margin", 0.0 if resume_margin is None else resume_margin),
-        ):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise InvalidParameter(f"{name} must be a non-negative number of seconds")
+        if known is not None and not callable(known):
+            raise InvalidParameter("known must be a function of an event, or None")
+        self.dedup = EventDeduper()
+        #: the agent server whose log fills gaps (no endpoint: a socket URL it cannot read)
+        self.gaps = GapFiller(
+            replace(target, key=self._key)
+            if isinstance(target, AgentEndpoint)
+            else endpoint_from_ws_url(self._url, self._key),
+            self.dedup,
+            known,
+        )
+        P.check_counts(offline_after=offline_after, max_attempts=max_attempts)
+        P.check_seconds(
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            stable_after=stable_after,
+            live_grace=live_grace,
+            open_timeout=open_timeout,
+            close_timeout=close_timeout,
+        )
         self.max_attempts = max_attempts
         self.offline_after = offline_after
         self.backoff_base = float(backoff_base)
         self.backoff_max = float(backoff_max)
         self.policy = JitteredBackoff(self.backoff_base, self.backoff_max)
         self.stable_after = float(stable_after)
-        self.resume_margin = None if resume_margin is None else float(resume_margin)
         self.live_grace = float(live_grace)
         self.raise_on_failure = P.check_bool(raise_on_failure, "raise_on_failure")
         #: False: frames are yielded unread (:class:`StreamFrame`), for a consumer that reads
@@ -224,7 +202,6 @@ class EventStream:
             logging.getLogger("tui.client.stream.websockets"), [self._key] if self._key else []
         )
         self.display_url = self._redact(self._url)
-        self.dedup = EventDeduper()
         self.status: StreamStatus | None = None
         self.failure: OpenHandsError | None = None
         self.connections = 0  # connections that opened (handshake done)
@@ -248,11 +225,6 @@ class EventStream:
     def __repr__(self) -> str:
         state = self.status.state if self.status else "new"
         return f"EventStream(url={self.display_url!r}, auth={self._auth!r}, state={state!r})"
-
-    @property
-    def newest_timestamp(self) -> str | None:
-        """Newest timestamp among the persisted events seen (the resume point)."""
-        return self.dedup.newest_timestamp
 
     async def close(self) -> None:
         """Stop: close the socket; the iterator ends quietly. Safe to call more than once,
@@ -308,20 +280,30 @@ class EventStream:
             text = text.replace(self._key, MASK)
         return mask_url(text)
 
-    def _query(self) -> dict[str, str]:
-        newest = self.dedup.newest_timestamp
-        if newest is not None and self.resume_margin is not None:
-            after = _shift(newest, self.resume_margin)
-            if self._since is not None:
-                after = _later(after, self._since)
-            query = {"resend_mode": "since", "after_timestamp": after}
-        elif self._since is not None:
-            query = {"resend_mode": "since", "after_timestamp": self._since}
-        else:
-            query = {"resend_mode": "all"}
+    def _query(self, resend_all: bool) -> dict[str, str]:
+        """The socket's query: the whole log, or (a gap fill follows) live events only."""
+        query = {"resend_mode": "all"} if resend_all else {}
         if self._auth == "query" and self._key:
             query["session_api_key"] = self._key
         return query
+
+    def _retry_now(self, error: BaseException | None, shown: str) -> StreamStatus | None:
+        """The status of a reconnect made at once, not counted as a failure (None: not
+        one): after a gap fill that failed (the socket was fine: the next asks for the whole
+        log, and de-duplication takes out the repeats; for good if the log will never be
+        readable), or a frame over ``max_size`` (the next reads past it)."""
+        if isinstance(error, GapFillFailed):
+            self.gaps.failed(error)
+            reason, code = self._redact(str(error)), None
+            why = "could not read what was missed: replaying the whole log"
+        elif too_big(error) and self._connect_kwargs["max_size"] != self.skim_max:
+            self._connect_kwargs["max_size"] = self.skim_max
+            _, reason, code = classify(error, shown, self._redact)
+            why = f"an event over {mib(self.max_size or 0)}: reading past it"
+        else:
+            return None
+        log.info("event stream: %s (%s)", why, reason)
+        return self._set(StreamStatus("reconnecting", 1, reason, code, 0.0, why=why))
 
     def _set(self, status: StreamStatus) -> StreamStatus:
         self.status = status
@@ -343,112 +325,125 @@ class EventStream:
     async def _run(self) -> AsyncIterator[StreamItem]:
         if self._closing.is_set():
             return
-        yield self._set(StreamStatus("connecting"))
-        failures = 0  # drives the backoff; reset after a stable connection
-        dead = 0  # attempts in a row that never went live
-        while not self._closing.is_set():
-            query = self._query()
-            url = f"{self._url}?{urlencode(query)}"
-            shown = self._redact(url)
-            ws: ClientConnection | None = None
-            live_since: float | None = None
-            error: BaseException | None = None
-            try:
-                log.debug("connecting to %s", shown)
-                ws = await self._open(url)
-                self.connections += 1
+        try:
+            yield self._set(StreamStatus("connecting"))
+            failures = 0  # drives the backoff; reset after a stable connection
+            dead = 0  # attempts in a row that never went live
+            while not self._closing.is_set():
+                resend_all = self.gaps.replay()
+                query = self._query(resend_all)
+                url = f"{self._url}?{urlencode(query)}" if query else self._url
+                shown = self._redact(url)
+                ws: ClientConnection | None = None
+                live_since: float | None = None
+                error: BaseException | None = None
+                try:
+                    log.debug("connecting to %s", shown)
+                    ws = await self._open(url)
+                    self.connections += 1
+                    if self._closing.is_set():
+                        return
+                    self._ws = ws
+                    frame: str | bytes | None
+                    try:
+                        async with asyncio.timeout(self.live_grace):
+                            frame = await ws.recv()
+                    except TimeoutError:
+                        frame = None
+                    live_since = time.monotonic()
+                    dead = 0
+                    if not resend_all:  # live events only: the gap comes from the agent's log
+                        yield self._set(StreamStatus("catching up"))
+                        for item in await self.gaps.fill(
+                            self._closing, consumer_reads=not self.read
+                        ):
+                            yield item
+                    log.info("event stream live: %s", shown)
+                    yield self._set(StreamStatus("live"))
+                    limit = self.max_size
+                    read = self.read
+                    while True:
+                        if frame is not None and not read:  # the consumer reads it
+                            if limit is not None and len(frame) > limit:
+                                deferred = StreamFrame(None, oversize_event(frame, limit))
+                            else:
+                                deferred = StreamFrame(frame)
+                            frame = None
+                            self.dedup.handed()
+                            yield deferred
+                        elif frame is not None:
+                            size = len(frame)
+                            if limit is not None and size > limit:
+                                event = oversize_event(frame, limit)  # never parsed whole
+                                size, kept = 0, None  # the placeholder weighs little
+                            else:
+                                event, kept = parse_event_json(frame), frame
+                            frame = None  # a skimmed frame is not kept while the next arrives
+                            item = self.dedup.accept(event, size, kept)
+                            if item is not None:
+                                yield item
+                        frame = await ws.recv()
+                except (WebSocketException, OSError, TimeoutError, EOFError, GapFillFailed) as exc:
+                    error = exc
+                finally:
+                    self._ws = None
+                    if ws is not None:
+                        await dispose(ws)
                 if self._closing.is_set():
                     return
-                self._ws = ws
-                frame: str | bytes | None
-                try:
-                    async with asyncio.timeout(self.live_grace):
-                        frame = await ws.recv()
-                except TimeoutError:
-                    frame = None
-                live_since = time.monotonic()
-                dead = 0
-                log.info("event stream live: %s", shown)
-                yield self._set(StreamStatus("live"))
-                limit = self.max_size
-                read = self.read
-                while True:
-                    if frame is not None and not read:  # the consumer reads it
-                        if limit is not None and len(frame) > limit:
-                            deferred = StreamFrame(None, oversize_event(frame, limit))
-                        else:
-                            deferred = StreamFrame(frame)
-                        frame = None
-                        yield deferred
-                    elif frame is not None:
-                        size = len(frame)
-                        if limit is not None and size > limit:
-                            event = oversize_event(frame, limit)  # never parsed whole
-                            size, kept = 0, None  # the placeholder weighs little
-                        else:
-                            event, kept = parse_event_json(frame), frame
-                        frame = None  # a skimmed frame is not kept while the next arrives
-                        item = self.dedup.accept(event, size, kept)
-                        if item is not None:
-                            yield item
-                    frame = await ws.recv()
-            except (WebSocketException, OSError, TimeoutError, EOFError) as exc:
-                error = exc
-            finally:
-                self._ws = None
-                if ws is not None:
-                    await dispose(ws)
-            if self._closing.is_set():
-                return
-            terminal, reason, code = classify(error, shown, self._redact)
-            why = why_not_live(error, code)
-            if terminal is None and too_big(error):
-                if self._connect_kwargs["max_size"] != self.skim_max:
-                    # read past it on the next connection (it becomes a placeholder): at
-                    # once, and not counted as a failed attempt
-                    self._connect_kwargs["max_size"] = self.skim_max
-                    why = f"an event over {mib(self.max_size or 0)}: reading past it"
-                    log.info("event stream: %s", why)
-                    yield self._set(StreamStatus("reconnecting", 1, reason, code, 0.0, why=why))
+                now = self._retry_now(error, shown)
+                if now is not None:
+                    yield now
                     continue
-                why = f"an event over {mib(self.skim_max)} cannot be streamed; reopen to load it"
-                terminal = ConnectionLost(f"event stream {shown}: {why}", url=shown, status=code)
-            if terminal is not None:
-                self.failure = terminal
-                log.warning("event stream failed: %s", reason)
+                terminal, reason, code = classify(error, shown, self._redact)
+                why = why_not_live(error, code)
+                if terminal is None and too_big(error):  # over skim_max too
+                    why = (
+                        f"an event over {mib(self.skim_max)} cannot be streamed; reopen to load it"
+                    )
+                    terminal = ConnectionLost(
+                        f"event stream {shown}: {why}", url=shown, status=code
+                    )
+                if terminal is not None:
+                    self.failure = terminal
+                    log.warning("event stream failed: %s", reason)
+                    yield self._set(
+                        StreamStatus("failed", dead + 1, reason, code, exception=terminal, why=why)
+                    )
+                    if self.raise_on_failure:
+                        raise terminal
+                    return
+                if live_since is None:
+                    dead += 1
+                elif time.monotonic() - live_since >= self.stable_after:
+                    failures = 0
+                failures += 1
+                if self.max_attempts is not None and dead >= self.max_attempts:
+                    self.failure = ConnectionLost(
+                        f"event stream {self.display_url}: gave up after {dead} attempt(s): {reason}",
+                        url=self.display_url,
+                        status=code,
+                    )
+                    log.warning("%s", self.failure)
+                    why = f"gave up after {dead} tries: {why}"
+                    yield self._set(
+                        StreamStatus("failed", dead, reason, code, exception=self.failure, why=why)
+                    )
+                    if self.raise_on_failure:
+                        raise self.failure
+                    return
+                delay = self.policy.delay(failures)
+                state: ConnectionState = "offline" if dead >= self.offline_after else "reconnecting"
+                log.info("event stream %s (%s); retry %d in %.2fs", state, reason, dead + 1, delay)
                 yield self._set(
-                    StreamStatus("failed", dead + 1, reason, code, exception=terminal, why=why)
+                    StreamStatus(state, dead + 1, reason, code, round(delay, 3), why=why)
                 )
-                if self.raise_on_failure:
-                    raise terminal
-                return
-            if live_since is None:
-                dead += 1
-            elif time.monotonic() - live_since >= self.stable_after:
-                failures = 0
-            failures += 1
-            if self.max_attempts is not None and dead >= self.max_attempts:
-                self.failure = ConnectionLost(
-                    f"event stream {self.display_url}: gave up after {dead} attempt(s): {reason}",
-                    url=self.display_url,
-                    status=code,
-                )
-                log.warning("%s", self.failure)
-                why = f"gave up after {dead} tries: {why}"
-                yield self._set(
-                    StreamStatus("failed", dead, reason, code, exception=self.failure, why=why)
-                )
-                if self.raise_on_failure:
-                    raise self.failure
-                return
-            delay = self.policy.delay(failures)
-            state: ConnectionState = "offline" if dead >= self.offline_after else "reconnecting"
-            log.info("event stream %s (%s); retry %d in %.2fs", state, reason, dead + 1, delay)
-            yield self._set(StreamStatus(state, dead + 1, reason, code, round(delay, 3), why=why))
-            try:
-                await asyncio.wait_for(self._closing.wait(), delay)
-            except TimeoutError:
-                pass
+                try:
+                    await asyncio.wait_for(self._closing.wait(), delay)
+                except TimeoutError:
+                    pass
+        finally:  # here, not in close(): a gap fill may be reading the log just then
+            await self.gaps.aclose()
 
 
 #: Names of the stream's item, failure and oversize modules, importable from here too.

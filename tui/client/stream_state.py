@@ -4,9 +4,10 @@ Feed it every item of an :class:`~tui.client.stream.EventStream` (or plain event
 REST history page) with :meth:`StreamState.apply`; it returns the set of aspects that
 changed so a screen repaints only those:
 
-``"events"``     :attr:`events` — persisted events in arrival order, one per id; a copy
-                 flagged ``replaces`` (or any later copy that gains ``parent_id``) takes the
-                 earlier copy's place. Deltas, ``full_state`` snapshots and
+``"events"``     :attr:`events` — persisted events in arrival order, one per identity; a
+                 copy flagged ``replaces`` (or any later copy that gains ``parent_id``) takes
+                 the earlier copy's place; another event reusing an id (``copy`` 2, 3…) is
+                 kept beside the first. Deltas, ``full_state`` snapshots and
                  ``ServerErrorEvent`` replies are never in it: the server persists none of them.
                  An event read in a helper is held as its :class:`ReadEvent`.
 ``"status"``     :attr:`execution_status` — from ``full_state`` snapshots and keyed
@@ -149,8 +150,9 @@ class StreamState:
         """Fold one item; return the aspects that changed (empty for a plain duplicate)."""
         if type(item) is ReadEvent:  # every item of a fast stream read in the helper
             return self._read(item)
+        copy = 1
         if isinstance(item, StreamEvent):  # nearly every other item: asked first
-            event, replaces = item.event, item.replaces
+            event, replaces, copy = item.event, item.replaces, item.copy
         elif isinstance(item, StreamStatus):
             self.connection = item
             return {"connection"}
@@ -158,7 +160,7 @@ class StreamState:
             event, replaces = item, False
         if is_transient(event):
             return self._transient(event)
-        held = self._hold(event, event.id, event.parent_id, replaces)
+        held = self._hold(event, event.id, event.parent_id, replaces, copy)
         if held is not _ADDED:
             return held
         changed: set[Aspect] = {"events"}
@@ -180,19 +182,26 @@ class StreamState:
     def _read(self, item: ReadEvent) -> set[Aspect]:
         """A persisted event read elsewhere: held as it is (its kind folds nothing but the
         end of the streaming preview when the agent spoke)."""
-        held = self._hold(item, item.id, item.parent_id, item.replaces)
+        held = self._hold(item, item.id, item.parent_id, item.replaces, item.copy)
         if held is not _ADDED:
             return held
         return ({"events"} | self._clear_streaming()) if item.agent_spoke else {"events"}
 
     def _hold(
-        self, item: Any, event_id: str | None, parent_id: str | None, replaces: bool
+        self,
+        item: Any,
+        event_id: str | None,
+        parent_id: str | None,
+        replaces: bool,
+        copy: int = 1,
     ) -> set[Aspect] | frozenset[Aspect]:
         """Keep a persisted event (parsed here or read elsewhere) in :attr:`events`:
         :data:`_ADDED` when it is new (the caller folds it and answers a set of its own),
         ``{"events"}`` when it took an earlier copy's place, empty for a copy that changes
-        nothing."""
+        nothing. Another event reusing an id is kept under its own key."""
         if event_id:
+            if copy != 1:
+                event_id = f"{event_id}\x00{copy}"
             at = self._index.get(event_id)
             if at is not None:
                 if replaces or (parent_id and not self.events[at].parent_id):

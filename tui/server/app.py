@@ -58,6 +58,7 @@ def create_app(
     ignore_start_title: bool = False,
     start_failure: tuple[str, str] | None = None,
     store_transient_events: bool = False,
+    webhook_batch: int | None = None,
     kind: str = "app",
     agents: int = 0,
 ) -> FastAPI:
@@ -95,6 +96,10 @@ def create_app(
       ``start_failure`` (``(status, detail)``: every start task goes ERROR there);
       ``store_transient_events`` (live runs also store their StreamingDeltaEvents and
       ``full_state`` updates, parent_id null, in the searchable history).
+    - ``webhook_batch``: the app server's history of a live run is filled this many events
+      at a time, late, as the real agent server's webhook posts them; the rest only when a
+      test calls ``app.state.live.flush_webhook_sync`` (``live/webhook.py``). Off (None) by
+      default, and not among the real options above: nothing here flushes by itself.
     - ``loopback_only``: answer only requests that name the server by a loopback name and come
       from no foreign web origin (``loopback_guard.py``: DNS rebinding, cross-site posts); on
       for every server ``ohtui`` starts for itself.
@@ -161,6 +166,7 @@ def create_app(
         max_subscribers=ws_max_subscribers,
         session_key=app.state.session_key,
         store_transient=store_transient_events,
+        webhook_batch=webhook_batch,
         swarm=swarm,
     )
     app.state.faults = faults if faults is not None else Faults()
@@ -185,6 +191,7 @@ def create_app(
         app.include_router(routes_conversations.router, dependencies=protected)
         app.include_router(routes_sandboxes.router, dependencies=protected)
         app.include_router(routes_sandboxes.specs_router, dependencies=protected)
+        app.include_router(routes_live.log_router)  # each sandbox's agent server has it
     app.include_router(routes_agent.router, dependencies=protected)
     app.include_router(routes_live.router)  # its own auth: sandbox key or session_key
     routes_workspace.install(app, protected, kind=kind)  # git and files of the workspace

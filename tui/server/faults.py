@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode
 
-FaultKind = Literal["status", "slow", "malformed", "repeat_page", "status_then_close"]
+FaultKind = Literal["status", "slow", "hold", "malformed", "repeat_page", "status_then_close"]
 
 #: How long a connection marked by ``status_then_close`` stays marked (its client port may
 #: be reused by a later connection after that).
@@ -54,6 +54,9 @@ class Fault:
       body) and ``headers`` (e.g. ``{"retry-after": "1"}``, a redirect's ``location``, a
       ``content-type`` other than JSON for a login page) as given.
     - ``slow``: wait ``delay`` seconds, then answer normally (a timeout on the client side).
+    - ``hold``: wait until the test sets ``gate`` (a ``threading.Event``; at most ``delay``
+      seconds, 60 if 0), then answer normally: a request held at a known point, so a test
+      can look at what the client shows meanwhile without timing anything.
     - ``malformed``: answer 200 with a truncated JSON body.
     - ``repeat_page``: drop ``page_id`` from the query, so the first page and its
       ``next_page_id`` come back again (a cursor that loops).
@@ -70,6 +73,7 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     methods: tuple[str, ...] = ("GET", "POST", "DELETE", "PUT", "PATCH")
+    gate: threading.Event = field(default_factory=threading.Event)
 
     def matches(self, method: str, path: str) -> bool:
         return self.times != 0 and method in self.methods and path.startswith(self.path)
@@ -174,6 +178,9 @@ class FaultMiddleware:
             await _respond(send, fault.status, body, fault.headers)
         elif fault.kind == "slow":
             await asyncio.sleep(fault.delay)
+            await self.app(scope, receive, send)
+        elif fault.kind == "hold":
+            await asyncio.to_thread(fault.gate.wait, fault.delay or 60.0)
             await self.app(scope, receive, send)
         elif fault.kind == "malformed":
             await _respond(send, 200, b'{"items": [{"kind": "MessageEvent", "id": ', {})

@@ -158,8 +158,12 @@ class FolderEvents(Store):
         after: tuple[str, int] | None = None,
         limit: int = 100,
         viewable_only: bool = False,
+        log_order: bool = False,
+        upto_seq: int | None = None,
     ) -> tuple[list[EventRow], bool]:
-        """A page in log order (the file index); ``after`` is the keyset of the last row sent."""
+        """A page in log order (the file index, whatever ``log_order`` says); ``after`` is
+        the keyset of the last row sent. A folder has no webhook: ``upto_seq`` is for the
+        database's conversations."""
         log = self.logs.get(conversation_id)
         if log is None:
             return super().search_events(
@@ -171,6 +175,8 @@ class FolderEvents(Store):
                 after=after,
                 limit=limit,
                 viewable_only=viewable_only,
+                log_order=log_order,
+                upto_seq=upto_seq,
             )
         log.refresh()
         count = len(log)
@@ -199,6 +205,7 @@ class FolderEvents(Store):
         timestamp_gte: str | None = None,
         timestamp_lt: str | None = None,
         viewable_only: bool = False,
+        upto_seq: int | None = None,
     ) -> int:
         """A filtered count reads every file not read before (kinds and times are inside
         them: ~1 s for 50,000 files), so it takes the lock a slice of files at a time: a page
@@ -212,6 +219,7 @@ class FolderEvents(Store):
                     timestamp_gte=timestamp_gte,
                     timestamp_lt=timestamp_lt,
                     viewable_only=viewable_only,
+                    upto_seq=upto_seq,
                 )
             log.refresh()
             count = len(log)
@@ -239,11 +247,18 @@ class FolderEvents(Store):
 
     @locked
     def get_events(
-        self, conversation_id: str, ids: Sequence[str], *, viewable_only: bool = False
+        self,
+        conversation_id: str,
+        ids: Sequence[str],
+        *,
+        viewable_only: bool = False,
+        upto_seq: int | None = None,
     ) -> list[str | None]:
         log = self.logs.get(conversation_id)
         if log is None:
-            return super().get_events(conversation_id, ids, viewable_only=viewable_only)
+            return super().get_events(
+                conversation_id, ids, viewable_only=viewable_only, upto_seq=upto_seq
+            )
         out: list[str | None] = []
         for event_id in ids:
             seq = log.index.get(event_id)

@@ -16,10 +16,11 @@ them all on with delays short enough for tests::
   the searchable history, and stats updates are stamped before the step they follow, so
   sorting by timestamp puts some before their parent.
 
-Two more are asked for per test: ``server.app.state.faults.add("status_then_close", path)``
+More are asked for per test: ``server.app.state.faults.add("status_then_close", path)``
 (500 text/plain without ``Connection: close``, then the connection closed: the next request
-on it fails) and ``server.lifecycle.pause_sandbox(id)`` / ``resume_sandbox`` /
-``delete_sandbox`` (a sandbox changed elsewhere).
+on it fails), ``server.lifecycle.pause_sandbox(id)`` / ``resume_sandbox`` /
+``delete_sandbox`` (a sandbox changed elsewhere) and ``webhook_batch=5`` (the stored history
+lags the sandbox's log by a batch until ``server.live.flush_webhook_sync(id)``).
 """
 
 from __future__ import annotations

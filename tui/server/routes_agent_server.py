@@ -12,7 +12,10 @@ controls) stay as they are. What the real agent server 1.58 does and this copies
 - ``/api/conversations/{id}/events/search|count``: ``kind`` short or qualified
   (``openhands.sdk.event….MessageEvent``), page ids are the *event id of the first item of
   the page* (an unknown one starts from the beginning), ``limit`` over 100 is a 422, events
-  served with null fields left out. ``GET …/events/{event_id}`` (404 unknown) and the batch
+  served with null fields left out, in log order: ``TIMESTAMP`` is the log forward and
+  ``TIMESTAMP_DESC`` backward, whatever the timestamps say (facts §1c; a stats update
+  logged after an event may carry an earlier stamp). An app-mode server serves this search
+  too, as each sandbox's agent server does (``routes_live.py``). ``GET …/events/{event_id}`` (404 unknown) and the batch
   ``GET …/events`` with a JSON array body (``null`` for unknown ids).
 - Conversation ids are UUIDs in any spelling (422 otherwise); unknown ones are 404.
 """
@@ -341,8 +344,19 @@ def search_events(
     store: Store = Depends(get_store),
 ) -> Response:
     _require(store, conversation_id)
-    cid = conversation_id.hex
     descending = sort_order == EventSortOrder.TIMESTAMP_DESC
+    return agent_log_page(store, conversation_id.hex, filters, page_id, limit, descending)
+
+
+def agent_log_page(
+    store: Store,
+    cid: str,
+    filters: EventQuery,
+    page_id: str | None,
+    limit: int,
+    descending: bool,
+) -> Response:
+    """One page of a conversation's log as an agent server serves it (see the module doc)."""
     after = None
     position = store.event_position(cid, page_id) if page_id else None
     if position is not None:  # the page starts at that event (inclusive)
@@ -356,6 +370,7 @@ def search_events(
         descending=descending,
         after=after,
         limit=limit + 1,
+        log_order=True,
     )
     following = json.loads(rows[limit].json).get("id") if len(rows) > limit else None
     items = [_event_text(row.json) for row in rows[:limit]]
@@ -404,4 +419,4 @@ def install(app: FastAPI, protected: list[Any]) -> None:
     app.include_router(router, dependencies=protected)
 
 
-__all__ = ["SANDBOX_ID", "conversation_record", "install"]
+__all__ = ["SANDBOX_ID", "EventQuery", "agent_log_page", "conversation_record", "install"]

@@ -51,6 +51,14 @@ class EventFilters:
         self.lt = event_filter_time(timestamp__lt)
 
 
+def stored_upto(request: Request, conversation_id: str) -> int | None:
+    """How far the app server's stored copy of a live run reaches (``live/webhook.py``)."""
+    return request.app.state.live.webhook.upto(normalize_hex_id(conversation_id))
+
+
+StoredUpto = Annotated[int | None, Depends(stored_upto)]
+
+
 def _search(
     store: Store,
     conversation_id: str,
@@ -60,6 +68,7 @@ def _search(
     limit: int,
     *,
     viewable_only: bool,
+    upto_seq: int | None,
 ) -> Response:
     after = keyset_after(page_id, _TOKEN, (str, int))
     rows, more = store.search_events(
@@ -71,14 +80,24 @@ def _search(
         after=after,
         limit=limit,
         viewable_only=viewable_only,
+        upto_seq=upto_seq,
     )
     next_page_id = encode_page_id(_TOKEN, rows[-1].timestamp, rows[-1].seq) if more else None
     return json_text(page_body([row.json for row in rows], next_page_id))
 
 
-def _batch(store: Store, conversation_id: str, ids: list[str], *, viewable_only: bool) -> Response:
+def _batch(
+    store: Store,
+    conversation_id: str,
+    ids: list[str],
+    *,
+    viewable_only: bool,
+    upto_seq: int | None,
+) -> Response:
     too_many(len(ids), MAX_BATCH)
-    found = store.get_events(normalize_hex_id(conversation_id), ids, viewable_only=viewable_only)
+    found = store.get_events(
+        normalize_hex_id(conversation_id), ids, viewable_only=viewable_only, upto_seq=upto_seq
+    )
     return json_text("[" + ",".join("null" if text is None else text for text in found) + "]")
 
 
@@ -100,6 +119,7 @@ def search_shared_events(
     request: Request,
     conversation_id: str,
     filters: Annotated[EventFilters, Depends()],
+    upto: StoredUpto,
     sort_order: EventSortOrder = EventSortOrder.TIMESTAMP,
     page_id: str | None = None,
     limit: Limit = 100,
@@ -107,7 +127,16 @@ def search_shared_events(
 ) -> Response:
     if not _shared_visible(request, store, conversation_id):
         return json_text(page_body([], None))
-    return _search(store, conversation_id, filters, sort_order, page_id, limit, viewable_only=True)
+    return _search(
+        store,
+        conversation_id,
+        filters,
+        sort_order,
+        page_id,
+        limit,
+        viewable_only=True,
+        upto_seq=upto,
+    )
 
 
 @shared_router.get("/count", summary="Count shared conversation events")
@@ -115,6 +144,7 @@ def count_shared_events(
     request: Request,
     conversation_id: str,
     filters: Annotated[EventFilters, Depends()],
+    upto: StoredUpto,
     store: Store = Depends(get_store),
 ) -> int:
     if not _shared_visible(request, store, conversation_id):
@@ -124,6 +154,7 @@ def count_shared_events(
         kind=filters.kind,
         timestamp_gte=filters.gte,
         timestamp_lt=filters.lt,
+        upto_seq=upto,
     )
 
 
@@ -132,20 +163,27 @@ def batch_get_shared_events(
     request: Request,
     conversation_id: str,
     id: Annotated[list[str], Query()],
+    upto: StoredUpto,
     store: Store = Depends(get_store),
 ) -> Response:
     if not _shared_visible(request, store, conversation_id):
         return json_text("[" + ",".join(["null"] * len(id)) + "]")
-    return _batch(store, conversation_id, id, viewable_only=True)
+    return _batch(store, conversation_id, id, viewable_only=True, upto_seq=upto)
 
 
 @shared_router.get("/{conversation_id}/{event_id}", summary="Get one shared event")
 def get_shared_event(
-    request: Request, conversation_id: str, event_id: str, store: Store = Depends(get_store)
+    request: Request,
+    conversation_id: str,
+    event_id: str,
+    upto: StoredUpto,
+    store: Store = Depends(get_store),
 ) -> Response:
     if not _shared_visible(request, store, conversation_id):
         return json_text("null")
-    (found,) = store.get_events(normalize_hex_id(conversation_id), [event_id], viewable_only=True)
+    (found,) = store.get_events(
+        normalize_hex_id(conversation_id), [event_id], viewable_only=True, upto_seq=upto
+    )
     return json_text(found or "null")
 
 
@@ -158,18 +196,29 @@ events_router = APIRouter(prefix="/api/v1/conversation/{conversation_id}/events"
 def search_events(
     conversation_id: str,
     filters: Annotated[EventFilters, Depends()],
+    upto: StoredUpto,
     sort_order: EventSortOrder = EventSortOrder.TIMESTAMP,
     page_id: str | None = None,
     limit: Limit = 100,
     store: Store = Depends(get_store),
 ) -> Response:
-    return _search(store, conversation_id, filters, sort_order, page_id, limit, viewable_only=False)
+    return _search(
+        store,
+        conversation_id,
+        filters,
+        sort_order,
+        page_id,
+        limit,
+        viewable_only=False,
+        upto_seq=upto,
+    )
 
 
 @events_router.get("/count", summary="Count conversation events")
 def count_events(
     conversation_id: str,
     filters: Annotated[EventFilters, Depends()],
+    upto: StoredUpto,
     store: Store = Depends(get_store),
 ) -> int:
     return store.count_events(
@@ -177,6 +226,7 @@ def count_events(
         kind=filters.kind,
         timestamp_gte=filters.gte,
         timestamp_lt=filters.lt,
+        upto_seq=upto,
     )
 
 
@@ -184,6 +234,7 @@ def count_events(
 def batch_get_events(
     conversation_id: str,
     id: Annotated[list[str], Query()],
+    upto: StoredUpto,
     store: Store = Depends(get_store),
 ) -> Response:
-    return _batch(store, conversation_id, id, viewable_only=False)
+    return _batch(store, conversation_id, id, viewable_only=False, upto_seq=upto)

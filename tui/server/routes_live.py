@@ -21,6 +21,11 @@ sends the whole log, ``resend_mode=since&after_timestamp=T`` the events with tim
 (string comparison of naive timestamps, log order); ``since`` without a timestamp replays
 nothing. REST control answers 503 while the sandbox is not RUNNING (its agent server is
 unreachable; in Docker proxy mode the proxy says 503).
+
+The sandbox's own log, ``GET /api/conversations/{id}/events/search`` (``log_router``, on an
+app-mode server: a bare agent server serves the same from ``routes_agent_server.py``), is
+complete where the app server's stored copy may lag (``live/webhook.py``): a client fills
+a dropped socket's gap from it, by event id.
 """
 
 from __future__ import annotations
@@ -33,10 +38,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Request, WebSocket
+from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response, WebSocket
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tui.models import ImageContent, TextContent
+from tui.models import EventSortOrder, ImageContent, TextContent
 
 from .live import (
     Close,
@@ -47,8 +52,9 @@ from .live import (
     Subscriber,
     replay_frames,
 )
-from .params import normalize_hex_id
+from .params import Limit, normalize_hex_id
 from .read_only import REFUSAL
+from .routes_agent_server import EventQuery, agent_log_page
 from .times import event_time_from_clock
 
 router = APIRouter(tags=["Agent server (live)"])
@@ -113,6 +119,28 @@ async def live_conversation(
 
 Conversation = Annotated[LiveConversation, Depends(live_conversation)]
 SUCCESS = {"success": True}
+
+#: the sandbox's log on an app-mode server (see the module doc)
+log_router = APIRouter(tags=["Agent server (live)"])
+
+
+@log_router.get(
+    "/api/conversations/{conversation_id}/events/search",
+    summary="Search the sandbox's own log (agent server; event-id page ids)",
+)
+def search_sandbox_log(
+    conv: Conversation,
+    filters: Annotated[EventQuery, Depends()],
+    page_id: str | None = None,
+    limit: Limit = 100,
+    sort_order: EventSortOrder = EventSortOrder.TIMESTAMP,
+) -> Response:
+    try:
+        conv.require_sandbox()
+    except LiveError as exc:
+        raise _http_error(exc) from None
+    descending = sort_order == EventSortOrder.TIMESTAMP_DESC
+    return agent_log_page(conv.hub.store, conv.id, filters, page_id, limit, descending)
 
 
 @router.post("/api/conversations/{conversation_id}/events", summary="Send a message (agent server)")

@@ -311,7 +311,7 @@ class BoardFeed:
             task.cancel()
 
     async def _follow(self, source: Source, row: BoardRow) -> None:
-        from tui.client import EventStream, StreamState, agent_endpoint
+        from tui.client import EventStream, StreamEvent, StreamState, agent_endpoint
 
         me = asyncio.current_task()
         state = StreamState()
@@ -320,7 +320,9 @@ class BoardFeed:
                 await self._details(source, row)
             assert source.client is not None and row.conversation is not None
             endpoint = agent_endpoint(source.client.base_url, row.conversation)
-            stream = EventStream(endpoint, since=row.newest, offline_after=3)
+            # what the agent logged beyond the events read comes by identity, never by time
+            known = lambda event: event.id in row.tail_ids
+            stream = EventStream(endpoint, known=known, offline_after=3)
             async with stream:
                 async for batch in stream.batches(BATCH_S):
                     changed, change = apply_stream(row, state, batch, self.now(), self.clock())
@@ -328,6 +330,8 @@ class BoardFeed:
                         self._status_changed(row, change)
                     elif changed:
                         self.model.touch()
+                    if any(type(item) is StreamEvent and item.filled for item in batch):
+                        await self._details(source, row)  # step, error and count, read again
             if stream.failure is not None:  # gone or refused: polled for a while
                 row.follow_failed_at = self.clock()
         except asyncio.CancelledError:

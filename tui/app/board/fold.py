@@ -6,7 +6,9 @@ Where the step, the step count and the last error come from:
 - a polled row: the newest events (one page, newest first) and the count of its actions,
   fetched again when its record changed (``feed.py``);
 - a followed row: the same once, then each action the stream brings (counted once by id,
-  whatever a reconnect replays).
+  whatever a reconnect replays); after a gap fill (what was logged while the socket was
+  down, ``StreamEvent.filled``) the newest events and the count are read again instead
+  (``feed.py``): a fill may bring actions the count already had.
 """
 
 from __future__ import annotations
@@ -65,11 +67,6 @@ def apply_record(
     return change
 
 
-def _newest(row: BoardRow, stamp: object) -> None:
-    if isinstance(stamp, str) and (row.newest is None or stamp > row.newest):
-        row.newest = stamp
-
-
 def _error_text(event: AnyEvent) -> str:
     return one_line(summarize(event), STEP_CHARS)
 
@@ -79,9 +76,9 @@ def apply_tail(row: BoardRow, events: Sequence[AnyEvent], steps: int | None, now
     step = error = None
     since: datetime | None = None
     status_seen = False
+    row.tail_ids = frozenset(e.id for e in events if e.id)  # where a stream's log meets it
     for event in events:
         kind = event.kind
-        _newest(row, event.timestamp)
         if kind == "ActionEvent":
             row.saw_action(event.id)
             if step is None:
@@ -121,6 +118,7 @@ def apply_stream(
     moment: float,
 ) -> tuple[bool, StatusChange | None]:
     """One batch of a followed row's stream: (anything changed, the status change)."""
+    filled = {item.event.id for item in batch if getattr(item, "filled", False)}
     aspects = state.extend(batch)
     events = state.take_events()
     change = None
@@ -131,11 +129,11 @@ def apply_stream(
     if "stats" in aspects:
         _set_totals(row, state.cost, state.total_tokens, moment)
     for event in events:
-        _newest(row, event.timestamp)
         kind = event.kind
         if kind == "ActionEvent":
             if row.saw_action(event.id):
-                row.steps = (row.steps or 0) + 1
+                if event.id not in filled:  # a fill's actions: counted when the feed re-reads
+                    row.steps = (row.steps or 0) + 1
                 row.step = one_line(summarize(event), STEP_CHARS)
         elif kind in ERROR_KINDS:
             row.error = _error_text(event)

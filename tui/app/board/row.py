@@ -70,7 +70,6 @@ class BoardRow:
         "key",
         "leaving_at",
         "link",
-        "newest",
         "rate",
         "readonly",
         "sandbox_status",
@@ -80,6 +79,7 @@ class BoardRow:
         "status_since",
         "step",
         "steps",
+        "tail_ids",
         "title",
         "tokens",
         "updated",
@@ -106,7 +106,8 @@ class BoardRow:
         self.readonly = False  # its server is read-only (local folders)
         self.rate = RateMeter()
         self.seen_actions: dict[str, None] = {}  # an ordered set
-        self.newest: str | None = None  # the newest event timestamp seen (a stream's start)
+        #: ids of the newest events read (where a stream's gap fill meets what is known)
+        self.tail_ids: frozenset[str] = frozenset()
         self.link: str | None = None  # the websocket's state while followed
         self.follow_failed_at: float | None = None
         self.detail_key: tuple[object, ...] | None = None  # what the details were fetched for

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 #: the live stream's connection state → (what the header says, its style)
 LIVE_MARKS = {
     "connecting": ("◌ connecting", "italic"),
+    # connected, reading what the sandbox logged that the list lacks: not "live" until done
+    "catching up": ("◐ catching up", "$live-retrying bold"),
     "live": ("● live", "$live-ok bold"),
     "reconnecting": ("◌ reconnecting", "$live-retrying bold"),
     "offline": ("○ offline", "$live-down bold"),

@@ -66,6 +66,7 @@ class LiveConversation(AgentRun):
         self.confirmation_policy: dict[str, Any] = {"kind": "NeverConfirm"}
         store = hub.store
         self.known_seq = store.last_seq(conversation_id)
+        hub.webhook.track(conversation_id, self.known_seq)  # stored so far (webhook.py)
         self.builder = LiveBuilder(
             random.Random(f"live:{conversation_id}:{self.known_seq}"),
             conversation_id=conversation_id,
@@ -177,6 +178,7 @@ class LiveConversation(AgentRun):
                 store.append_serialized(self.id, rows)
                 self._update_record(changes)
             self.known_seq = store.last_seq(self.id)
+            self.hub.webhook.posted(self.id, self.known_seq)
         elif changes:
             self._update_record(changes)
         self.broadcast(frames)

@@ -20,6 +20,7 @@ from .errors import ConversationNotFound, LiveError
 from .frames import Close
 from .state import dashed
 from .swarm import play_agent
+from .webhook import WebhookCopy
 
 log = logging.getLogger("tui.server.live")
 
@@ -44,10 +45,13 @@ class LiveHub:
         session_key: str | None = None,
         store_transient: bool = False,
         swarm: Iterable[str] = (),
+        webhook_batch: int | None = None,
     ) -> None:
         """``store_transient``: runs also store their StreamingDeltaEvents and ``full_state``
         updates in the searchable history (the real app server does, facts §10).
-        ``swarm``: conversations each played as one agent of many (``swarm.py``)."""
+        ``swarm``: conversations each played as one agent of many (``swarm.py``).
+        ``webhook_batch``: the app server's stored copy of a live run's events is filled
+        this many at a time, the rest on :meth:`flush_webhook_sync` (``webhook.py``)."""
         self.store = store
         self.lifecycle = lifecycle
         self.clock = lifecycle.clock
@@ -58,6 +62,7 @@ class LiveHub:
         self.max_subscribers = max_subscribers
         self.session_key = session_key
         self.store_transient = store_transient
+        self.webhook = WebhookCopy(webhook_batch)
         self.conversations: dict[str, LiveConversation] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -218,6 +223,14 @@ class LiveHub:
             return frames
 
         return [json.loads(f) for f in self.call(go, timeout)]
+
+    def flush_webhook_sync(self, conversation_id: str) -> None:
+        """The webhook's idle flush: the app server's copy gets the rest of the log."""
+
+        async def go() -> None:
+            self.webhook.flush(conversation_id, self.store.last_seq(conversation_id))
+
+        self.call(go)
 
     def status_sync(self, conversation_id: str) -> str:
         async def go() -> str:

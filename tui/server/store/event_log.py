@@ -84,8 +84,12 @@ class EventLog(StoreBase):
         timestamp_gte: str | None,
         timestamp_lt: str | None,
         viewable_only: bool,
+        upto_seq: int | None = None,
     ) -> tuple[list[str], list[Any]]:
         where, params = ["conversation_id = ?"], [conversation_id]
+        if upto_seq is not None:
+            where.append("seq <= ?")
+            params.append(upto_seq)
         if kind is not None:
             where.append("kind = ?")
             params.append(kind)
@@ -110,16 +114,34 @@ class EventLog(StoreBase):
         after: tuple[str, int] | None = None,
         limit: int = 100,
         viewable_only: bool = False,
+        log_order: bool = False,
+        upto_seq: int | None = None,
     ) -> tuple[list[EventRow], bool]:
         """One page in ``(timestamp, seq)`` order, starting after the keyset ``after``.
 
         Returns the rows and whether more rows follow. The keyset condition and the ORDER BY
         match an index, so the cost does not depend on how deep the page is.
         ``viewable_only`` drops NON_VIEWABLE_KINDS inside the query: every page is full
-        except the last, which is what the service's refill loop achieves.
+        except the last, which is what the service's refill loop achieves. ``log_order``:
+        by ``seq`` alone (the agent server's order, whatever the timestamps say; ``after``'s
+        seq is the keyset). ``upto_seq``: only the log up to there (an app server's stored
+        copy that lags, ``live/webhook.py``).
         """
         if viewable_only and kind in NON_VIEWABLE_KINDS:
             return [], False
+        if log_order:
+            where, params = self._event_filters(
+                conversation_id, kind, timestamp_gte, timestamp_lt, viewable_only, upto_seq
+            )
+            if after is not None:
+                where.append("seq < ?" if descending else "seq > ?")
+                params.append(after[1])
+            sql = (
+                f"SELECT timestamp, seq, json FROM events WHERE {' AND '.join(where)}"
+                f" ORDER BY seq{' DESC' if descending else ''} LIMIT ?"
+            )
+            rows = self._all(sql, (*params, limit + 1))
+            return [EventRow(r) for r in rows[:limit]], len(rows) > limit
         if after is not None:
             # The keyset and the timestamp bound on the same side overlap; keep only the
             # stricter one so SQLite seeks straight to it instead of filtering a range.
@@ -134,7 +156,7 @@ class EventLog(StoreBase):
                 else:
                     after = None
         where, params = self._event_filters(
-            conversation_id, kind, timestamp_gte, timestamp_lt, viewable_only
+            conversation_id, kind, timestamp_gte, timestamp_lt, viewable_only, upto_seq
         )
         if after is not None:
             where.append("(timestamp, seq) < (?, ?)" if descending else "(timestamp, seq) > (?, ?)")
@@ -156,17 +178,23 @@ class EventLog(StoreBase):
         timestamp_gte: str | None = None,
         timestamp_lt: str | None = None,
         viewable_only: bool = False,
+        upto_seq: int | None = None,
     ) -> int:
         if viewable_only and kind in NON_VIEWABLE_KINDS:
             return 0
         where, params = self._event_filters(
-            conversation_id, kind, timestamp_gte, timestamp_lt, viewable_only
+            conversation_id, kind, timestamp_gte, timestamp_lt, viewable_only, upto_seq
         )
         row = self._one(f"SELECT count(*) FROM events WHERE {' AND '.join(where)}", params)
         return row[0] if row else 0
 
     def get_events(
-        self, conversation_id: str, ids: Sequence[str], *, viewable_only: bool = False
+        self,
+        conversation_id: str,
+        ids: Sequence[str],
+        *,
+        viewable_only: bool = False,
+        upto_seq: int | None = None,
     ) -> list[str | None]:
         """JSON text of each requested event id (``None`` where missing), in request order."""
         if not ids:
@@ -174,8 +202,10 @@ class EventLog(StoreBase):
         unique = list(dict.fromkeys(ids))
         marks = ",".join("?" * len(unique))
         view = " AND viewable = 1" if viewable_only else ""
+        upto = "" if upto_seq is None else f" AND seq <= {int(upto_seq)}"
         rows = self._all(
-            f"SELECT id, json FROM events WHERE conversation_id = ? AND id IN ({marks}){view}",
+            f"SELECT id, json FROM events WHERE conversation_id = ? AND id IN ({marks})"
+            f"{view}{upto}",
             (conversation_id, *unique),
         )
         found = dict(rows)

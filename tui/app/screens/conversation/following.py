@@ -74,11 +74,12 @@ class FollowMixin:
     async def _stream_live(self, live: LiveSession) -> None:
         try:
             if not self.events.base.complete:
-                await self.events.fill(self.events.base, "tail")  # the newest page fixes "since"
+                # the newest page: where the agent's log meets the history (by identity)
+                await self.events.fill(self.events.base, "tail")
         except Exception as exc:  # noqa: BLE001
             self.failed("Cannot follow this conversation live", exc)
             return
-        stream = live.open_stream(self.events.newest_timestamp)
+        stream = live.open_stream(self.events.holds)
         async with stream:
             async for items in stream.batches(0.05):
                 batch = await live.read(items)  # in a helper while the stream is fast
@@ -166,8 +167,7 @@ class FollowMixin:
         """Hand the held live events to the store; the list follows the tail if it was there."""
         live = self.live
         assert live is not None
-        events, live.held = live.held, []
-        frames, live.frames = live.frames, {}
+        events, frames = live.take_held()
         event_list = self.query_one(EventList)
         shows_base = self.window is self.events.base or (
             self.window is self.query_window and self.query_window.query.is_plain
