@@ -123,3 +123,10 @@ def test_the_app_writes_its_log_while_it_runs(state, demo_server, monkeypatch):
     assert main(["--url", demo_server.base_url]) == 0
     assert seen == [state]
     assert log_file.current() is None  # closed with the app
+
+
+def test_a_key_too_short_to_mask_does_not_garble_the_log(state):
+    OpenHandsClient("http://127.0.0.1:9", session_api_key="a")  # as some tests' servers use
+    path = start_log_file()
+    logging.getLogger("tui.app").warning("a failure at startup")
+    assert "a failure at startup" in path.read_text(encoding="utf-8")

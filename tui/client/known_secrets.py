@@ -16,6 +16,9 @@ from collections.abc import Iterable
 from tui.models.redact import mask_url
 
 MASK = "****"
+#: Shorter values are not remembered: masking every "a" or "dev" would garble the whole log
+#: and hide nothing a key that short could protect.
+MIN_CHARS = 6
 _known: set[str] = set()
 _lock = threading.Lock()
 
@@ -23,7 +26,7 @@ _lock = threading.Lock()
 def remember(values: Iterable[str | None]) -> None:
     """Keys (and other secrets, e.g. an LLM key in agent settings) never to write out."""
     with _lock:
-        _known.update(value for value in values if isinstance(value, str) and value)
+        _known.update(v for v in values if isinstance(v, str) and len(v) >= MIN_CHARS)
 
 
 def redact_known(text: str) -> str:

@@ -52,8 +52,12 @@ class EventFilters:
 
 
 def stored_upto(request: Request, conversation_id: str) -> int | None:
-    """How far the app server's stored copy of a live run reaches (``live/webhook.py``)."""
-    return request.app.state.live.webhook.upto(normalize_hex_id(conversation_id))
+    """How far the app server's stored copy of a live run reaches (``live/webhook.py``);
+    None (all of it) where no live runs are served (a bare shared-link host)."""
+    live = getattr(request.app.state, "live", None)
+    if live is None:
+        return None
+    return live.webhook.upto(normalize_hex_id(conversation_id))
 
 
 StoredUpto = Annotated[int | None, Depends(stored_upto)]
