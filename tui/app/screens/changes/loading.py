@@ -37,6 +37,13 @@ DIFFS_KEPT = 8
 COMMITS_SHOWN = 50
 
 
+def said(exc: BaseException) -> str:
+    """A failure as the view says it: the server's words (or the client's sentence: a
+    paused sandbox, a route this server lacks), as a sentence."""
+    words = server_words(exc)
+    return words[:1].upper() + words[1:]
+
+
 @dataclass(frozen=True)
 class Source:
     """What the files list shows: the working tree against the server's base (``ref``
@@ -89,7 +96,7 @@ class LoadingMixin:
         except Exception as exc:  # noqa: BLE001 - said on the screen; r tries again
             if source == self.source and not self.closing:
                 self.reading = False
-                self.list_error = server_words(exc)
+                self.list_error = said(exc)
                 self.listing_failed()
             return
         if source != self.source or self.closing:
@@ -172,7 +179,7 @@ class LoadingMixin:
             page = await self.app.client.git_commits(self.conversation_id, limit=COMMITS_SHOWN)
         except Exception as exc:  # noqa: BLE001 - said in the commits pane
             if not self.closing:
-                self.commits_error = server_words(exc)
+                self.commits_error = said(exc)
                 self.commits_arrived()
             return
         if self.closing:

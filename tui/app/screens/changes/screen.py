@@ -82,7 +82,7 @@ class ChangesScreen(GuardedDispatch, LoadingMixin, PatchMixin, Screen[EditedFile
         self,
         conversation_id: str,
         *,
-        title: str | None = None,
+        title: Callable[[], str | None] = lambda: None,
         place: ChangesPlace | None = None,
         focus: str | None = None,
         touched: Signal | None = None,
@@ -108,17 +108,18 @@ class ChangesScreen(GuardedDispatch, LoadingMixin, PatchMixin, Screen[EditedFile
         self.shown_path: str | None = None
         self.pane = "files"  # what a narrow terminal shows: files, commits or diff
         self._refresh_due: Timer | None = None
+        self._shown_title = ""
         self.make_caches()
 
     def compose(self) -> ComposeResult:
-        name = one_line(redact_text(self._title or self.conversation_id), 120)
-        yield Static(Text(f"Changes · {name}"), id="changes-title")
+        yield Static(Text(self._title_text()), id="changes-title")
         yield Static(id="changes-status")
         with Horizontal(id="changes-body"):
             with Vertical(id="changes-lists"):
                 yield FilesTable(id="changes-files")
                 yield Static(id="changes-note")
                 yield CommitsTable(id="changes-commits")
+                yield Static(Text("Reading the commits…"), id="commits-note")
             yield DiffView(id="changes-diff")
         yield KeyBar()
 
@@ -129,12 +130,17 @@ class ChangesScreen(GuardedDispatch, LoadingMixin, PatchMixin, Screen[EditedFile
         self.query_one(DiffView).say("Choose a file: enter shows its diff.")
         self.query_one("#changes-note", Static).update(Text("Reading the changes…"))
         self.set_class(True, "-empty")
+        self.set_class(True, "-no-commits")
         self.load_changes()
         self.load_commits()
         self.set_interval(1.0, self.draw_status)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
         if self._touched is not None:
             self._touched.subscribe(self, self._files_touched)
+
+    def _title_text(self) -> str:
+        """``Changes · <the conversation's title>`` (its id until the record is read)."""
+        return f"Changes · {one_line(redact_text(self._title() or self.conversation_id), 120)}"
 
     @property
     def closing(self) -> bool:
@@ -166,11 +172,19 @@ class ChangesScreen(GuardedDispatch, LoadingMixin, PatchMixin, Screen[EditedFile
             pane, "#changes-diff"
         )
         widget = self.query_one(target)
-        if pane == "files" and self.has_class("-empty"):
-            return
-        if self.is_mounted:
+        if self.is_mounted and widget.display and widget.focusable:
             self.set_focus(widget)
         self.refresh_bindings()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Tab and clicks move the focus too: the pane follows it."""
+        pane = {"changes-files": "files", "changes-commits": "commits", "changes-diff": "diff"}
+        found = pane.get(event.widget.id or "")
+        if found is not None and found != self.pane:
+            self.pane = found
+            for name in ("files", "commits", "diff"):
+                self.set_class(name == found, f"-pane-{name}")
+            self.refresh_bindings()
 
     # --- what the lists say ------------------------------------------------------------------
 
@@ -182,6 +196,8 @@ class ChangesScreen(GuardedDispatch, LoadingMixin, PatchMixin, Screen[EditedFile
         self._say_empty()
         self._title_files()
         self.draw_status()
+        if self.pane == "files":
+            self._show_pane("files")  # the table, hidden while it was empty, takes the keys
         self._choose_file(changes)
 
     def listing_failed(self) -> None:
@@ -193,14 +209,17 @@ class ChangesScreen(GuardedDispatch, LoadingMixin, PatchMixin, Screen[EditedFile
 
     def commits_arrived(self) -> None:
         table = self.query_one("#changes-commits", CommitsTable)
+        note = self.query_one("#commits-note", Static)
         page = self.commits_page
         if page is not None:
             more = " · more before" if page.has_more else ""
             table.border_title = f"Commits · {len(page.commits):,}{more}"
-            table.border_subtitle = "" if page.commits else "no commits"
+            note.update(Text("No commits yet."))
         else:
-            table.border_title = "Commits"
-            table.border_subtitle = Text(one_line(self.commits_error, 200))
+            note.update(Text(self.commits_error, style="bold"))
+        self.set_class(page is None or not page.commits, "-no-commits")
+        if self.pane == "commits":
+            self._show_pane("commits")
         self._say_empty()
 
     def _say_empty(self) -> None:
@@ -255,6 +274,10 @@ class ChangesScreen(GuardedDispatch, LoadingMixin, PatchMixin, Screen[EditedFile
         """The line under the title: which base, how much changed, when it was read."""
         if self.closing:
             return
+        title = self._title_text()
+        if title != self._shown_title:
+            self._shown_title = title
+            self.query_one("#changes-title", Static).update(Text(title))
         status = self.query_one("#changes-status", Static)
         source = self.source
         if source.commit is not None:

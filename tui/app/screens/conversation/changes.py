@@ -66,11 +66,10 @@ class ChangesMixin:
 
         if self.changes_place is None:
             self.changes_place = ChangesPlace()
-        record = self.conversation
         self.app.push_screen(
             ChangesScreen(
                 self.conversation_id,
-                title=record.title if record is not None else None,
+                title=lambda: self.conversation.title if self.conversation is not None else None,
                 place=self.changes_place,
                 focus=focus,
                 touched=self.files_touched,

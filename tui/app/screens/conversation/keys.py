@@ -80,6 +80,7 @@ CONVERSATION_KEYS = [
         "w",
         "changes",
         "Changes",
+        show=False,
         id="conversation.changes",
         tooltip="What the agent changed in its workspace: files, diffs, commits",
     ),
