@@ -355,9 +355,7 @@ async def test_W_on_a_file_edit_opens_its_diff_and_elsewhere_says_why(demo):
         notes = notes_told(app)
         await pilot.press("W")  # the first event: the system prompt
         await wait_for(lambda: notes, pilot=pilot)
-        assert notes == [
-            "This event edits no file: W works on a file edit (w shows every change)."
-        ]
+        assert notes == ["This event edits no file: W works on a file edit (w shows every change)."]
         event_list = conversation.query_one(EventList)
         window = conversation.window
         edit = next(

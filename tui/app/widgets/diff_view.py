@@ -136,8 +136,8 @@ class DiffView(StyledOnce, ScrollView, can_focus=True):
                 base = self._styles[""] = self.rich_style
             if not name:
                 return base
-            part = self.get_component_rich_style(f"diff-view--{name}", partial=True)
-            style = self._styles[name] = base + part
+            # whole (not partial): a tinted background is blended over the widget's own
+            style = self._styles[name] = self.get_component_rich_style(f"diff-view--{name}")
         return style
 
     def render_line(self, y: int) -> Strip:
