@@ -385,6 +385,25 @@ async def test_the_palette_offers_changes_in_a_conversation(demo):
         await wait_for(lambda: isinstance(app.screen, ChangesScreen), pilot=pilot)
 
 
+async def test_a_shared_conversation_has_no_changes_to_show(demo_server):
+    app = make_app(demo_server.base_url, conversation_id=demo_server_ids()["hello"], shared=True)
+    async with app.run_test(size=NARROW) as pilot:
+        await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
+        conversation = app.screen
+        await wait_for(lambda: first_rows_shown(conversation), pilot=pilot)
+        notes = notes_told(app)
+        await pilot.press("w")
+        await wait_for(lambda: notes, pilot=pilot)
+        assert notes == ["A shared conversation has no workspace to show."]
+        assert not isinstance(app.screen, ChangesScreen)
+        names = [name for name, _callback, _help in OhtuiCommands(conversation)._commands()]
+        assert "Changes" not in names
+
+
+def demo_server_ids() -> dict[str, str]:
+    return load_demo(Store())
+
+
 # --- the patch -----------------------------------------------------------------------------------
 
 

@@ -126,7 +126,7 @@ class LoadingMixin:
             if source == self.source and not self.closing:
                 self.counted[change.path] = found
                 table.count(change.path, found)
-                self.draw_status()
+                self.status_soon()  # the totals, once for many counts
 
         await asyncio.gather(*(one(change) for change in changes))
 

@@ -9,8 +9,8 @@ events that edited the file, ``ctrl+s`` writes the patch (``patch.py``). While t
 followed live, the view reads the changes again :data:`REFRESH_AFTER_S` after the last
 event that can change files (a file edit, a command), and says when it last did.
 
-Reading is in ``loading.py`` (workers; diffs built in a thread); this module lays the panes
-out and routes keys. Every failure is said in the server's or the client's words: a paused
+Reading is in ``loading.py`` (workers; diffs built in a thread), what the view says of it in
+``status.py``; this module lays the panes out and routes keys. Every failure is said in the server's or the client's words: a paused
 sandbox (resume it), a route this server lacks (its kind and version), a 4xx/5xx.
 """
 
@@ -28,9 +28,7 @@ from textual.signal import Signal
 from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
-from tui.models.redact import redact_text
 from tui.models.workspace import GitChange
-from tui.text import one_line
 
 from ...guard import GuardedDispatch
 from ...widgets.changes_tables import CommitsTable, FilesTable, shown
@@ -40,6 +38,7 @@ from ...workspace_edits import EditedFile, in_workspace, of_change
 from .keys import CHANGES_KEYS
 from .loading import LoadingMixin, Source
 from .patch import PatchMixin
+from .status import BASE_WORDS, HEAD_WORDS, StatusMixin
 
 #: Terminal width from which the lists and the diff are side by side (below: one pane).
 WIDE_FROM = 120
@@ -47,8 +46,6 @@ WIDE_FROM = 120
 SIDE_BY_SIDE_FROM = 160
 #: Seconds after the last file-changing event of a followed run before reading again.
 REFRESH_AFTER_S = 2.0
-BASE_WORDS = "against the server's base"
-HEAD_WORDS = "uncommitted only (against HEAD)"
 
 
 @dataclass
@@ -60,17 +57,9 @@ class ChangesPlace:
     side_by_side: bool | None = None  # None: by the terminal's width
 
 
-def ago(seconds: float) -> str:
-    if seconds < 1:
-        return "just now"
-    if seconds < 60:
-        return f"{int(seconds)} s ago"
-    if seconds < 3600:
-        return f"{int(seconds // 60)} min ago"
-    return f"{int(seconds // 3600)} h ago"
-
-
-class ChangesScreen(GuardedDispatch, LoadingMixin, PatchMixin, Screen[EditedFile | None]):
+class ChangesScreen(
+    GuardedDispatch, StatusMixin, LoadingMixin, PatchMixin, Screen[EditedFile | None]
+):
     """Dismissed with the file whose edits to show in the conversation, or None."""
 
     BINDING_GROUP_TITLE = "Changes"
@@ -109,10 +98,11 @@ class ChangesScreen(GuardedDispatch, LoadingMixin, PatchMixin, Screen[EditedFile
         self.pane = "files"  # what a narrow terminal shows: files, commits or diff
         self._refresh_due: Timer | None = None
         self._shown_title = ""
+        self._status_due: Timer | None = None
         self.make_caches()
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self._title_text()), id="changes-title")
+        yield Static(Text(self.title_text()), id="changes-title")
         yield Static(id="changes-status")
         with Horizontal(id="changes-body"):
             with Vertical(id="changes-lists"):
@@ -137,10 +127,6 @@ class ChangesScreen(GuardedDispatch, LoadingMixin, PatchMixin, Screen[EditedFile
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
         if self._touched is not None:
             self._touched.subscribe(self, self._files_touched)
-
-    def _title_text(self) -> str:
-        """``Changes · <the conversation's title>`` (its id until the record is read)."""
-        return f"Changes · {one_line(redact_text(self._title() or self.conversation_id), 120)}"
 
     @property
     def closing(self) -> bool:
@@ -185,139 +171,6 @@ class ChangesScreen(GuardedDispatch, LoadingMixin, PatchMixin, Screen[EditedFile
             for name in ("files", "commits", "diff"):
                 self.set_class(name == found, f"-pane-{name}")
             self.refresh_bindings()
-
-    # --- what the lists say ------------------------------------------------------------------
-
-    def listing_arrived(self) -> None:
-        changes = self.changes or []
-        table = self.query_one("#changes-files", FilesTable)
-        table.show(changes, self.counted)  # a refresh keeps the counts until new ones come
-        self.set_class(not changes, "-empty")
-        self._say_empty()
-        self._title_files()
-        self.draw_status()
-        if self.pane == "files":
-            self._show_pane("files")  # the table, hidden while it was empty, takes the keys
-        self._choose_file(changes)
-
-    def listing_failed(self) -> None:
-        self.set_class(True, "-empty")
-        self._say_empty()
-        self.draw_status()
-        if self.changes is None or self.narrow:
-            self.query_one(DiffView).say(self.list_error)
-
-    def commits_arrived(self) -> None:
-        table = self.query_one("#changes-commits", CommitsTable)
-        note = self.query_one("#commits-note", Static)
-        page = self.commits_page
-        if page is not None:
-            more = " · more before" if page.has_more else ""
-            table.border_title = f"Commits · {len(page.commits):,}{more}"
-            note.update(Text("No commits yet."))
-        else:
-            note.update(Text(self.commits_error, style="bold"))
-        self.set_class(page is None or not page.commits, "-no-commits")
-        if self.pane == "commits":
-            self._show_pane("commits")
-        self._say_empty()
-
-    def _say_empty(self) -> None:
-        """The files pane when it has no rows: why (a failure, no repository, no changes)."""
-        note = self.query_one("#changes-note", Static)
-        if self.list_error:
-            note.update(Text(self.list_error, style="bold"))
-            return
-        if self.changes is None:
-            note.update(Text("Reading the changes…"))
-            return
-        source = self.source
-        if source.commit is not None:
-            note.update(Text("This commit changed no file under the working directory."))
-            return
-        page, where = self.commits_page, self.root or "the working directory"
-        if page is not None and not page.commits:
-            note.update(
-                Text(
-                    f"No changes and no commits: {where} is not a git repository "
-                    "(or one with neither commits nor files yet)."
-                )
-            )
-        elif source.ref == "HEAD":
-            note.update(Text("No uncommitted changes: the working tree is as HEAD has it."))
-        else:
-            note.update(Text("No changes against the base: the working tree is clean."))
-
-    def _title_files(self) -> None:
-        table = self.query_one("#changes-files", FilesTable)
-        commit = self.source.commit
-        count = f"{len(self.changes or []):,}"
-        table.border_title = (
-            f"Files of {commit.short_sha} · {count}" if commit is not None else f"Files · {count}"
-        )
-        table.border_subtitle = "esc: the working tree" if commit is not None else ""
-
-    def title_diff(self, change: GitChange) -> None:
-        self.refresh_bindings()  # e applies to the file shown
-        view = self.query_one(DiffView)
-        found = self.counted.get(change.path)
-        figures = f" · +{found[0]:,} −{found[1]:,}" if isinstance(found, tuple) else ""
-        view.border_title = Text(f"{self.shown_name(change.path)} · {change.status.value}{figures}")
-        mode = "side by side" if view.side_by_side else "unified"
-        other = "unified" if view.side_by_side else "side by side"
-        view.border_subtitle = f"{mode} · s: {other}"
-
-    def shown_name(self, path: str) -> str:
-        return shown(path, 200)
-
-    def draw_status(self) -> None:
-        """The line under the title: which base, how much changed, when it was read."""
-        if self.closing:
-            return
-        title = self._title_text()
-        if title != self._shown_title:
-            self._shown_title = title
-            self.query_one("#changes-title", Static).update(Text(title))
-        status = self.query_one("#changes-status", Static)
-        source = self.source
-        if source.commit is not None:
-            commit = source.commit
-            said = f"{shown(commit.short_sha, 12)} · {shown(commit.subject, 120)}"
-            parts = [f"commit {said} · {shown(commit.author, 40)}, {commit.timestamp[:10]}"]
-        else:
-            parts = [HEAD_WORDS if source.ref == "HEAD" else BASE_WORDS]
-        changes = self.changes
-        if changes is not None and not self.list_error:
-            parts.append(self._figures(changes))
-        if self.patch_status:
-            parts.append(self.patch_status)
-        elif self.reading:
-            parts.append("reading…")
-        elif self.updated_at is not None and source.commit is None:
-            seconds = (self.app.clock() - self.updated_at).total_seconds()
-            following = " · live" if self._following() else ""
-            parts.append(f"updated {ago(max(0.0, seconds))}{following}")
-        text = Text(" · ".join(parts))
-        if self.list_error:
-            text = Text(self.list_error)
-        status.set_class(bool(self.list_error), "-error")
-        status.update(text)
-
-    def _figures(self, changes: list[GitChange]) -> str:
-        files = f"{len(changes):,} file" + ("" if len(changes) == 1 else "s")
-        found = [self.counted.get(change.path) for change in changes]
-        known = [one for one in found if isinstance(one, tuple)]
-        added, removed = sum(f[0] for f in known), sum(f[1] for f in known)
-        waiting = sum(1 for change in changes if change.path not in self.counted)
-        counting = f" (counting {len(changes) - waiting:,}/{len(changes):,})" if waiting else ""
-        return f"{files} +{added:,} −{removed:,}{counting}" if changes else files
-
-    def _redraw(self) -> None:
-        """The tables' colours follow the theme (their cells carry styles)."""
-        if self.changes is not None:
-            self.query_one("#changes-files", FilesTable).redraw(self.counted)
-        if self.commits_page is not None:
-            self.query_one("#changes-commits", CommitsTable).show(self.commits_page.commits)
 
     # --- choosing a file ---------------------------------------------------------------------
 
