@@ -287,8 +287,9 @@ async def test_the_commits_and_a_commits_files_and_diffs(make_server):
         await settled(pilot)
         assert files(changes).keys == ["src/payments/refunds.py"]
         assert changes.counted == {"src/payments/refunds.py": (2, 1)}
+        said = "commit 006c24e · Refunds: round to cents · Demo Agent · 1 file +2 −1"
+        await wait_for(lambda: said in screen_text(app), pilot=pilot)
         text = screen_text(app)
-        assert "commit 006c24e · Refunds: round to cents · Demo Agent, 2026-08-18" in text
         assert "Files of 006c24e · 1" in text and "esc: the working tree" in text
         await pilot.press("enter")
         await wait_for(lambda: changes.shown_path == "src/payments/refunds.py", pilot=pilot)
@@ -492,6 +493,23 @@ async def test_r_reads_the_workspace_again(demo):
         await wait_for(lambda: "later.py" in files(changes).keys, pilot=pilot)
         await settled(pilot)
         assert changes.counted["later.py"] == (1, 0)
+
+
+async def test_a_refresh_that_fails_keeps_the_files_and_says_why(demo):
+    server, names = demo
+    cid = names["hello"]
+    app = make_app(server.base_url)
+    async with app.run_test(size=NARROW) as pilot:
+        changes = await open_changes(pilot, cid)
+        for route in (f"/api/conversations/{cid}/git/changes", "/api/git/changes"):
+            server.app.state.faults.add(
+                "status", route, times=-1, status=400, body='{"detail": "index.lock exists"}'
+            )
+        await pilot.press("r")
+        await wait_for(lambda: changes.list_error, pilot=pilot)
+        await settled(pilot)
+        assert files(changes).keys == DEMO_FILES and files(changes).display
+        assert "Not read again: Index.lock exists (HTTP 400)" in screen_text(app)
 
 
 # --- failures in words ---------------------------------------------------------------------------

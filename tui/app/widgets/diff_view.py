@@ -103,7 +103,7 @@ class DiffView(StyledOnce, ScrollView, can_focus=True):
                     f"… {diff.hidden:,} more diff lines not shown (the patch holds them all)"
                 )
         self._items = items
-        widest = max((len(i.text) for i in items if isinstance(i, DiffRow)), default=0)
+        widest = max((len(row.text) for row in diff.rows), default=0) if diff is not None else 0
         shown = self.size.width
         if self.side_by_side:  # each half scrolls by what its longest line needs
             half = max(4, (shown - 1) // 2)

@@ -129,6 +129,8 @@ class LoadingMixin:
                 self.status_soon()  # the totals, once for many counts
 
         await asyncio.gather(*(one(change) for change in changes))
+        if source == self.source and not self.closing:
+            self.draw_status()  # the totals at once, not a moment after the last count
 
     async def fetch_diff(self, source: Source, path: str) -> GitDiff:
         """One file's two texts, from the kept ones or the server."""

@@ -117,6 +117,8 @@ class ChangesScreen(
         self._fit(self.app.size.width)
         self.query_one("#changes-files").border_title = "Files"
         self.query_one("#changes-commits").border_title = "Commits"
+        self.query_one("#changes-note").border_title = "Files"
+        self.query_one("#commits-note").border_title = "Commits"
         self.query_one(DiffView).say("Choose a file: enter shows its diff.")
         self.query_one("#changes-note", Static).update(Text("Reading the changes…"))
         self.set_class(True, "-empty")
@@ -248,6 +250,7 @@ class ChangesScreen(
             return
         self.source = source
         self.changes, self.counted, self.shown_path = None, {}, None
+        self.list_error = ""
         self.workers.cancel_group(self, "changes-count")
         self.workers.cancel_group(self, "changes-diff")
         self.query_one("#changes-files", FilesTable).show([], {})

@@ -83,11 +83,13 @@ class StatusMixin:
         self._choose_file(changes)
 
     def listing_failed(self) -> None:
-        self.set_class(True, "-empty")
-        self._say_empty()
+        """Said where the files would be; a refresh that fails keeps the files it had (the
+        status line says why they may be out of date)."""
+        if self.changes is None:
+            self.set_class(True, "-empty")
+            self._say_empty()
+            self.query_one(DiffView).say("")
         self.draw_status()
-        if self.changes is None or self.narrow:
-            self.query_one(DiffView).say(self.list_error)
 
     def commits_arrived(self) -> None:
         table = self.query_one("#changes-commits", CommitsTable)
@@ -165,7 +167,7 @@ class StatusMixin:
         if source.commit is not None:
             commit = source.commit
             said = f"{shown(commit.short_sha, 12)} · {shown(commit.subject, 120)}"
-            parts = [f"commit {said} · {shown(commit.author, 40)}, {commit.timestamp[:10]}"]
+            parts = [f"commit {said} · {shown(commit.author, 40)}"]
         else:
             parts = [HEAD_WORDS if source.ref == "HEAD" else BASE_WORDS]
         changes = self.changes
@@ -181,7 +183,8 @@ class StatusMixin:
             parts.append(f"updated {ago(max(0.0, seconds))}{following}")
         text = Text(" · ".join(parts))
         if self.list_error:
-            text = Text(self.list_error)
+            shown_before = self.changes is not None
+            text = Text(f"Not read again: {self.list_error}" if shown_before else self.list_error)
         status.set_class(bool(self.list_error), "-error")
         status.update(text)
 
