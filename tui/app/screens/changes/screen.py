@@ -347,8 +347,12 @@ class ChangesScreen(
 
     def _refresh_timer(self) -> None:
         self._refresh_due = None
-        if not self.closing and self.source.commit is None:
+        if self.closing:
+            return
+        if self.source.commit is None:
             self.refresh_now()
+        else:
+            self.load_commits()  # a commit's files stay as they were; a new commit may come
 
     def refresh_now(self) -> None:
         """Read the files (and the commits) again; counts and the diff shown follow."""
