@@ -199,6 +199,12 @@ async def test_side_by_side_from_160_columns_and_s_switches(demo):
         await choose(pilot, changes, "cli/main.py")
         row = next(line for line in diff_text(changes).splitlines() if "import sys" in line)
         assert "- import sys" in row and "+ import argparse" in row  # one row, both sides
+        await pilot.press("right", "right", "right")
+        assert view.scroll_offset.x == 3  # the long lines scroll sideways, the numbers stay
+        assert next(
+            line for line in diff_text(changes).splitlines() if "argparse.Argument" in line
+        ).startswith("5 -  args = sys.argv")
+        await pilot.press("left", "left", "left")
         await pilot.press("s")
         assert not view.side_by_side
         assert "+ import argparse" not in next(
