@@ -325,9 +325,12 @@ def write_text(
     return out.destination
 
 
-def write_bytes(where: str | os.PathLike[str] | Destination, data: bytes) -> Destination:
-    """``data`` exactly to ``where`` by :func:`open_output`; returns where it went."""
-    with open_output(where, binary=True) as out:
+def write_bytes(
+    where: str | os.PathLike[str] | Destination, data: bytes, *, exclusive: bool = False
+) -> Destination:
+    """``data`` exactly to ``where`` by :func:`open_output`; returns where it went.
+    ``exclusive``: only under a free name, never over anything."""
+    with open_output(where, binary=True, exclusive=exclusive) as out:
         out.write(data)  # type: ignore[arg-type]
     return out.destination
 

@@ -122,6 +122,14 @@ class OhtuiCommands(Provider):
                     "Where the time and the money went: cost, tools, slowest, failures",
                 )
             )
+            if screen.changes_refused() is None:
+                out.append(
+                    (
+                        "Changes",
+                        screen.action_changes,
+                        "What the agent changed in its workspace: files, diffs, commits (w)",
+                    )
+                )
             view = screen.view_name()
             for fmt, label in (("md", "Markdown"), ("jsonl", "JSONL")):
                 out.append(

@@ -112,6 +112,11 @@ class WorkspaceCalls(ConversationCalls):
         self._workspace_cache().clear()
         await super().aclose()
 
+    async def workspace_root(self, conversation_id: str | None = None) -> str:
+        """The conversation's working directory on its agent server: what the paths of
+        :meth:`git_changes` are relative to."""
+        return await self._on(conversation_id, lambda w: w.root())
+
     # --- git -----------------------------------------------------------------------------------
 
     async def git_changes(

@@ -160,4 +160,54 @@ async def _empty_or_binary(workspace: Workspace, path: str) -> str:
     return "unknown"
 
 
-__all__ = ["NotARepository", "computed_patch", "workspace_patch"]
+def patch_summary(
+    patch: WorkspacePatch, *, written_to: str | None, apply_as: str, ref: str | None
+) -> list[str]:
+    """What was written (``written_to``: where, None for standard output), against which
+    base, where to apply it (``git apply <apply_as>``), what it could not hold, and whether
+    it holds a secret's shape (written exactly all the same: a patch must apply). The one
+    report of a patch: ``ohtui diff`` and the app's Changes say the same."""
+    lines: list[str] = []
+    where = f" to {written_to}" if written_to is not None else ""
+    base = f"against {patch.base}" if patch.base else "against the server's base"
+    if patch.base is None and ref is None:
+        base += " (the branch's origin or merge base; without an origin, the empty tree)"
+    how = "the server's patch" if patch.source == "git-delta" else "computed by ohtui"
+    count = f"{patch.files} file(s)" if patch.files else "no changes"
+    lines.append(f"wrote {count}{where}: {how}, {base}")
+    if patch.branch or patch.head_commit:
+        at = " at ".join(part for part in (patch.branch, (patch.head_commit or "")[:12]) if part)
+        lines.append(f"  workspace: {at}")
+    if patch.files and patch.repo_root:
+        root = patch.repo_root
+        if not root.startswith("/"):
+            root += " (relative to the agent server's own folder)"
+        lines.append(f"  apply it in a checkout of {root}: git apply {apply_as}")
+    for note in patch.notes:
+        lines.append(f"  note: {note}")
+    if patch.skipped:
+        lines.append(f"  left out ({len(patch.skipped)}):")
+        lines.extend(f"    {why}" for why in patch.skipped)
+    if holds_secret_shape(patch):
+        lines.append(
+            "  note: it holds text shaped like a secret (a key or token); it is written "
+            "exactly, unmasked, so that it applies"
+        )
+    return lines
+
+
+def holds_secret_shape(patch: WorkspacePatch) -> bool:
+    """The patch holds text the secrets policy would mask."""
+    from tui.models.redact import redact_text
+
+    text = patch.text
+    return redact_text(text) != text
+
+
+__all__ = [
+    "NotARepository",
+    "computed_patch",
+    "holds_secret_shape",
+    "patch_summary",
+    "workspace_patch",
+]

@@ -87,38 +87,15 @@ def _write(data: bytes, where: Any) -> int:
 
 def _summary(patch: Any, dest: Any, ref: str | None) -> None:
     """What was written, against what, where to apply it, and what it could not hold."""
-    from tui.models.redact import redact_text
+    from tui.client.workspace_patch import patch_summary
 
     to_file = dest.kind != "stdout"
-    output = dest.named
-    lines: list[str] = []
-    where = f" to {dest}" if to_file else ""
-    base = f"against {patch.base}" if patch.base else "against the server's base"
-    if patch.base is None and ref is None:
-        base += " (the branch's origin or merge base; without an origin, the empty tree)"
-    how = "the server's patch" if patch.source == "git-delta" else "computed by ohtui"
-    count = f"{patch.files} file(s)" if patch.files else "no changes"
-    lines.append(f"wrote {count}{where}: {how}, {base}")
-    if patch.branch or patch.head_commit:
-        at = " at ".join(part for part in (patch.branch, (patch.head_commit or "")[:12]) if part)
-        lines.append(f"  workspace: {at}")
-    if patch.files and patch.repo_root:
-        applied = output if to_file else "PATCH"
-        root = patch.repo_root
-        if not root.startswith("/"):
-            root += " (relative to the agent server's own folder)"
-        lines.append(f"  apply it in a checkout of {root}: git apply {applied}")
-    for note in patch.notes:
-        lines.append(f"  note: {note}")
-    if patch.skipped:
-        lines.append(f"  left out ({len(patch.skipped)}):")
-        lines.extend(f"    {why}" for why in patch.skipped)
-    text = patch.text
-    if redact_text(text) != text:
-        lines.append(
-            "  note: it holds text shaped like a secret (a key or token); it is written "
-            "exactly, unmasked, so that it applies"
-        )
+    lines = patch_summary(
+        patch,
+        written_to=str(dest) if to_file else None,
+        apply_as=dest.named if to_file else "PATCH",
+        ref=ref,
+    )
     if not to_file and sys.stdout.isatty():
         lines.append("  (cleaned for the terminal: pipe it or use -o FILE for the exact patch)")
     say("\n".join(lines), file=sys.stderr)

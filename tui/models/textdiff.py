@@ -118,3 +118,15 @@ def unified_diff(
             if tag in ("replace", "insert"):
                 lines.extend("+" + line for line in b[j1:j2])
     return Diff(lines, note)
+
+
+def line_counts(old: str, new: str) -> tuple[int, int]:
+    """Lines added and removed from ``old`` to ``new`` (what ``git diff --numstat`` counts,
+    as aligned here: a middle too large to align counts whole on both sides)."""
+    a, b = old.splitlines(), new.splitlines()
+    if a == b:
+        return 0, 0
+    codes, _note = _opcodes(a, b)
+    added = sum(j2 - j1 for tag, _i1, _i2, j1, j2 in codes if tag in ("replace", "insert"))
+    removed = sum(i2 - i1 for tag, i1, i2, _j1, _j2 in codes if tag in ("replace", "delete"))
+    return added, removed

@@ -175,6 +175,7 @@ class FollowMixin:
         follow = shows_base and event_list.at_end and not self.window.query.descending
         added = self.events.add_live(events, [self.query_window], frames)
         self._grow_tree(added)
+        self.note_live_rows(added)  # an open Changes view reads the workspace again
         if not added:
             return
         if self.frozen_rows and len(self.events.base.head) - self.frozen_rows >= FREEZE_EVERY:

@@ -40,6 +40,7 @@ from ...widgets.event_tree import EventTreeView
 from ...widgets.filter_bar import FilterBar
 from ...widgets.key_bar import KeyBar
 from .agent import AgentMixin
+from .changes import ChangesMixin
 from .deferred import DeferredPartsMixin
 from .exporting import ExportMixin
 from .filter_dialog import FilterDialog
@@ -73,6 +74,7 @@ class ConversationScreen(
     PanesMixin,
     WaitingMixin,
     InsightsMixin,
+    ChangesMixin,
     HistoryMixin,
     LoadingMixin,
     DeferredPartsMixin,
@@ -346,6 +348,8 @@ class ConversationScreen(
         done; pressed elsewhere, :meth:`why_not` says why they do nothing."""
         if action in AGENT_KEYS and self.app.readonly:
             return False  # read-only (or local folders): nothing to steer, so no keys for it
+        if action in ("changes", "changes_here"):
+            return self.changes_refused() is None
         if action in ("approve", "reject"):
             return self.live is not None and self.live.waiting_for_confirmation
         if action in TYPING_YIELDS and isinstance(self.focused, Input):
@@ -366,6 +370,8 @@ class ConversationScreen(
             return read_only_reason(self.app)
         if action in AGENT_KEYS and self.live is None:
             return self.not_live_reason()
+        if action in ("changes", "changes_here"):
+            return self.changes_refused()
         if action in ("approve", "reject"):
             return "The agent waits for no approval: there is nothing to approve or reject."
         if action == "find_toggle":
