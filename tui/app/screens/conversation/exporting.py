@@ -221,8 +221,9 @@ def unused_name(stem: str, suffix: str, folder: Path | None = None) -> Path:
     that nothing has, not even a dangling link: an export never writes over anything (and
     :func:`tui.safe_output.open_output` makes sure of it when it takes the name)."""
     folder = folder or Path.cwd()
+    tail = f".{suffix}" if suffix else ""  # a name without a suffix (a saved Makefile)
     for n in range(1, 1000):
-        path = folder / (f"{stem}.{suffix}" if n == 1 else f"{stem}-{n}.{suffix}")
+        path = folder / (f"{stem}{tail}" if n == 1 else f"{stem}-{n}{tail}")
         if not os.path.lexists(path):
             return path
-    raise FileExistsError(f"{stem}.{suffix}: too many exports with this name")
+    raise FileExistsError(f"{stem}{tail}: too many files with this name")

@@ -42,6 +42,7 @@ from ...widgets.key_bar import KeyBar
 from .agent import AgentMixin
 from .deferred import DeferredPartsMixin
 from .exporting import ExportMixin
+from .files import FilesMixin
 from .filter_dialog import FilterDialog
 from .find import FindMixin
 from .first_frame import FirstFrameMixin
@@ -73,6 +74,7 @@ class ConversationScreen(
     PanesMixin,
     WaitingMixin,
     InsightsMixin,
+    FilesMixin,
     HistoryMixin,
     LoadingMixin,
     DeferredPartsMixin,
@@ -356,6 +358,8 @@ class ConversationScreen(
             return self.find_bar.has_class("-visible")
         if action in ("toggle_run", "message", "interrupt"):
             return self.live is not None  # only a live conversation has an agent to steer
+        if action == "files":
+            return self.files_refusal() is None
         return True
 
     def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
@@ -368,6 +372,8 @@ class ConversationScreen(
             return "The agent waits for no approval: there is nothing to approve or reject."
         if action == "find_toggle":
             return "Find is closed: / opens it, then ^r ^t ^o switch its options."
+        if action == "files":
+            return self.files_refusal()
         return None
 
     def action_back(self) -> None:
