@@ -18,10 +18,9 @@ import posixpath
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tui.safe_output import open_output
+from tui.safe_output import open_output, safe_name, unused_name
 from tui.text import clean
 
-from .conversation.exporting import safe_name, unused_name
 from .errors import describe_error, server_words
 
 if TYPE_CHECKING:
