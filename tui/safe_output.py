@@ -1,7 +1,8 @@
 """Writing output where the user said, and nowhere else: the one writer of every output file.
 
-``ohtui export -o``, ``ohtui insights -o``, the app's ``ctrl+s`` and ``ohtui config init``
-all write through :func:`open_output`, because a path is not always a file:
+``ohtui export -o``, ``ohtui insights -o``, ``ohtui diff``, ``ohtui download``, the app's
+``ctrl+s`` and Files saves, and ``ohtui config init`` all write through :func:`open_output`
+(new files under a free name from :func:`unused_name`), because a path is not always a file:
 
 * ``-`` is standard output;
 * a character or block device, a FIFO or a socket is written to as a stream: ``-o
