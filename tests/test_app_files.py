@@ -94,7 +94,7 @@ async def choose(pilot, screen: FilesScreen, key: str) -> None:
     table = screen.query_one(FittedTable)
     table.focus()
     assert table.cursor_to(key), f"no row {key}: {rows(screen)}"
-    await pilot.pause()
+    await wait_for(lambda: table.current_key == key, pilot=pilot)
 
 
 async def name_path(pilot, text: str, key: str = "o") -> None:
