@@ -315,3 +315,40 @@ async def test_local_folders_have_no_files_to_browse(demo_server, monkeypatch):
         assert notes == ["Local folders have no workspace: ohtui reads only their events."]
         palette = [name for name, _, _ in OhtuiCommands(screen)._commands()]
         assert "Files" not in palette
+
+
+async def test_a_bare_agent_server_is_browsed_directly(make_server, workdir):
+    """No sandbox between: the conversation's agent server is the server itself."""
+    from tests.test_agent_server_app import agent_app, agent_server
+
+    need_git()
+    server = agent_server(make_server)
+    app = agent_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_files(pilot)
+        assert "hello.py" in names(screen) and "src/" in names(screen)
+        await choose(pilot, screen, "f:/workspace/project/hello.py")
+        await wait_for(lambda: shown(screen, "/workspace/project/hello.py"), pilot=pilot)
+        assert view(screen).text_lines == ['print("hello")']
+        await pilot.press("s")
+        await wait_for(lambda: (workdir / "hello.py").exists(), pilot=pilot)
+    assert (workdir / "hello.py").read_text() == 'print("hello")'
+
+
+async def test_a_path_typed_in_one_burst_arrives_whole(demo):
+    """A paste or a fast typist: the characters and the enter after them come in one read;
+    enter answers with everything typed before it."""
+    from tests.app_helpers import send_burst
+
+    root = demo.store.workspace.root
+    app = make_app(demo.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_files(pilot)
+        await pilot.press("n")
+        await wait_for(lambda: dialog_ready(app, PathDialog), pilot=pilot)
+        send_burst(app, [(c, c) for c in "notes/today"] + [("enter", "\r")])
+        await wait_for(
+            lambda: screen.query_one(FittedTable).current_key == "d:/workspace/project/notes",
+            pilot=pilot,
+        )
+    assert (root / "notes" / "today").is_dir()

@@ -5,6 +5,7 @@ keys meanwhile (a dialog: the app's own keys stand aside, ``navigation.DIALOG_FR
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -18,7 +19,9 @@ from ..widgets.ordered_input import OrderedInput
 class PathDialog(ModalScreen[str | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="path-dialog.cancel"),
-        Binding("enter", "answer", "OK", id="path-dialog.ok", priority=True),
+        # not a priority binding: the field's own enter (Input.Submitted) comes after the
+        # characters typed before it, where a priority one would overtake them
+        Binding("enter", "answer", "OK", id="path-dialog.ok"),
     ]
     CSS_PATH = "path_dialog.tcss"
 
@@ -42,6 +45,11 @@ class PathDialog(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_answer()
 
     def action_answer(self) -> None:
         text = self.query_one(Input).value.strip()
