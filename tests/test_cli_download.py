@@ -68,13 +68,13 @@ def temp_folders(monkeypatch) -> list[Path]:
 def test_download_writes_the_zip_under_a_free_name_or_where_o_says(demo, capsys) -> None:
     server, names = demo
     cid = names["branches"]  # a paused sandbox: the app server's store answers all the same
-    Path(f"ohtui-{cid}-trajectory.zip").write_text("mine")
+    Path(f"ohtui-{cid[:8]}-trajectory.zip").write_text("mine")
     assert main(["download", cid, "--url", server.base_url]) == 0
-    second = Path(f"ohtui-{cid}-trajectory-2.zip").resolve()
+    second = Path(f"ohtui-{cid[:8]}-trajectory-2.zip").resolve()
     err = capsys.readouterr().err
     assert f"wrote the trajectory of {cid} (" in err and f"to {second}" in err
     assert f"open it read-only: ohtui {second}" in err
-    assert Path(f"ohtui-{cid}-trajectory.zip").read_text() == "mine"
+    assert Path(f"ohtui-{cid[:8]}-trajectory.zip").read_text() == "mine"
     names_in = zipfile.ZipFile(second).namelist()
     assert f"{cid}/meta.json" in names_in
     assert sum("/events/" in n for n in names_in) == server.store.count_events(cid)

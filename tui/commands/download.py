@@ -7,7 +7,7 @@ sandbox state) or the agent server's conversation folder
 (``/api/file/download-trajectory/{id}``), streamed to its file as it arrives and bounded. It
 goes where ``-o`` says (a file replaced whole, a device or FIFO as a stream, ``-`` standard
 output unless that is a terminal), else to a new file in the working directory
-(``ohtui-<id>-trajectory.zip``, never over anything): through :mod:`tui.safe_output`, bytes
+(``ohtui-<id8>-trajectory.zip``, never over anything): through :mod:`tui.safe_output`, bytes
 exactly. What was written and how to open it goes to standard error.
 """
 
@@ -39,16 +39,10 @@ def run_download(args: argparse.Namespace, open_folder: OpenFolder) -> int:
         say(f"{PROG}: name a conversation (its id)", file=sys.stderr)
         say(f"usage: {PROG} ID [-o FILE]", file=sys.stderr)
         return 2
+    exclusive = args.output is None  # a name ohtui picks is never over anything
     try:  # checked before anything is asked of the server
-        if args.output is None:
-            exclusive, where = (
-                True,
-                destination(
-                    unused_name(f"ohtui-{safe_name(cid)}-trajectory", "zip"), exclusive=True
-                ),
-            )
-        else:
-            exclusive, where = False, destination(args.output)
+        named = args.output or unused_name(f"ohtui-{safe_name(cid, 8)}-trajectory", "zip")
+        where = destination(named, exclusive=exclusive)
     except (OutputError, FileExistsError) as exc:
         say(f"{PROG}: {exc}", file=sys.stderr)
         return 1
