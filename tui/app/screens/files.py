@@ -38,7 +38,7 @@ from ..themes import theme_style
 from ..widgets.file_view import FileView
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
-from .files_actions import MAX_SAVE, failure_words, local_name, trajectory_to_cwd, write_new_file
+from .files_actions import FileActions, failure_words, inside
 from .path_dialog import PathDialog
 
 if TYPE_CHECKING:
@@ -68,10 +68,6 @@ def plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
 class FileList(FittedTable):
     """A folder's rows: ``..``, its subfolders, its files; enter opens the one under the cursor."""
 
@@ -81,7 +77,7 @@ class FileList(FittedTable):
         super().__init__(listing_columns, id="files-list", cursor_type="row", zebra_stripes=True)
 
 
-class FilesScreen(Screen[None]):
+class FilesScreen(FileActions, Screen[None]):
     BINDING_GROUP_TITLE = "Files"
     CSS_PATH = "files.tcss"
     AUTO_FOCUS = "#files-list"
@@ -406,82 +402,6 @@ class FilesScreen(Screen[None]):
                 value=start,
             ),
             chosen,
-        )
-
-    def action_save(self) -> None:
-        path = self.target_file()
-        if path is not None:
-            self.save_file(path)
-
-    @work(group="files-save", exit_on_error=False)
-    async def save_file(self, path: str) -> None:
-        name = clean(posixpath.basename(path))
-        stem, suffix = local_name(path)
-        client = self.app.client  # type: ignore[attr-defined]
-        masked = path == self.shown_path and self.shown_file is not None and self.shown_file.masked
-        try:
-            dest, got = await write_new_file(
-                stem,
-                suffix,
-                lambda write: client.download_file(
-                    self.conversation_id, path, write, max_bytes=MAX_SAVE
-                ),
-            )
-        except Exception as exc:  # noqa: BLE001 - said, never raised
-            self.notify(
-                f"Could not save {name}: {failure_words(exc)}",
-                severity="error",
-                timeout=10,
-                markup=False,
-            )
-            return
-        exactly = " exactly (its secret-shaped text is masked on screen only)" if masked else ""
-        self.notify(
-            f"Saved {name} ({size_words(got.size)}){exactly} to {dest}", timeout=8, markup=False
-        )
-
-    def action_new_folder(self) -> None:
-        folder = self.folder
-        if folder is None:
-            return
-
-        def chosen(text: str | None) -> None:
-            if text and self.is_attached:
-                self.make_folder(self._absolute(text))
-
-        self.app.push_screen(
-            PathDialog(
-                "New folder",
-                f"In {clean(folder)}: a name, or a path (its missing parents are made too).",
-                placeholder="name",
-            ),
-            chosen,
-        )
-
-    @work(group="files-mkdir", exit_on_error=False)
-    async def make_folder(self, path: str) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
-        try:
-            await client.create_directory(path, conversation_id=self.conversation_id)
-        except Exception as exc:  # noqa: BLE001 - said, never raised
-            self.notify(
-                f"Could not create {clean(path)}: {failure_words(exc)}",
-                severity="error",
-                timeout=10,
-                markup=False,
-            )
-            return
-        self.notify(f"Created the folder {clean(path)}", markup=False)
-        folder = self.folder
-        if folder is not None and inside(path, folder) and path != folder:
-            child = posixpath.join(folder, path[len(folder) :].strip("/").split("/")[0])
-            self.load(folder, select=f"d:{child}")
-
-    def action_trajectory(self) -> None:
-        self.run_worker(
-            trajectory_to_cwd(self.app, self.conversation_id),
-            group="files-trajectory",
-            exit_on_error=False,
         )
 
 

@@ -18,15 +18,21 @@ import posixpath
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from textual import work
+
+from tui.client.downloads import size_words
 from tui.safe_output import open_output, safe_name, unused_name
 from tui.text import clean
 
 from .errors import describe_error, server_words
+from .path_dialog import PathDialog
 
 if TYPE_CHECKING:
     from textual.app import App
 
     from tui.safe_output import Destination
+
+    from ..file_text import FileText
 
 T = TypeVar("T")
 
@@ -47,6 +53,11 @@ def failure_words(exc: BaseException) -> str:
     if isinstance(exc, HTTPStatusError) and exc.status is not None:
         return server_words(exc)
     return describe_error(exc)
+
+
+def inside(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or under it (absolute paths on the server)."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def local_name(remote: str) -> tuple[str, str]:
@@ -79,8 +90,6 @@ async def write_new_file(
 async def trajectory_to_cwd(app: App, conversation_id: str) -> None:
     """Download the conversation's trajectory zip into the working directory and say where
     (or why not); run as a worker of the screen that asked."""
-    from tui.client.downloads import size_words
-
     client = app.client  # type: ignore[attr-defined]
     app.notify("Downloading the trajectory zip…", timeout=3, markup=False)
     stem = f"ohtui-{safe_name(conversation_id, 8)}-trajectory"
@@ -104,4 +113,100 @@ async def trajectory_to_cwd(app: App, conversation_id: str) -> None:
     )
 
 
-__all__ = ["MAX_SAVE", "failure_words", "local_name", "trajectory_to_cwd", "write_new_file"]
+class FileActions:
+    """Part of :class:`~.files.FilesScreen`, which provides what is declared here: the keys
+    that do something to a file or the workspace (``s``, ``n``, ``T``)."""
+
+    app: App
+    conversation_id: str
+    shown_path: str | None
+    shown_file: FileText | None
+    # and, from the screen: folder, target_file(), _absolute(), load(), notify(),
+    # run_worker(), is_attached
+
+    def action_save(self) -> None:
+        path = self.target_file()
+        if path is not None:
+            self.save_file(path)
+
+    @work(group="files-save", exit_on_error=False)
+    async def save_file(self, path: str) -> None:
+        name = clean(posixpath.basename(path))
+        stem, suffix = local_name(path)
+        client = self.app.client  # type: ignore[attr-defined]
+        masked = path == self.shown_path and self.shown_file is not None and self.shown_file.masked
+        try:
+            dest, got = await write_new_file(
+                stem,
+                suffix,
+                lambda write: client.download_file(
+                    self.conversation_id, path, write, max_bytes=MAX_SAVE
+                ),
+            )
+        except Exception as exc:  # noqa: BLE001 - said, never raised
+            self.notify(
+                f"Could not save {name}: {failure_words(exc)}",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
+            return
+        exactly = " exactly (its secret-shaped text is masked on screen only)" if masked else ""
+        self.notify(
+            f"Saved {name} ({size_words(got.size)}){exactly} to {dest}", timeout=8, markup=False
+        )
+
+    def action_new_folder(self) -> None:
+        folder = self.folder
+        if folder is None:
+            return
+
+        def chosen(text: str | None) -> None:
+            if text and self.is_attached:
+                self.make_folder(self._absolute(text))
+
+        self.app.push_screen(
+            PathDialog(
+                "New folder",
+                f"In {clean(folder)}: a name, or a path (its missing parents are made too).",
+                placeholder="name",
+            ),
+            chosen,
+        )
+
+    @work(group="files-mkdir", exit_on_error=False)
+    async def make_folder(self, path: str) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        try:
+            await client.create_directory(path, conversation_id=self.conversation_id)
+        except Exception as exc:  # noqa: BLE001 - said, never raised
+            self.notify(
+                f"Could not create {clean(path)}: {failure_words(exc)}",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
+            return
+        self.notify(f"Created the folder {clean(path)}", markup=False)
+        folder = self.folder
+        if folder is not None and inside(path, folder) and path != folder:
+            child = posixpath.join(folder, path[len(folder) :].strip("/").split("/")[0])
+            self.load(folder, select=f"d:{child}")
+
+    def action_trajectory(self) -> None:
+        self.run_worker(
+            trajectory_to_cwd(self.app, self.conversation_id),
+            group="files-trajectory",
+            exit_on_error=False,
+        )
+
+
+__all__ = [
+    "MAX_SAVE",
+    "FileActions",
+    "failure_words",
+    "inside",
+    "local_name",
+    "trajectory_to_cwd",
+    "write_new_file",
+]
