@@ -166,9 +166,11 @@ async def test_hostile_text_is_literal_and_secrets_are_masked(demo, workdir):
     root = demo.store.workspace.root
     hostile = "\x1b[31mred\x1b]52;c;aGk=\x07 [bold]not bold[/bold]\ttab\nAPI_KEY=sk-abcdefghijklmnopqrstuvwx1234\n"
     (root / "notes.txt").write_text(hostile, encoding="utf-8")
+    (root / "\x1b[2J[bold]evil").mkdir()  # a folder's name is the server's text too
     app = make_app(demo.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_files(pilot)
+        assert "␛[2J[bold]evil/" in names(screen)
         await name_path(pilot, "notes.txt")
         path = "/workspace/project/notes.txt"
         await wait_for(lambda: shown(screen, path), pilot=pilot)
