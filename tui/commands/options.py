@@ -158,7 +158,8 @@ def build_parser(*, env_defaults: bool = True) -> argparse.ArgumentParser:
         "path",
         nargs="?",
         metavar="PATH",
-        help="browse local OpenHands conversation folders (a folder of conversations, or one)",
+        help="browse local OpenHands conversation folders (a folder of conversations, or one, "
+        "or a trajectory zip: ohtui download)",
     )
     parser.add_argument("--local", metavar="PATH", help="same as PATH")
     parser.add_argument(
