@@ -18,7 +18,7 @@ from tui.commands.options import (
     build_parser,
     command_word,
 )
-from tui.text import say
+from tui.text import clean, say
 
 __all__ = ["COMMANDS", "SETTING_FLAGS", "add_settings_options", "build_parser", "main"]
 
@@ -184,20 +184,46 @@ def run_app(args: argparse.Namespace) -> int:
     # (``OhtuiApp._started``, after freezing what they built).
     gc.disable()
     local = args.local or args.path
-    folders = None
+    folders = zipped = None
     try:
+        if local and _is_zip(local):  # a trajectory zip: unpacked, then served as a folder
+            zipped = _open_zip(local)
+            if zipped is None:
+                return 2
         if local:  # first: the server's start runs beside the settings, imports and paint
-            folders = _spawn_folders(local)
+            folders = _spawn_folders(str(zipped.folder) if zipped else local)
             if folders is None:
                 return 2
-        return _run_app(args, local, folders)
+        return _run_app(args, local, folders, zipped)
     finally:  # however the app ended (its own quit stops the server already: a no-op then)
         if folders is not None:
             folders[1]()
+        if zipped is not None:
+            zipped.remove()
         gc.enable()
 
 
-def _run_app(args: argparse.Namespace, local: str | None, folders: tuple | None) -> int:
+def _is_zip(path: str) -> bool:
+    from tui.commands.trajectory_zip import looks_like_zip
+
+    return looks_like_zip(path)
+
+
+def _open_zip(path: str) -> Any:
+    """``ohtui FILE.zip``: the zip unpacked into a private temporary folder (removed when
+    the app ends), or None after saying why it cannot be opened."""
+    from tui.commands.trajectory_zip import ZipRefused, open_zip
+
+    try:
+        return open_zip(path)
+    except ZipRefused as exc:
+        say(f"ohtui: {exc}", file=sys.stderr)
+        return None
+
+
+def _run_app(
+    args: argparse.Namespace, local: str | None, folders: tuple | None, zipped: Any = None
+) -> int:
     resolved = load_settings(args)
     if resolved is None:
         return 2
@@ -226,6 +252,8 @@ def _run_app(args: argparse.Namespace, local: str | None, folders: tuple | None)
         url, stop, warm_up = demo.base_url, demo.stop, demo.wait_ready
     profiles = {name: _profile_factory(args, name) for name in resolved.settings.profiles}
     notice, stops = None, [stop] if stop else []
+    if zipped is not None:
+        notice = f"{clean(zipped.name)}: opened read-only (unpacked into a private folder, removed on exit)."
     found = None if (local or resolved.url) else _local_default()
     if found is not None:  # offered beside the demo, one palette command away
         profiles[LOCAL_PROFILE] = _folder_factory(found, stops)
@@ -278,7 +306,8 @@ def _run_app(args: argparse.Namespace, local: str | None, folders: tuple | None)
 
 
 def run_command(argv: list[str]) -> int:
-    """``ohtui [settings] info|config|export|insights|diff …``: settings options on either side."""
+    """``ohtui [settings] info|config|export|insights|diff|download …``: settings options on
+    either side."""
     args = build_command_parser().parse_args(argv)
     warn_keys_on_argv(args, f"ohtui {args.command}")
     if args.command == "info":
@@ -302,6 +331,10 @@ def run_command(argv: list[str]) -> int:
         from tui.commands.diff import run_diff
 
         return run_diff(args, _folder_client)
+    if args.command == "download":
+        from tui.commands.download import run_download
+
+        return run_download(args, _folder_client)
     from tui.commands.export import run_export
 
     return run_export(args, _folder_client)

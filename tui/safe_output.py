@@ -1,7 +1,8 @@
 """Writing output where the user said, and nowhere else: the one writer of every output file.
 
-``ohtui export -o``, ``ohtui insights -o``, the app's ``ctrl+s`` and ``ohtui config init``
-all write through :func:`open_output`, because a path is not always a file:
+``ohtui export -o``, ``ohtui insights -o``, ``ohtui diff``, ``ohtui download``, the app's
+``ctrl+s`` and Files saves, and ``ohtui config init`` all write through :func:`open_output`
+(new files under a free name from :func:`unused_name`), because a path is not always a file:
 
 * ``-`` is standard output;
 * a character or block device, a FIFO or a socket is written to as a stream: ``-o
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import socket
 import stat
 import sys
@@ -29,6 +31,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
 from .text import clean
@@ -40,6 +43,7 @@ NEW_FILE_MODE = 0o600
 #: Hard links can't be made here: fall back to a checked rename for an exclusive write.
 _NO_LINKS = {errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOSYS, errno.EOPNOTSUPP}
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 class OutputError(Exception):
@@ -339,3 +343,24 @@ def reader_gone() -> None:
     """Standard output's reader went away (``| head``): not an error; the interpreter's
     flush at exit must not complain either."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def safe_name(text: str, limit: int = 40) -> str:
+    """``text`` as a file-name part: letters, digits, ``-`` and ``_`` only (a NUL, ``/``,
+    ``..`` or a control character from a server can't reach the file system)."""
+    cleaned = _UNSAFE_NAME.sub("_", text)[:limit].strip("_")
+    return cleaned or "unnamed"
+
+
+def unused_name(stem: str, suffix: str, folder: Path | None = None) -> Path:
+    """A name ``stem.suffix`` (or ``stem-N.suffix``; ``stem`` alone without a suffix) in
+    ``folder`` (the working directory) that nothing has, not even a dangling link: what the
+    app's exports and saves are written to, never over anything (and :func:`open_output`
+    with ``exclusive`` makes sure of it when it takes the name)."""
+    folder = folder or Path.cwd()
+    tail = f".{suffix}" if suffix else ""
+    for n in range(1, 1000):
+        path = folder / (f"{stem}{tail}" if n == 1 else f"{stem}-{n}{tail}")
+        if not os.path.lexists(path):
+            return path
+    raise FileExistsError(f"{stem}{tail}: too many files with this name")

@@ -130,6 +130,21 @@ class OhtuiCommands(Provider):
                         "What the agent changed in its workspace: files, diffs, commits (w)",
                     )
                 )
+            if screen.files_refusal() is None:
+                out.append(
+                    (
+                        "Files",
+                        screen.action_files,
+                        "The workspace's folders and files: view, save, new folder (F)",
+                    )
+                )
+                out.append(
+                    (
+                        "Download trajectory zip",
+                        screen.action_trajectory,
+                        "The conversation's folder as a zip, to the working directory",
+                    )
+                )
             view = screen.view_name()
             for fmt, label in (("md", "Markdown"), ("jsonl", "JSONL")):
                 out.append(

@@ -17,7 +17,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from tui.models import SandboxStatus
-from tui.models.workspace import GitChange, GitCommitsPage, GitDiff, WorkspacePatch
+from tui.models.workspace import (
+    FolderListing,
+    GitChange,
+    GitCommitsPage,
+    GitDiff,
+    HomeResponse,
+    SubdirectoryPage,
+    WorkspacePatch,
+)
 
 from . import params as P
 from .base import segment
@@ -200,6 +208,43 @@ class WorkspaceCalls(ConversationCalls):
         if not isinstance(data, dict):
             raise self._bad("POST", route, "expected a JSON object")
         return data
+
+    async def subdirectories(
+        self,
+        conversation_id: str | None,
+        path: str | None = None,
+        *,
+        page_id: str | None = None,
+        limit: int = 100,
+        include_hidden: bool = False,
+    ) -> SubdirectoryPage:
+        """One page of a folder's subfolders (``/api/file/search_subdirs``: folders only)."""
+        return await self._on(
+            conversation_id,
+            lambda w: w.subdirectories(
+                path, page_id=page_id, limit=limit, include_hidden=include_hidden
+            ),
+        )
+
+    async def file_home(self, conversation_id: str | None = None) -> HomeResponse:
+        """The agent server user's home folder, its top-level folders and the roots."""
+        return await self._on(conversation_id, lambda w: w.home())
+
+    async def folder_listing(
+        self,
+        conversation_id: str | None,
+        path: str | None = None,
+        *,
+        include_hidden: bool = False,
+    ) -> FolderListing:
+        """A folder's subfolders and the files git lists as changed in it (a server lists no
+        files: see :mod:`.workspace_listing`); the working directory when ``path`` is None."""
+        from .workspace_listing import folder_listing
+
+        return await self._on(
+            conversation_id,
+            lambda w: folder_listing(w, path, include_hidden=include_hidden),
+        )
 
     async def download_trajectory(
         self,

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from tui import __version__
 
 #: Commands a first positional word names (``serve`` keeps a parser of its own).
-COMMANDS = ("info", "config", "export", "insights", "diff", "serve")
+COMMANDS = ("info", "config", "export", "insights", "diff", "download", "serve")
 #: Settings a flag can set; ``None`` means "not given" (the environment and file decide).
 SETTING_FLAGS = ("url", "api_key", "session_key", "theme", "readonly", "profile", "server_kind")
 SERVER_KINDS = ("auto", "app", "agent", "shared")
@@ -45,6 +45,8 @@ commands:
   ohtui diff ID [-o FILE] [--ref REF] [--path DIR]
                                   what the agent changed in its workspace, as a patch
                                   that `git apply` takes on the base
+  ohtui download ID [-o FILE]     the conversation's trajectory (its events and state) as
+                                  a zip; `ohtui FILE.zip` opens one read-only like a folder
   ohtui serve [--host H] [--port N] [--db PATH] [--demo] [--session-key-file F]
                                   run the reference server in the foreground
 """
@@ -156,7 +158,8 @@ def build_parser(*, env_defaults: bool = True) -> argparse.ArgumentParser:
         "path",
         nargs="?",
         metavar="PATH",
-        help="browse local OpenHands conversation folders (a folder of conversations, or one)",
+        help="browse local OpenHands conversation folders (a folder of conversations, or one, "
+        "or a trajectory zip: ohtui download)",
     )
     parser.add_argument("--local", metavar="PATH", help="same as PATH")
     parser.add_argument(
@@ -267,6 +270,26 @@ def _add_diff(sub: argparse._SubParsersAction) -> None:
     add_settings_options(parser, after_command=True)
 
 
+def _add_download(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "download",
+        help="a conversation's trajectory as a zip, without the UI",
+        description="Download a conversation's trajectory (its folder of events and state, "
+        "as the server keeps it) as a zip: to FILE, or to a new file in the working directory "
+        "(ohtui-<id>-trajectory.zip, never over anything). `ohtui FILE.zip` opens it "
+        "read-only like a local conversation folder.",
+    )
+    parser.add_argument("conversation", nargs="?", metavar="ID", help="conversation id")
+    parser.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write to FILE (- for standard output; default: a new file in the working directory)",
+    )
+    parser.set_defaults(local=None, shared=False)
+    add_settings_options(parser, after_command=True)
+
+
 def _add_config(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "config", help="manage the config file", description="Manage the config file."
@@ -307,6 +330,7 @@ def build_command_parser() -> argparse.ArgumentParser:
     _add_export(sub)
     _add_insights(sub)
     _add_diff(sub)
+    _add_download(sub)
     _add_config(sub)
     return parser
 

@@ -84,6 +84,34 @@ class SubdirectoryPage(ClosedModel):
     next_page_id: str | None = None
 
 
+@dataclass(frozen=True)
+class WorkspaceFile:
+    """A file in a folder listing: one git lists as changed (``status``), or one the user
+    named (``status`` None). ``path`` is absolute on the server."""
+
+    name: str
+    path: str
+    status: GitChangeStatus | None = None
+
+
+@dataclass(frozen=True)
+class FolderListing:
+    """One folder of a workspace, as much as the server can list of it.
+
+    An agent server lists folders only (``search_subdirs``): the files are those git lists
+    as changed in this folder (against the base), never all of them. ``root`` is the
+    conversation's working directory (the folder listed when none is named); ``more_folders``:
+    the folder holds more subfolders than were read; ``notes`` say what could not be listed
+    and why (a server without a folder listing, git failing), in words."""
+
+    path: str
+    root: str
+    folders: tuple[SubdirectoryEntry, ...] = ()
+    files: tuple[WorkspaceFile, ...] = ()
+    more_folders: bool = False
+    notes: tuple[str, ...] = ()
+
+
 class FileUploadResult(ClosedModel):
     success: bool = True
     file_size: int
@@ -120,6 +148,7 @@ class WorkspacePatch:
 __all__ = [
     "FileBrowserEntry",
     "FileUploadResult",
+    "FolderListing",
     "GitChange",
     "GitChangeStatus",
     "GitCommit",
@@ -128,5 +157,6 @@ __all__ = [
     "HomeResponse",
     "SubdirectoryEntry",
     "SubdirectoryPage",
+    "WorkspaceFile",
     "WorkspacePatch",
 ]

@@ -152,6 +152,25 @@ class DemoWorkspace:
         rest = posixpath.normpath(virtual)[len(self.virtual_root) :].lstrip("/")
         return self.root / rest if rest else self.root
 
+    def write(self, virtual: str, text: str) -> bool:
+        """Write ``text`` to the file a virtual path names, as the simulated agent's editor
+        does (parents made); False, writing nothing, outside the workspace or where a link,
+        a file or a folder is in the way: nothing outside the temporary folder is written."""
+        real = self.real(virtual)
+        root = self.root
+        if real is None or real == root:
+            return False
+        here = root
+        for part in real.relative_to(root).parts[:-1]:
+            here = here / part
+            if here.is_symlink() or (here.exists() and not here.is_dir()):
+                return False
+        if real.is_symlink() or real.is_dir():
+            return False
+        real.parent.mkdir(parents=True, exist_ok=True)
+        real.write_text(text, encoding="utf-8")
+        return True
+
     def virtual(self, text: str) -> str:
         """``text`` (a message, a path) with the temporary folder named as clients see it."""
         if self._temp is None:

@@ -21,6 +21,7 @@ from ..demo.live_builder import LiveBuilder
 from ..lifecycle import DEFAULT_MODEL
 from ..times import utc_from_clock
 from .errors import SandboxNotRunning
+from .file_edits import apply_file_edits
 from .frames import Close, Subscriber, frame_text
 from .run import AgentRun
 from .state import full_state_frame, full_state_value
@@ -173,6 +174,7 @@ class LiveConversation(AgentRun):
                 elif event["key"] == "last_user_message_id":
                     self.last_user_message_id = event["value"]
         store = self.hub.store
+        apply_file_edits(store, events)  # the tool ran before it reports: before it is seen
         if rows:
             with store.transaction():
                 store.append_serialized(self.id, rows)

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
+
+from tui.safe_output import safe_name, unused_name
 
 from ...copying import clip
 from ...row_windows import PagedWindow, PathWindow
@@ -38,14 +38,6 @@ if TYPE_CHECKING:
 
 #: Events fetched by id per request while an export writes.
 EXPORT_BATCH = 100
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")
-
-
-def safe_name(text: str, limit: int = 40) -> str:
-    """``text`` as a file-name part: letters, digits, ``-`` and ``_`` only (a NUL, ``/``,
-    ``..`` or a control character from a server can't reach the file system)."""
-    cleaned = _UNSAFE_NAME.sub("_", text)[:limit].strip("_")
-    return cleaned or "unnamed"
 
 
 @dataclass
@@ -214,15 +206,3 @@ class ExportMixin:
             )
 
         return await asyncio.to_thread(write)
-
-
-def unused_name(stem: str, suffix: str, folder: Path | None = None) -> Path:
-    """A name ``stem.suffix`` (or ``stem-N.suffix``) in ``folder`` (the working directory)
-    that nothing has, not even a dangling link: an export never writes over anything (and
-    :func:`tui.safe_output.open_output` makes sure of it when it takes the name)."""
-    folder = folder or Path.cwd()
-    for n in range(1, 1000):
-        path = folder / (f"{stem}.{suffix}" if n == 1 else f"{stem}-{n}.{suffix}")
-        if not os.path.lexists(path):
-            return path
-    raise FileExistsError(f"{stem}.{suffix}: too many exports with this name")

@@ -99,6 +99,7 @@ CONVERSATION_KEYS = [
         id="conversation.changes-here",
         tooltip="On a file edit",
     ),
+    Binding("F", "files", "Files", show=False, id="conversation.files"),
     Binding("c", "copy('text')", "Copy", show=False, id="conversation.copy"),
     Binding("C", "copy('json')", "Copy JSON", show=False, id="conversation.copy-json"),
     Binding("ctrl+s", "export('md', 'view')", "Export", show=False, id="conversation.export"),

@@ -43,6 +43,7 @@ from .agent import AgentMixin
 from .changes import ChangesMixin
 from .deferred import DeferredPartsMixin
 from .exporting import ExportMixin
+from .files import FilesMixin
 from .filter_dialog import FilterDialog
 from .find import FindMixin
 from .first_frame import FirstFrameMixin
@@ -75,6 +76,7 @@ class ConversationScreen(
     WaitingMixin,
     InsightsMixin,
     ChangesMixin,
+    FilesMixin,
     HistoryMixin,
     LoadingMixin,
     DeferredPartsMixin,
@@ -362,6 +364,8 @@ class ConversationScreen(
             return self.find_bar.has_class("-visible")
         if action in ("toggle_run", "message", "interrupt"):
             return self.live is not None  # only a live conversation has an agent to steer
+        if action == "files":
+            return self.files_refusal() is None
         return True
 
     def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
@@ -376,6 +380,8 @@ class ConversationScreen(
             return "The agent waits for no approval: there is nothing to approve or reject."
         if action == "find_toggle":
             return "Find is closed: / opens it, then ^r ^t ^o switch its options."
+        if action == "files":
+            return self.files_refusal()
         return None
 
     def action_back(self) -> None:
