@@ -35,6 +35,7 @@ from ..themes import theme_style
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .confirm import ConfirmScreen
+from .dismiss_once import DismissOnce
 from .errors import describe_error, server_advice, server_words
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class SandboxStart:
         return max(0.0, server_marks.monotonic() - self.began)
 
 
-class SpecPicker(ModalScreen[str | None]):
+class SpecPicker(DismissOnce, ModalScreen[str | None]):
     """Choose the spec a new sandbox starts from; shows image and working dir."""
 
     BINDINGS = [
