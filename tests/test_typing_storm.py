@@ -157,7 +157,8 @@ async def test_a_storm_of_keys_and_resizes_after_enter_breaks_nothing(
         storm = [("enter", None), *_storm(seed, length)]
         for start in range(0, len(storm), chunk):
             _send_storm(app, storm[start : start + chunk])
-            await pilot.pause()
+            # the next keys come once the app has taken these (not once some time passed)
+            await wait_for(lambda: app.message_queue_size == 0, pilot=pilot)
         await pilot.resize_terminal(80, 24)
         await settled(pilot, keep={"new-conversation", "filter"})
         assert not [note for note in notes if "failed" in note], notes
