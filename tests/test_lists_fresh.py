@@ -23,7 +23,7 @@ from tests.app_helpers import (
     wait_for,
 )
 from tui.app.screens import conversations as conversations_module
-from tui.app.screens import sandboxes as sandboxes_module
+from tui.app.screens import sandboxes_poll
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.sandboxes import SandboxesScreen
 from tui.app.widgets.fitted_table import FittedTable
@@ -35,7 +35,7 @@ from tui.server.demo import generate_conversation
 def fast_polls(monkeypatch):
     """Polls every 50 ms, so a test waits on what it shows, not on the clock."""
     monkeypatch.setattr(conversations_module, "POLL_S", 0.05)
-    monkeypatch.setattr(sandboxes_module, "IDLE_POLL_S", 0.05)
+    monkeypatch.setattr(sandboxes_poll, "IDLE_POLL_S", 0.05)
 
 
 def keys(table: FittedTable) -> list[str]:

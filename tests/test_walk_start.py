@@ -1,5 +1,5 @@
 """The whole-log walk's start: the index waits for the list's total by the news of its
-count (conversation_events.py ``_count_known``), not the count's whole task, and only so
+count (conversation_events.py ``count_known``), not the count's whole task, and only so
 long; the helper's interpreter imports no httpx (``tui.client``'s names load on first use),
 which would add ~0.05 s of CPU to its start."""
 

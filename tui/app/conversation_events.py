@@ -103,7 +103,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         self._tree_size = -1
         self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
         self._count_due = False  # the base window's count starts after its first paint
-        #: set when a count starts, lands or ends (what :meth:`_count_known` waits on)
+        #: set when a count starts, lands or ends (what :meth:`count_known` waits on)
         self._count_news = asyncio.Event()
         #: the index's pages, fetched ahead and read in the helper process (page_pipeline.py)
         self.pipeline = PagePipeline(client, conversation_id)
@@ -330,7 +330,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         """The base window's next page (oldest first, through outages); rows added."""
         start = len(self.base.head)
         what = f"events {start + 1:,}–{start + self.page_size:,} (the index)"
-        await self._count_known()  # whether the helper is worth it
+        await self.count_known()  # whether the helper is worth it
         self.pipeline.index_called()  # the list has its length: End can go to the end
         events = self.base.total if self.base.total is not None else start
         await self.pipeline.settle(events)  # the user's first keys (End) go first
@@ -346,15 +346,17 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
             self.pipeline.finished()  # the index is whole: the helper is not needed now
         return added
 
-    async def _count_known(self) -> None:
-        """Until the base window's total is in (or its count ends without one, or
-        :data:`COUNT_WAIT_S`). The count starts after the list's first paint, maybe after
-        the index's first call; its task also counts the folded kind after the total, which
-        a folder server takes ~1 s to do, so what is awaited is the news of the count (it
-        starts, its total lands, it ends: :attr:`_count_news`), not the task."""
+    async def count_known(self, window: PagedWindow | None = None) -> None:
+        """Until ``window``'s (the base window's) total is in, or its count ends without
+        one, or :data:`COUNT_WAIT_S`. The count starts after the list's first paint, maybe
+        after the index's first call or a jump typed with the enter that opened the
+        conversation; its task also counts the folded kind after the total, which a folder
+        server takes ~1 s to do, so what is awaited is the news of the count (it starts, its
+        total lands, it ends: :attr:`_count_news`), not the task."""
+        window = self.base if window is None else window
         loop = asyncio.get_running_loop()
         deadline = loop.time() + COUNT_WAIT_S
-        while self.base.total is None and (self._counting or self._count_due):
+        while window.total is None and (self._counting or self._count_due):
             self._count_news.clear()
             try:
                 await asyncio.wait_for(self._count_news.wait(), deadline - loop.time())

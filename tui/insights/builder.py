@@ -12,15 +12,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from tui.models import RawEvent, redact_text
-from tui.text import one_line
+from tui.text import clean, one_line
 
 from .actions import ActionTracker
 from .figures import Insights, Mark
-from .reading import fields, result_failed, seconds, text
+from .reading import far_off, fields, result_failed, seconds, text
 from .seen import SeenIds
 from .steps import StepTracker
 from .timeline import QUIET_S, TimelineTracker
 from .usage import UsageTracker
+from .words import plural
 
 #: Kinds that are not activity (the timeline's counts leave them out).
 QUIET_KINDS = frozenset(
@@ -49,6 +50,8 @@ class InsightsBuilder:
         self.unreadable = 0
         self.user_messages = 0
         self.errors = 0
+        self.far_off = 0  # events stamped outside the years agents run in (reading.py)
+        self._far_off_example: str | None = None
         self._seen = SeenIds()
         self.usage = UsageTracker()
         self.actions = ActionTracker()
@@ -69,6 +72,10 @@ class InsightsBuilder:
         kind = text(data.get("kind")) or ""
         timestamp = text(data.get("timestamp"))
         moment = seconds(timestamp)
+        if moment is not None and far_off(moment):
+            self.far_off += 1
+            self._far_off_example = self._far_off_example or timestamp
+            moment = None  # counted, but it times nothing: not the timeline, span or durations
         self.timeline.seen(moment, timestamp)
         if kind == "ConversationStateUpdateEvent":
             self._state(data, event_id, moment, timestamp)
@@ -79,7 +86,7 @@ class InsightsBuilder:
             return
         error = kind in ERROR_KINDS
         if kind == "ActionEvent":
-            self._produced(data, self.actions.action(data, moment))
+            self._produced(data, moment, self.actions.action(data, moment))
         elif kind == "ObservationEvent":
             error = result_failed(data)
             self.actions.result(data, moment, failed=error)
@@ -93,13 +100,13 @@ class InsightsBuilder:
             if data.get("source") == "user":
                 self.user_messages += 1
             elif text(data.get("llm_response_id")):
-                self._produced(data)
+                self._produced(data, moment)
         elif kind == "Condensation":
             if len(self._condensations) < MAX_MARKS:
                 forgotten = data.get("forgotten_event_ids")
                 size = len(forgotten) if isinstance(forgotten, list) else 0
                 self._condensations.append((moment, timestamp, event_id, f"forgot {size:,} events"))
-            self._produced(data)
+            self._produced(data, moment)
         elif kind in ("ConversationErrorEvent", "ServerErrorEvent") and (
             len(self._conversation_errors) < MAX_MARKS
         ):
@@ -115,16 +122,16 @@ class InsightsBuilder:
             condensation=kind == "Condensation",
         )
 
-    def _produced(self, data: dict[str, Any], label: str | None = None) -> None:
-        """An event a model response produced (``label`` given for actions)."""
+    def _produced(
+        self, data: dict[str, Any], moment: float | None, label: str | None = None
+    ) -> None:
+        """An event a model response produced at ``moment`` (``label`` given for actions)."""
         response_id = text(data.get("llm_response_id"))
         if not response_id:
             return
         if label is None:
             label = "condensation" if data.get("kind") == "Condensation" else _reply(data)
-        self.steps.produced(
-            response_id, text(data.get("id")), label, seconds(data.get("timestamp"))
-        )
+        self.steps.produced(response_id, text(data.get("id")), label, moment)
 
     def _state(
         self, data: dict[str, Any], event_id: str | None, moment: float | None, ts: str | None
@@ -200,6 +207,12 @@ class InsightsBuilder:
             notes.append(
                 f"{self.actions.unpaired_results:,} results have no action in the log (not timed)."
             )
+        if self.far_off:
+            notes.append(
+                f"{plural(self.far_off, 'event')} with far-off times (such as "
+                f"{clean(one_line(self._far_off_example or '?', 40))}) left out of the timeline, "
+                "the span and the durations."
+            )
         timeline = self.timeline
         span = None if timeline.first is None else timeline.last - timeline.first
         return Insights(
@@ -234,6 +247,7 @@ class InsightsBuilder:
             steps=self.steps.count,
             failures=self.actions.repeated_failures(),
             timeline=timeline.finish(),
+            far_off=self.far_off,
             notes=notes,
         )
 

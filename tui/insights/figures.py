@@ -190,6 +190,7 @@ class Insights:
     steps: int  # model responses seen as stats growth
     failures: list[RepeatedFailure]
     timeline: Timeline
+    far_off: int = 0  # events stamped outside the years agents run in: left out of all times
     notes: list[str] = field(default_factory=list)
 
     @property

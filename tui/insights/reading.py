@@ -50,6 +50,19 @@ def count(value: Any) -> int:
     return int(value) if 0 <= value < 2**63 else 0
 
 
+#: A stamp outside these years is no time an agent ran at: Go's zero time
+#: (``0001-01-01T00:00:00Z``), a ``9999`` "never", the Unix epoch. Read as times, one of them
+#: stretched the timeline, the span and every duration over millennia; such events still
+#: count, but time nothing (:func:`far_off`).
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC).timestamp()
+LATEST = datetime(2100, 1, 1, tzinfo=UTC).timestamp()
+
+
+def far_off(moment: float) -> bool:
+    """``moment`` (from :func:`seconds`) lies outside the years agents run in."""
+    return not EARLIEST <= moment < LATEST
+
+
 _DAYS: dict[str, float] = {}  # a timestamp's date → its midnight in seconds (few dates a log)
 
 

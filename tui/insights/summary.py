@@ -11,14 +11,17 @@ from .words import UNKNOWN, clock, duration, money, plural, share, tokens
 
 
 def _time(insights: Insights) -> str:
+    far = f"{plural(insights.far_off, 'event')} with far-off times" if insights.far_off else ""
     if insights.span_s is None:
-        return "unknown (no timestamps)"
+        return f"unknown (only {far})" if far else "unknown (no timestamps)"
     text = f"{duration(insights.span_s)} from {clock(insights.first_timestamp)} to {clock(insights.last_timestamp)}"
     if insights.quiet_gaps:
         gaps = plural(insights.quiet_gaps, "quiet gap")
         text += (
             f"; active {duration(insights.active_s)} ({gaps} of {QUIET_S / 60:.0f}+ min left out)"
         )
+    if far:
+        text += f"; {far} left out"
     return text
 
 

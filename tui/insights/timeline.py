@@ -2,14 +2,17 @@
 
 Events are counted in sparse ten-second buckets as they arrive (log order is not time
 order: stats updates are stamped before the events logged ahead of them), and widened at
-the end (to half minutes, minutes, …) so that a conversation has at most
-:data:`MAX_POINTS` points: a one-minute run gets six bars, a day-long one 96. State
+the end (to half minutes, minutes, …, weeks, then as many weeks as it takes) so that a
+conversation has at most :data:`MAX_POINTS` + 1 points whatever its span: a one-minute run
+gets six bars, a day-long one 96. State
 updates, streaming deltas, token ids and completion logs are not activity and are left
 out of the counts. Quiet gaps (:data:`QUIET_S` or more without any event) are summed so
 that "how long did it take" can leave out the hours nobody was there.
 """
 
 from __future__ import annotations
+
+import math
 
 from .figures import Timeline, TimelinePoint
 
@@ -104,7 +107,9 @@ class TimelineTracker:
             return Timeline(start=self.start_text(), bucket_s=GRAIN, points=[])
         origin = int(self.first // 60) * 60 // GRAIN  # the first event's minute, in grains
         span = (self.last - origin * GRAIN) / GRAIN
-        width = next((w for w in WIDTHS if span / w <= MAX_POINTS), WIDTHS[-1])
+        width = next((w for w in WIDTHS if span / w <= MAX_POINTS), None)
+        if width is None:  # longer than MAX_POINTS weeks: as many weeks a bucket as it takes
+            width = WIDTHS[-1] * math.ceil(span / (WIDTHS[-1] * MAX_POINTS))
         merged: dict[int, list] = {}
         for grain, counts in self._grains.items():
             slot = (grain - origin) // width

@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, Static
 from ..action_index import Risk
 from ..widgets.ordered_input import OrderedInput
 from ..widgets.risk_views import risk_style
+from .dismiss_once import DismissOnce
 
 #: Actions listed per conversation (the rest are counted).
 SHOWN_ACTIONS = 3
@@ -50,7 +51,7 @@ def waiting_text(waiting: Waiting, accept: bool) -> Text:
     return text
 
 
-class BoardAnswerScreen(ModalScreen[str | None]):
+class BoardAnswerScreen(DismissOnce, ModalScreen[str | None]):
     """Dismissed with the reason ("" to approve, or none given) or None (cancelled)."""
 
     BINDINGS = [

@@ -14,9 +14,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ..widgets.key_bar import KeyBar
+from .dismiss_once import DismissOnce
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(DismissOnce, ModalScreen[bool]):
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),

@@ -20,6 +20,7 @@ from tui.models.redact import mask_url
 from tui.text import clean
 
 from ..widgets.key_bar import KeyBar
+from .dismiss_once import DismissOnce
 
 
 def describe_error(exc: BaseException) -> str:
@@ -73,7 +74,7 @@ def can_retry(exc: BaseException) -> bool:
     return not any(cls.__name__ == "Unsupported" for cls in type(exc).__mro__)
 
 
-class ConnectionErrorScreen(Screen[bool]):
+class ConnectionErrorScreen(DismissOnce, Screen[bool]):
     """Dismissed with True when the user asks to retry (the app then connects again)."""
 
     BINDINGS = [

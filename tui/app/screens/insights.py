@@ -35,6 +35,7 @@ from ..insight_tables import TABLES
 from ..widgets.fitted_table import FittedTable
 from ..widgets.insight_charts import ActivityPlot, InsightPlot, TotalsPlot
 from ..widgets.key_bar import KeyBar
+from .dismiss_once import DismissOnce
 from .errors import describe_error
 
 #: Insights kept, newest last: (server, conversation id) → (insights, events read).
@@ -107,7 +108,7 @@ class SummaryText(Static):
         self.update(summary(found, self.get_component_rich_style("summary-text--muted")))
 
 
-class InsightsScreen(Screen[str | None]):
+class InsightsScreen(DismissOnce, Screen[str | None]):
     """Dismissed with the id of the event to show, or None."""
 
     BINDING_GROUP_TITLE = "Insights"

@@ -34,6 +34,7 @@ from ..server_marks import duration
 from ..themes import theme_style
 from ..widgets.key_bar import KeyBar
 from ..widgets.ordered_input import OrderedInput
+from .dismiss_once import DismissOnce
 from .errors import server_advice, server_words
 from .field_keys import FIELD_KEYS
 
@@ -259,7 +260,7 @@ class ConversationStarts:
         self._status()  # type: ignore[attr-defined]
 
 
-class NewConversationScreen(ModalScreen[str | None]):
+class NewConversationScreen(DismissOnce, ModalScreen[str | None]):
     """Title and first message, then the start's progress; dismissed with the new id."""
 
     BINDINGS = [

@@ -6,7 +6,8 @@ notification. Starting one takes as long as the server works (the real app serve
 once the sandbox runs, 26–29 s): the line under the table says so with the time, ``x``
 stops watching without cancelling anything, a second ``s`` meanwhile is refused, and a
 failure shows the server's own words. The app keeps this screen while it runs
-(``app.action_show_sandboxes``), so its cursor and a start on its way stay with it.
+(``app.action_show_sandboxes``), so its cursor and a start on its way stay with it. What
+is polled, and how often, is ``sandboxes_poll.py``'s.
 """
 
 from __future__ import annotations
@@ -36,16 +37,16 @@ from ..themes import theme_style
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from .confirm import ConfirmScreen
+from .dismiss_once import DismissOnce
 from .errors import describe_error, server_advice, server_words
+from .sandboxes_poll import POLL_S, SandboxPolling
 
 if TYPE_CHECKING:
     from tui.models import SandboxInfo, SandboxSpecInfo
 
-POLL_S = 1.0
 PENDING_MAX_S = 30.0  # a transitional mark that polling never confirms is dropped after this
 PAUSABLE = ("RUNNING", "STARTING")
 RESUMABLE = ("PAUSED", "ERROR")
-IDLE_POLL_S = 4.0
 MUTATING = frozenset({"pause", "resume", "start", "delete", "stop_waiting"})
 
 
@@ -66,7 +67,7 @@ class SandboxStart:
         return max(0.0, server_marks.monotonic() - self.began)
 
 
-class SpecPicker(ModalScreen[str | None]):
+class SpecPicker(DismissOnce, ModalScreen[str | None]):
     """Choose the spec a new sandbox starts from; shows image and working dir."""
 
     BINDINGS = [
@@ -103,7 +104,7 @@ class SpecPicker(ModalScreen[str | None]):
         self.dismiss(event.option.id)
 
 
-class SandboxesScreen(Screen):
+class SandboxesScreen(SandboxPolling, Screen):
     AUTO_FOCUS = "#sandboxes"
     BINDING_GROUP_TITLE = "Sandboxes"
     BINDINGS = [
@@ -125,6 +126,7 @@ class SandboxesScreen(Screen):
             str, tuple[str, str, float]
         ] = {}  # id -> (label, awaited status, give-up time)
         self.start: SandboxStart | None = None
+        self.start_polling()
 
     def compose(self) -> ComposeResult:
         yield FittedTable(
@@ -141,17 +143,13 @@ class SandboxesScreen(Screen):
         table.border_subtitle = self.app.server_mark
         table.focus()
         self.refresh_sandboxes()
-        self.set_interval(IDLE_POLL_S, self._poll_if_shown)
         self.set_interval(1.0, self._tick)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw_rows())
 
     def on_screen_resume(self) -> None:
         """Shown again (its state kept): what changed meanwhile, at once."""
-        self.refresh_sandboxes()
-
-    def _poll_if_shown(self) -> None:
-        if shown(self):
-            self.refresh_sandboxes()
+        self.pace.quicken()
+        self.poll_sandboxes()
 
     def _tick(self) -> None:
         if shown(self) and self.start is not None and not self.start.done:
@@ -187,38 +185,22 @@ class SandboxesScreen(Screen):
             return Text(pending[0], style=theme_style("$status-starting italic"))
         return status_text(box.status)
 
+    def refresh_sandboxes(self) -> None:
+        """Read the whole list (on opening, ctrl+r); polls wait for it."""
+        self.listing = True
+        self._list_all()
+
     @work(exclusive=True, group="sandboxes")
-    async def refresh_sandboxes(self) -> None:
+    async def _list_all(self) -> None:
         try:
             boxes = [box async for box in self.app.client.iter_sandboxes()]
         except Exception as exc:  # noqa: BLE001
+            self.listing = False
             self._status(f"error: {describe_error(exc)}")
+            self._schedule(self.pace.interval)  # the polls go on trying
             return
-        table = self.query_one(FittedTable)
-        seen = set()
-        for box in boxes:
-            seen.add(box.id)
-            want = self._pending.get(box.id)
-            status = status_value(box.status)
-            if want and status == want[1]:
-                del self._pending[box.id]
-            elif want and time.monotonic() > want[2]:
-                del self._pending[box.id]
-                self.notify(
-                    f"{one_line(box.id, 40)} is still {status} ({want[0].rstrip('…')} not confirmed).",
-                    severity="warning",
-                    markup=False,
-                )
-            self._sandboxes[box.id] = box
-            table.put_row(box.id, self._cells(box))
-        for gone in [key.value for key in table.rows if key.value not in seen]:
-            table.remove_row(gone)
-            self._sandboxes.pop(gone, None)
-            self._pending.pop(gone, None)
-        self._status()
-        self._show_detail()
-        if self._pending:  # poll quickly while a change is in flight
-            self.set_timer(POLL_S, self.refresh_sandboxes)
+        self.listing = False
+        self.listed(boxes)
 
     def _status(self, problem: str | None = None) -> None:
         count = len(self._sandboxes)
@@ -243,6 +225,7 @@ class SandboxesScreen(Screen):
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         self._show_detail()
+        self.poll_soon()  # someone is looking: the rows they see are read again soon
 
     def _current(self) -> SandboxInfo | None:
         return self._sandboxes.get(self.query_one(FittedTable).current_key)
@@ -277,18 +260,21 @@ class SandboxesScreen(Screen):
         return False
 
     def action_pause(self) -> None:
+        self.poll_soon()
         box = self._current()
         if box is not None and self._can(box, "pause", PAUSABLE):
             self._mark(box, "pausing…", "PAUSED")
             self.change(box, "pause")
 
     def action_resume(self) -> None:
+        self.poll_soon()
         box = self._current()
         if box is not None and self._can(box, "resume", RESUMABLE):
             self._mark(box, "resuming…", "RUNNING")
             self.change(box, "resume")
 
     def action_delete(self) -> None:
+        self.poll_soon()
         box = self._current()
         if box is None:
             return
@@ -331,11 +317,12 @@ class SandboxesScreen(Screen):
             )
             return
         self.notify(f"{verb.capitalize()} requested for {one_line(box.id, 40)}", markup=False)
-        self.refresh_sandboxes()
+        self.poll_pending()
 
     # --- starting ------------------------------------------------------------------------
 
     def action_start(self) -> None:
+        self.poll_soon()
         start = self.start
         if start is not None and not start.done:
             self.notify(
@@ -378,7 +365,7 @@ class SandboxesScreen(Screen):
             self._show_progress()
             self.refresh_bindings()
             self.run_start(self.start)
-            self.set_timer(POLL_S, self.refresh_sandboxes)  # the server lists it as STARTING
+            self.set_timer(POLL_S, self.poll_sandboxes)  # the first page lists it, STARTING
 
     @work(group="sandbox-start", exit_on_error=False)
     async def run_start(self, start: SandboxStart) -> None:
@@ -419,7 +406,7 @@ class SandboxesScreen(Screen):
             )
             if start.sandbox_id:
                 self.query_one(FittedTable).cursor_to(start.sandbox_id)
-        self.refresh_sandboxes()
+        self.poll_sandboxes()
 
     def _show_progress(self) -> None:
         """The line under the table while a start is on its way (or how the last failed)."""

@@ -224,6 +224,15 @@ class EventList(
         for move in held:
             move(self)
 
+    def when_given(self, act: Callable[[], None]) -> None:
+        """Run ``act`` once the list is given its rows (now, if it has them), in order with
+        the cursor keys held before them: a jump typed right behind the enter that opened
+        the conversation starts from where those keys leave the cursor."""
+        if isinstance(self._source, _Empty):
+            self._held.append(lambda _list: act())
+        else:
+            act()
+
     def set_finder(self, finder: Finder | None) -> None:
         """Mark rows that match ``finder`` and highlight the matched text (None: no find)."""
         self._finder = finder

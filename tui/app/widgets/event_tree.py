@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, Self
 
 from rich.text import Text
 from textual import work
@@ -194,6 +194,16 @@ class EventTreeView(Tree, inherit_bindings=True):
         self.border_subtitle = ""
         self._stale = True
 
+    def clear(self) -> Self:
+        """Take every line away, and the cursor's node with them.
+
+        Textual's ``clear`` keeps the cursor's node (detached) until the cursor moves to
+        another line: ``b`` or enter then acted on a line no longer shown, with a position
+        of the rows before (``b`` right after ``v`` looked up one the new rows lack)."""
+        super().clear()
+        self.cursor_line = -1  # drops the node; :meth:`show` puts the cursor back
+        return self
+
     def _footer(self) -> None:
         """``N events · F forks``; ``N of M events`` while the pane catches up with the
         conversation (indexing, or rows that arrived a moment ago)."""
@@ -254,7 +264,9 @@ class EventTreeView(Tree, inherit_bindings=True):
         for node in list(self.root.children):
             if (small and isinstance(node.data, Run)) or self._key(node.data) in self._restore:
                 node.expand()
-        if keep_state and cursor_line >= 0:
+        if not keep_state or (cursor_line < 0 and self.has_focus):
+            cursor_line = 0 if self.has_focus else -1  # where keys act on something (on_focus)
+        if cursor_line >= 0:
             self.call_after_refresh(setattr, self, "cursor_line", cursor_line)
         self._footer()
 

@@ -23,7 +23,12 @@ TOGGLES = {"regex": "find-regex", "case": "find-case", "only": "find-only"}
 
 
 class FindBar(Horizontal):
-    """Enter searches; the toggles re-run it. The screen does the searching (in a worker)."""
+    """Enter searches; the toggles re-run it. The screen does the searching (in a worker).
+
+    The conversation screen mounts the bar only after its first rows are painted
+    (``deferred.py``), but a jump typed with the enter that opened it (``u``, ``e``) reports
+    at once: :meth:`set_status` keeps what it is told and shows it once the bar is composed,
+    so nothing queries parts that are not there yet."""
 
     BINDING_GROUP_TITLE = "Find"
     BINDINGS = [
@@ -68,6 +73,10 @@ class FindBar(Horizontal):
     class Closed(Message):
         pass
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._status: tuple[str, bool] = ("", False)  # what set_status said last
+
     def compose(self) -> ComposeResult:
         yield Label("find")
         yield OrderedInput(placeholder="text or regex, enter", id="find-input", compact=True)
@@ -86,6 +95,7 @@ class FindBar(Horizontal):
         return {names[box.id]: box for box in self.query(Checkbox) if box.id in names}
 
     def on_mount(self) -> None:
+        self._show_status()  # what was said before the bar was mounted
         keys = {"regex": "^r", "case": "^t", "only": "^o"}
         for name, box in self._toggles().items():
             box.can_focus = False  # toggled by ^r ^t ^o or a click: Tab goes to the panes
@@ -105,9 +115,22 @@ class FindBar(Horizontal):
         self.screen.set_focus(self.query_one("#find-input", Input))
 
     def set_status(self, text: str, *, error: bool = False) -> None:
-        self.query_one("#find-input", Input).set_class(error, "-invalid")
-        style = theme_style("$error bold") if error else ""
-        self.query_one("#find-status", Static).update(Text(text, style=style))
+        """What the search is doing (an error marks the query); kept until the bar is mounted."""
+        self._status = (text, error)
+        self._show_status()
+
+    @property
+    def status(self) -> str:
+        """The words :meth:`set_status` gave last (shown, or to be shown once mounted)."""
+        return self._status[0]
+
+    def _show_status(self) -> None:
+        text, error = self._status
+        for field in self.query("#find-input").results(Input):  # none until composed
+            field.set_class(error, "-invalid")
+        for status in self.query("#find-status").results(Static):
+            style = theme_style("$error bold") if error else ""
+            status.update(Text(text, style=style))
 
     def current(self) -> tuple[FindQuery, bool]:
         return (

@@ -117,6 +117,12 @@ class FittedTable(DataTable):
         """The row keys, top to bottom."""
         return [row.key.value for row in self.ordered_rows]
 
+    def visible_keys(self) -> list[str]:
+        """The keys of the rows in view (one line each), top to bottom: what a poll reads
+        again when the table holds more rows than a page of the server's list."""
+        first = int(self.scroll_y)
+        return [row.key.value for row in self.ordered_rows[first : first + self.size.height]]
+
     def action_first(self) -> None:
         if self.row_count:
             self.move_cursor(row=0)

@@ -7,6 +7,7 @@ switch redraws them); the plot's own canvas and axes follow the theme through
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 
 from textual.color import Color
@@ -28,6 +29,7 @@ SERIES = {
 
 #: Tick spacings tried, in minutes (about five ticks across the span).
 TICK_MINUTES = (1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080)
+YEAR_MINUTES = 365 * 1440  # from this span on, the ticks say the year
 
 
 def time_ticks(insights: Insights) -> tuple[list[float], list[str]]:
@@ -41,9 +43,12 @@ def time_ticks(insights: Insights) -> tuple[list[float], list[str]]:
     except ValueError:
         return [], []
     span = (timeline.points[-1].offset_s + timeline.bucket_s) / 60
-    step = next((m for m in TICK_MINUTES if span / m <= 5), TICK_MINUTES[-1])
+    step = next((m for m in TICK_MINUTES if span / m <= 5), None)
+    if step is None:  # months or years: whole weeks, still about five ticks
+        week = TICK_MINUTES[-1]
+        step = week * math.ceil(span / (5 * week))
     ticks = [float(m) for m in range(0, int(span) + 1, step)]
-    form = "%H:%M" if span < 1440 else "%m-%d %H:%M"
+    form = "%H:%M" if span < 1440 else "%m-%d %H:%M" if span < YEAR_MINUTES else "%Y-%m-%d"
     labels = []
     for tick in ticks:
         try:
@@ -171,7 +176,8 @@ class ActivityPlot(InsightPlot):
     def draw(self, insights: Insights) -> None:
         plt = self.plt
         if not insights.timeline.points:
-            plt.title("No timestamps: activity over time cannot be known")
+            far = f" ({insights.far_off:,} far-off left out)" if insights.far_off else ""
+            plt.title(f"No timestamps{far}: activity over time cannot be known")
             return
         width, bars = merged(insights, max(4, (self.size.width - 10) // 3))
         minutes = [(offset + width / 2) / 60 for offset, _, _ in bars]
@@ -182,5 +188,7 @@ class ActivityPlot(InsightPlot):
             plt.scatter(minutes, errors, color=self.colour("errors"), marker="•", yside="right")
             plt.ylim(0, max(errors), yside="right")
             title += " · • errors among them (right axis)"
+        if insights.far_off:
+            title += f" · {insights.far_off:,} with far-off times left out"
         plt.title(title)
         self.time_axis(insights)

@@ -25,6 +25,7 @@ from ...row_windows import EventQuery
 from ...widgets.filter_bar import kind_choices, parse_when, show_time
 from ...widgets.key_bar import KeyBar
 from ...widgets.ordered_input import OrderedInput
+from ..dismiss_once import DismissOnce
 from ..field_keys import FIELD_KEYS
 
 #: How many count queries run at once (20 kinds: a slow server is not asked all at once).
@@ -35,7 +36,7 @@ ALL = "all"  # the option id of "all kinds"
 Counter = Callable[[EventQuery], Awaitable[int | None]]
 
 
-class FilterDialog(ModalScreen[EventQuery | None]):
+class FilterDialog(DismissOnce, ModalScreen[EventQuery | None]):
     """Choose what the event list shows; dismissed with the new query, or None."""
 
     CSS_PATH = "filter_dialog.tcss"

@@ -177,6 +177,13 @@ class FindMixin:
             self.seek(self.finder.matches, -1, f"no event matches {self.finder.query.describe()}")
 
     def action_jump(self, target: str, direction: int) -> None:
+        """``u`` ``e`` ``]`` and their reverses: typed before the rows are in (with the enter
+        that opened the conversation), the jump waits for them."""
+        self.query_one(EventList).when_given(lambda: self._jump(target, direction))
+
+    def _jump(self, target: str, direction: int) -> None:
+        if self.closing:
+            return
         tree = self.events.tree
         if target == "error":
             self.seek(lambda row: row.is_error, direction, "no error events")
@@ -210,6 +217,10 @@ class FindMixin:
         Runs in a worker and yields every few thousand rows, so a 100,000-event search never
         freezes the UI; esc in the find bar (or a new search) cancels it."""
         window, event_list, bar = self.window, self.query_one(EventList), self.find_bar
+        if isinstance(window, PagedWindow) and window.total is None:
+            # the count is asked after the first paint: without it a jump typed with the
+            # enter that opened the conversation wrapped at the end of the first page
+            await self.events.count_known(window)
         total = len(window)
         if not total:
             return
