@@ -41,3 +41,21 @@ def test_a_child_that_cannot_serve_says_so_instead_of_hanging(tmp_path):
             child.wait_ready()
     finally:
         child.stop()
+
+
+async def test_the_childs_temporary_workspace_goes_with_it(tmp_path, monkeypatch):
+    from tui.client import OpenHandsClient
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the child makes its workspace here
+    demo = start_demo_process()
+    try:
+        demo.wait_ready()
+        async with OpenHandsClient(demo.base_url) as client:
+            page = await client.search_conversations(limit=100)
+            cid = next(c.id for c in page.items if str(c.sandbox_status) == "RUNNING")
+            await client.git_changes(cid)  # the workspace is made on first use
+        assert [p.name[:21] for p in tmp_path.iterdir()] == ["ohtui-demo-workspace-"]
+    finally:
+        demo.stop()
+    assert not _alive(demo.process.pid)
+    assert list(tmp_path.iterdir()) == []  # os._exit skips clean-ups: it was removed before

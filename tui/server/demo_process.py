@@ -38,14 +38,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from .embedded import start_demo_server
 
-        start_demo_server(sock=sock)
+        _, stop = start_demo_server(sock=sock)
     except Exception as exc:  # noqa: BLE001 - said to the app, which shows it
         sock.close()
         tell_failure(exc)
         return 1
     gc.freeze()  # modules, schemas and the demo's data live as long as the process
     gc.enable()
-    serve_until_parent_ends(tell_ready=True)  # in memory: nothing to save
+    # in memory: nothing to save; stop() removes the demo's temporary workspace
+    serve_until_parent_ends(tell_ready=True, before_exit=lambda: stop(server_too=False))
     return 0
 
 

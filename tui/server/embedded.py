@@ -12,7 +12,7 @@ from .store import Store
 
 def start_demo_server(
     *, session_key: str | None = None, sock: socket.socket | None = None
-) -> tuple[str, Callable[[], None]]:
+) -> tuple[str, Callable[..., None]]:
     """Start an in-memory demo server on a loopback port; returns ``(base_url, stop)``.
 
     Besides the fixed demo dataset it has a live conversation whose agent works through one
@@ -34,8 +34,11 @@ def start_demo_server(
         loopback_only=True,
     )
 
-    def stop() -> None:
-        server.stop()
+    def stop(*, server_too: bool = True) -> None:
+        """Stop the server and close the store; ``server_too=False`` for a process about to
+        exit at once, whose threads end with it: only the store's files go."""
+        if server_too:
+            server.stop()
         store.close()
 
     return server.base_url, stop

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 
 from ..children import own_module_command
 from ..loopback import LOOPBACK, bind_socket, url_for
@@ -102,13 +103,22 @@ def spawn_server(
         sock.close()  # the child holds its own copy; it closes when the child exits
 
 
-def serve_until_parent_ends(tell_ready: bool = False) -> None:
+def serve_until_parent_ends(
+    tell_ready: bool = False, before_exit: Callable[[], object] | None = None
+) -> None:
     """In the child, once it serves: say so (if asked), then wait for the parent to close
-    the pipe or be gone, and exit at once (threads, uvicorn's included, end with it)."""
+    the pipe or be gone, and exit at once (threads, uvicorn's included, end with it).
+    ``before_exit`` runs first (``os._exit`` skips every other clean-up: the demo's
+    temporary workspace would stay behind)."""
     if tell_ready:
         sys.stdout.buffer.write(READY)
         sys.stdout.buffer.flush()
     sys.stdin.buffer.read()
+    if before_exit is not None:
+        try:
+            before_exit()
+        except Exception:  # noqa: BLE001,S110 - exiting anyway: a clean-up is best effort
+            pass
     os._exit(0)
 
 

@@ -15,6 +15,7 @@ import posixpath
 import shutil
 import tempfile
 import threading
+import weakref
 from pathlib import Path
 
 from .demo.events_builder import WORKDIR
@@ -125,6 +126,7 @@ class DemoWorkspace:
         self.virtual_root = virtual_root.rstrip("/") or "/"
         self._lock = threading.Lock()
         self._temp: Path | None = None
+        self._removal: weakref.finalize | None = None
         self.has_git = False
 
     @property
@@ -136,6 +138,9 @@ class DemoWorkspace:
                 root.mkdir()
                 self.has_git = build_repository(root)
                 self._temp = temp
+                # removed with the store, or when this object goes or the process ends
+                # without a close (a killed child server's store is never closed)
+                self._removal = weakref.finalize(self, shutil.rmtree, temp, ignore_errors=True)
             return self._temp / "project"
 
     def inside(self, virtual: str) -> bool:
@@ -179,9 +184,10 @@ class DemoWorkspace:
 
     def close(self) -> None:
         with self._lock:
-            if self._temp is not None:
-                shutil.rmtree(self._temp, ignore_errors=True)
-                self._temp = None
+            if self._removal is not None:
+                self._removal()  # once: a finalizer runs at most one time
+                self._removal = None
+            self._temp = None
 
 
 __all__ = ["HISTORY", "LOGO", "STAGED", "WORKING_TREE", "DemoWorkspace", "build_repository"]
