@@ -230,9 +230,9 @@ class PageFetcher:
         if length is None:  # the answer ends where the connection does
             with contextlib.suppress(ConnectionError):
                 while True:
-                    self._more()
                     self._within(len(self._buffer))
-            return self._take(len(self._buffer)), True
+                    self._more()
+            return self._take(self._within(len(self._buffer))), True
         if not length.isdigit():
             raise PageRefused("a malformed Content-Length")
         return self._take_exactly(self._within(int(length))), False
