@@ -16,7 +16,10 @@ import zlib
 
 import pytest
 
+from tests.app_helpers import SIZE, first_rows_shown, make_app, push_conversation, wait_for
 from tests.scripted_http import Answer, ScriptedHttpServer, Seen
+from tui.app.screens.conversation.waiting import short_reason
+from tui.app.widgets.event_list import EventList
 from tui.client import (
     BadResponse,
     InvalidParameter,
@@ -27,6 +30,8 @@ from tui.client import (
 )
 from tui.client.sizes import MAX_BODY, Unpacker
 from tui.failures import explain
+from tui.server import Store
+from tui.server.demo import generate_conversation
 
 MIB = 1024 * 1024
 PAGE = b'{"items": [], "next_page_id": null}'
@@ -62,8 +67,8 @@ async def test_a_gzip_bomb_is_stopped_at_the_bound_and_said() -> None:
     assert error.read <= len(body)
     words = str(error)
     assert "the answer is too large to read" in words
-    assert "sent compressed unpacked to more than 1.0 MB" in words
-    assert "the most read is 1.0 MB" in words
+    assert "sent compressed, unpacking to more than 1.0 MB" in words
+    assert "the client reads at most 1.0 MB" in words
     assert len(server.seen) == 1  # not asked again as if it were a page cut off
     assert not is_retryable(error)
     assert explain(error).title == "the server's answer is too large to read"
@@ -90,7 +95,7 @@ async def test_a_length_over_the_bound_is_refused_before_a_byte_is_read() -> Non
                 await client.search_events("c1")
     error = caught.value
     assert error.size == 10 * 1024 * MIB and error.read == 0 and error.limit == MAX_BODY
-    assert "the server announced 10.0 GB; the most read is 64.0 MB" in str(error)
+    assert "the server announced 10.0 GB; the client reads at most 64.0 MB" in str(error)
     assert len(server.seen) == 1
 
 
@@ -182,3 +187,41 @@ def test_the_unpacker_says_what_it_cannot_read() -> None:
         cut.end()
     with pytest.raises(ValueError, match="not the encoding"):
         Unpacker("gzip", MIB).feed(PAGE)
+
+
+# --- what the app shows ------------------------------------------------------------------------
+
+
+def _search(cid: str) -> str:
+    return f"/api/v1/conversation/{cid}/events/search"
+
+
+async def test_the_conversation_screen_says_the_answer_is_too_large(make_server) -> None:
+    """The reference server answers the events with a gzip bomb (65 MiB of zeros as 65 KB):
+    the screen says so where the events would be, with ``r`` to try again."""
+    store = Store()
+    cid = generate_conversation(store, 30, seed=3)
+    server = make_server(store)
+    server.app.state.faults.add(
+        "status",
+        _search(cid),
+        times=-1,
+        status=200,
+        body=bomb(MAX_BODY + MIB),
+        headers={"content-encoding": "gzip"},
+    )
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await push_conversation(pilot, cid)
+        await wait_for(lambda: screen.load_failure is not None, pilot=pilot)
+        said = screen.query_one(EventList).empty_text
+        assert said.startswith("Could not load the events: the server's answer is too large")
+        assert "sent compressed, unpacking to more than 64.0 MB" in said
+        assert "r: try again" in said
+        assert isinstance(screen.load_failure, ResponseTooLarge)
+        assert short_reason(screen.load_failure) == "answer too large"
+        hits = server.app.state.faults.hits["status"]
+        server.app.state.faults.clear()
+        await pilot.press("r")
+        await wait_for(lambda: first_rows_shown(screen), pilot=pilot)
+        assert screen.load_failure is None and server.app.state.faults.hits["status"] == hits

@@ -127,10 +127,10 @@ def too_large(
     elif read > limit:
         told = f"more than {size_words(limit)} sent"
     else:  # a small body that unpacks to a large one (a gzip bomb)
-        told = f"{size_words(read)} sent compressed unpacked to more than {size_words(limit)}"
+        told = f"{size_words(read)} sent compressed, unpacking to more than {size_words(limit)}"
     return ResponseTooLarge(
         f"{method} {url}: the answer is too large to read ({told}; "
-        f"the most read is {size_words(limit)})",
+        f"the client reads at most {size_words(limit)})",
         limit=limit,
         size=declared,
         read=read,
