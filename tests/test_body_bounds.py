@@ -187,6 +187,13 @@ def test_the_unpacker_says_what_it_cannot_read() -> None:
         cut.end()
     with pytest.raises(ValueError, match="not the encoding"):
         Unpacker("gzip", MIB).feed(PAGE)
+    with pytest.raises(ValueError, match="not the encoding"):  # raw deflate is not gzip
+        Unpacker("gzip", MIB).feed(zlib.compress(PAGE, wbits=-zlib.MAX_WBITS))
+    with pytest.raises(ValueError, match="not the encoding"):
+        Unpacker("deflate", MIB).feed(PAGE)
+    empty = Unpacker("gzip", MIB)  # a 204 or a HEAD: nothing to unpack, nothing cut off
+    assert empty.feed(b"") == b""
+    empty.end()
 
 
 # --- what the app shows ------------------------------------------------------------------------

@@ -38,17 +38,17 @@ async def read_bounded(
             raise too_large(method, url, limit, read=len(held), unpacked=len(held))
         return as_read(response, held)
     unpacker = _unpacker(response, limit, method, url)
-    body = bytearray()
+    parts: list[bytes] = []
     read = 0
     async for raw in response.aiter_raw():
         read += len(raw)
         if read > limit:
             raise too_large(method, url, limit, read=read, unpacked=unpacker.total)
-        body += _feed(unpacker, raw, method, url)
+        parts.append(_feed(unpacker, raw, method, url))
         if unpacker.over:
             raise too_large(method, url, limit, read=read, unpacked=unpacker.total)
     _feed(unpacker, None, method, url)
-    return as_read(response, bytes(body))
+    return as_read(response, b"".join(parts))
 
 
 async def read_head(response: httpx.Response, size: int = ERROR_BODY) -> httpx.Response:

@@ -41,7 +41,7 @@ class Unpacker:
         self.limit = limit
         self.total = 0  # bytes given back so far
         self.over = False
-        self._raw_deflate = False
+        self._may_be_raw = encoding == "deflate"  # until its first bytes unpack
         self._zlib: Any = None
         if encoding in ("gzip", "x-gzip"):
             self._zlib = zlib.decompressobj(zlib.MAX_WBITS | 16)
@@ -52,7 +52,10 @@ class Unpacker:
         self._started = False
 
     def feed(self, data: bytes) -> bytes:
-        """The next unpacked bytes of ``data``: at most one more than the room left."""
+        """The next unpacked bytes of ``data``, never past the bound (:attr:`over` says
+        there was more)."""
+        if not data:
+            return b""
         room = self.limit - self.total + 1
         if self._zlib is None:
             piece = data[:room]
@@ -60,10 +63,10 @@ class Unpacker:
             try:
                 piece = self._zlib.decompress(data, room)
             except zlib.error as exc:
-                if self._started or self._raw_deflate or self._zlib.eof:
+                if self._started or not self._may_be_raw:
                     raise ValueError(f"not the encoding it claims ({exc})") from None
                 # deflate sent without its zlib header (some servers do): raw deflate
-                self._raw_deflate = True
+                self._may_be_raw = False
                 self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
                 return self.feed(data)
         self._started = True
@@ -75,8 +78,9 @@ class Unpacker:
         return piece
 
     def end(self) -> None:
-        """Raises ValueError when a compressed body stopped before its end."""
-        if self._zlib is not None and not self.over and not self._zlib.eof:
+        """Raises ValueError when a compressed body stopped before its end (an empty one,
+        a 204's or a HEAD's, has nothing to end)."""
+        if self._zlib is not None and self._started and not self.over and not self._zlib.eof:
             raise ValueError("a compressed body cut off before its end")
 
 
