@@ -123,6 +123,7 @@ async def test_a_body_that_is_not_its_encoding_is_said_undecodable() -> None:
         async with client_for(server) as client:
             with pytest.raises(BadResponse, match="undecodable response body"):
                 await client.search_events("c1")
+    assert len(server.seen) == 1  # the same bytes would come again
 
 
 async def test_an_error_answer_is_read_only_as_far_as_its_words() -> None:

@@ -259,12 +259,6 @@ class HttpCore:
                     # one fresh connection at once, even with retries off: nothing was sent
                     budget += 1
                     delay = 0.0
-            except httpx.DecodingError as exc:
-                raise BadResponse(
-                    f"{method} {url}: undecodable response body ({type(exc).__name__})",
-                    method=method,
-                    url=url,
-                ) from None
             except httpx.HTTPError as exc:
                 raise OpenHandsError(
                     f"{method} {url}: {type(exc).__name__}: {self.redact_text(str(exc))}",
