@@ -35,6 +35,8 @@ class Answer:
     close_before_next: bool = False  # keep the socket, then close it when the next request comes
     drop: bool = False  # read the request, answer nothing, close
     headers: dict[str, str] = field(default_factory=dict)
+    declared_length: int | None = None  # a Content-Length other than the body's own
+    endless: bytes | None = None  # a chunked body of these bytes again and again, never ending
 
 
 Script = Callable[[Seen], Answer]
@@ -49,6 +51,7 @@ class ScriptedHttpServer:
         self.port = 0
         self.seen: list[Seen] = []
         self.connections = 0
+        self.body_sent = 0  # bytes of answers' bodies written
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._server: asyncio.base_events.Server | None = None
@@ -101,14 +104,21 @@ class ScriptedHttpServer:
                 if answer.drop:
                     writer.transport.abort()
                     return
-                writer.write(_response(answer))
+                head, body = _response(answer)
+                writer.write(head + body)
+                self.body_sent += len(body)
                 await writer.drain()
+                while answer.endless:  # until the client stops reading and closes
+                    frame = b"%x\r\n%s\r\n" % (len(answer.endless), answer.endless)
+                    writer.write(frame)
+                    self.body_sent += len(answer.endless)
+                    await writer.drain()
                 closing = answer.close_before_next
         except (asyncio.IncompleteReadError, ConnectionError):
             writer.close()
 
 
-def _response(answer: Answer) -> bytes:
+def _response(answer: Answer) -> tuple[bytes, bytes]:
     if isinstance(answer.body, bytes):
         body = answer.body
     else:
@@ -117,10 +127,15 @@ def _response(answer: Answer) -> bytes:
     lines = [
         f"HTTP/1.1 {answer.status} {reasons.get(answer.status, 'Status')}",
         f"content-type: {answer.content_type}",
-        f"content-length: {len(body)}",
         *(f"{k}: {v}" for k, v in answer.headers.items()),
     ]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+    if answer.endless:
+        lines.append("transfer-encoding: chunked")
+        body = b""
+    else:
+        length = answer.declared_length if answer.declared_length is not None else len(body)
+        lines.append(f"content-length: {length}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"), body
 
 
 __all__ = ["Answer", "ScriptedHttpServer", "Seen"]

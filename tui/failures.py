@@ -119,6 +119,13 @@ def explain(exc: BaseException, *, keys_sent: bool = True) -> Failure:
             detail,
             known_fault(detail) or "try again; if it keeps failing, the server's log says why",
         )
+    if "ResponseTooLarge" in names:
+        # the detail says how large and the bound; reading on would cost the memory it spares
+        return Failure(
+            "the server's answer is too large to read",
+            detail,
+            "is it an OpenHands server? check the URL, or the server's log",
+        )
     if "NotTheAPI" in names:
         # the detail asks the questions (is the URL the API's, are you signed in?)
         return Failure("the server answered with a web page, not the API", detail, "")

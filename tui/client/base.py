@@ -30,6 +30,7 @@ from .errors import (
 from .http import HttpCore
 from .kinds import ServerInfo, ServerKind
 from .params import segment
+from .sizes import MAX_BODY
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -54,6 +55,7 @@ class ClientBase:
         backoff: float = 0.25,
         server_kind: ServerKind | str | None = "auto",
         agent_settings: Mapping[str, Any] | None = None,
+        max_body: int = MAX_BODY,
     ) -> None:
         self._http = HttpCore(
             base_url,
@@ -63,6 +65,7 @@ class ClientBase:
             max_retries=max_retries,
             backoff=backoff,
             transport=transport,
+            max_body=max_body,
         )
         if agent_settings is not None and not isinstance(agent_settings, Mapping):
             raise InvalidParameter("agent_settings must be a JSON object (a dict)")

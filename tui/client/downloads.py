@@ -4,8 +4,8 @@ Why apart from :meth:`HttpCore.request`: that one reads a whole JSON body into m
 is right for records and wrong for a workspace file of unknown size. Here the body goes to
 the caller's ``write`` a chunk at a time and stops past ``max_bytes`` (the declared length
 is checked before a byte is read), so memory stays bounded whatever the server sends. Error
-answers are read (their first :data:`ERROR_BODY` bytes) and turned into the client's usual
-exceptions by the same :func:`~.status_errors.status_error`. A failure before the first
+answers are read as far as their words need (:func:`~.bodies.read_head`) and turned into
+the client's usual exceptions by the same :func:`~.status_errors.status_error`. A failure before the first
 byte reached ``write`` (no connection, a 5xx) is repeated like any read; after it, it is
 not (the caller's sink already holds part of the body).
 """
@@ -22,12 +22,12 @@ from typing import Any
 import httpx
 
 from . import http as _http
+from .bodies import declared_length, read_head
 from .errors import ConnectionLost, OpenHandsError, RequestTimeout, TooLarge
 from .http import RETRY_STATUSES, HttpCore
+from .sizes import size_words
 from .status_errors import status_error
 
-#: Bytes of an error answer read for its words.
-ERROR_BODY = 64 * 1024
 #: Seconds a whole download may take unless the caller says otherwise.
 DOWNLOAD_DEADLINE = 600.0
 
@@ -38,15 +38,6 @@ class Downloaded:
 
     size: int
     headers: Mapping[str, str] = field(default_factory=dict)
-
-
-def size_words(count: int) -> str:
-    """``1.5 MB``, ``812 KB``, ``90 bytes``: a size for a sentence."""
-    if count >= 1024 * 1024:
-        return f"{count / (1024 * 1024):.1f} MB"
-    if count >= 1024:
-        return f"{count / 1024:.0f} KB"
-    return f"{count} bytes"
 
 
 async def download(
@@ -77,7 +68,7 @@ async def download(
                 try:
                     if not response.is_success:
                         raise await _failure(http, response, url)
-                    declared = _length(response)
+                    declared = declared_length(response)
                     if declared is not None and declared > max_bytes:
                         raise _too_large(what, max_bytes, declared, url)
                     size = 0
@@ -117,11 +108,6 @@ async def download(
         await _http._sleep(http.policy.delay(attempt))  # the tests' clock replaces it
 
 
-def _length(response: httpx.Response) -> int | None:
-    text = response.headers.get("content-length", "")
-    return int(text) if text.isdigit() else None
-
-
 def _too_large(what: str, limit: int, size: int | None, url: str) -> TooLarge:
     told = f"{size_words(size)}, " if size is not None else ""
     return TooLarge(
@@ -134,24 +120,8 @@ def _too_large(what: str, limit: int, size: int | None, url: str) -> TooLarge:
 
 
 async def _failure(http: HttpCore, response: httpx.Response, url: str) -> OpenHandsError:
-    """The client's exception for an error answer, from its first :data:`ERROR_BODY` bytes."""
-    body = bytearray()
-    async for chunk in response.aiter_bytes():
-        body += chunk[: ERROR_BODY - len(body)]
-        if len(body) >= ERROR_BODY:
-            break
-    # the bytes are decoded already: their encoding and length headers no longer apply
-    headers = {
-        name: value
-        for name, value in response.headers.items()
-        if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
-    }
-    read = httpx.Response(
-        response.status_code,
-        headers=headers,
-        content=bytes(body),
-        request=response.request,
-    )
+    """The client's exception for an error answer, from its first bytes (``read_head``)."""
+    read = await read_head(response)
     return status_error(read, "GET", url, http.redact_text, http.redact_data)
 
 

@@ -147,6 +147,29 @@ class TooLarge(OpenHandsError):
         self.size = size
 
 
+class ResponseTooLarge(BadResponse):
+    """An answer larger than the client reads (``limit`` bytes, sent or unpacked): reading
+    was stopped there, and the call is not repeated (the same answer would come again).
+    ``size``: the length the server announced, if it did; ``read``: the bytes received
+    before stopping; ``unpacked``: the bytes they unpacked to."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        limit: int,
+        size: int | None = None,
+        read: int = 0,
+        unpacked: int = 0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.limit = limit
+        self.size = size
+        self.read = read
+        self.unpacked = unpacked
+
+
 class SandboxNotRunning(Conflict):
     """The conversation's sandbox is not running (paused, starting, gone or failed), so its
     workspace cannot be read; ``sandbox_status`` says which. Raised before any request."""
@@ -205,6 +228,7 @@ __all__ = [
     "PageLoopError",
     "RateLimited",
     "RequestTimeout",
+    "ResponseTooLarge",
     "SandboxNotRunning",
     "ServerError",
     "StartTaskFailed",
@@ -219,7 +243,8 @@ def is_retryable(exc: BaseException) -> bool:
 
     The client has already spent its own bounded retries on these; a caller that keeps a
     long-running walk (a UI indexing a conversation) may wait and try again. A web page
-    instead of the API (:class:`NotTheAPI`) is not: it waits for the user, not the server."""
-    if isinstance(exc, NotTheAPI):
+    instead of the API (:class:`NotTheAPI`) is not: it waits for the user, not the server;
+    nor is an answer too large to read (:class:`ResponseTooLarge`): it comes again as large."""
+    if isinstance(exc, (NotTheAPI, ResponseTooLarge)):
         return False
     return isinstance(exc, (ServerError, RequestTimeout, ConnectionLost, BadResponse, RateLimited))

@@ -212,7 +212,9 @@ class EventCalls(ClientBase):
         headers = {"Accept": "application/json", "Accept-Encoding": "gzip, deflate"}
         headers |= core.auth.headers()
         read = core.client.timeout.read or 60.0
-        return page_fetch.page_request(core.base_url, path, query, headers, read, core.deadline)
+        return page_fetch.page_request(
+            core.base_url, path, query, headers, read, core.deadline, core.max_body
+        )
 
     async def _searched(self, read: Any, args: tuple[Any, ...]) -> Any:
         """One search page, asked on whichever kind of server this is, read by ``read``

@@ -44,6 +44,7 @@ import httpx
 from tui.models.redact import mask_url, redact
 
 from .backoff import JitteredBackoff, RetryNotice, outlast
+from .bodies import read_bounded, read_head
 from .connections import FreshAfterServerError
 from .errors import (
     BadResponse,
@@ -56,6 +57,7 @@ from .errors import (
 )
 from .keys import KeyAuth
 from .known_secrets import remember
+from .sizes import MAX_BODY
 from .status_errors import is_web_page, redirect_error, status_error, web_page_error
 
 log = logging.getLogger("tui.client")
@@ -91,6 +93,7 @@ class HttpCore:
         backoff: float,
         transport: httpx.AsyncBaseTransport | None,
         deadline: float | None = None,
+        max_body: int = MAX_BODY,
     ) -> None:
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise InvalidParameter("max_retries must be a non-negative integer")
@@ -100,6 +103,10 @@ class HttpCore:
             raise InvalidParameter("timeout must be a positive number of seconds")
         if deadline is not None and (not isinstance(deadline, (int, float)) or deadline <= 0):
             raise InvalidParameter("deadline must be a positive number of seconds")
+        if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body <= 0:
+            raise InvalidParameter("max_body must be a positive number of bytes")
+        #: the most bytes one answer may take, sent or unpacked (see ``sizes.py``)
+        self.max_body = max_body
         self.auth = KeyAuth(api_key, session_api_key)
         remember(self.auth.secrets())  # masked in the app's log file too
         #: a call's overall deadline in seconds (None: DEADLINE_FACTOR read timeouts)
@@ -203,7 +210,7 @@ class HttpCore:
             delay: float | None = None
             try:
                 async with asyncio.timeout(max(0.0, ends - time.monotonic())):
-                    response = await self.client.send(request)
+                    response = await self._send(request, method, url)
             except TimeoutError:
                 # the overall deadline: the server answers too slowly (a byte at a time)
                 error = RequestTimeout(
@@ -252,12 +259,6 @@ class HttpCore:
                     # one fresh connection at once, even with retries off: nothing was sent
                     budget += 1
                     delay = 0.0
-            except httpx.DecodingError as exc:
-                raise BadResponse(
-                    f"{method} {url}: undecodable response body ({type(exc).__name__})",
-                    method=method,
-                    url=url,
-                ) from None
             except httpx.HTTPError as exc:
                 raise OpenHandsError(
                     f"{method} {url}: {type(exc).__name__}: {self.redact_text(str(exc))}",
@@ -330,6 +331,17 @@ class HttpCore:
         For walks through many pages (an export, the insights): each call has spent its own
         quick retries, and one unlucky page must not end a walk of a hundred."""
         return await outlast(call, self.policy, what=what, on_retry=on_retry, sleep=_sleep)
+
+    async def _send(self, request: httpx.Request, method: str, url: str) -> httpx.Response:
+        """The answer, its body read within :attr:`max_body` (``bodies.read_bounded``); an
+        error answer or a redirect only as far as its words need."""
+        response = await self.client.send(request, stream=True)
+        try:
+            if response.is_success:
+                return await read_bounded(response, self.max_body, method, url)
+            return await read_head(response)
+        finally:
+            await response.aclose()
 
     @staticmethod
     def _unknown(

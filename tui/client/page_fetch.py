@@ -21,9 +21,10 @@ import socket
 import threading
 import urllib.parse
 import urllib.request
-import zlib
 from collections import deque
 from typing import Any, NamedTuple
+
+from .sizes import MAX_BODY, Unpacker
 
 _KEY = b'"next_page_id"'
 _DECODER = json.JSONDecoder()
@@ -44,6 +45,7 @@ class PageRequest(NamedTuple):
     headers: tuple[tuple[str, str], ...]  # the keys among them: never shown
     timeout: float  # each read
     deadline: float  # a page in all (its waits included)
+    max_body: int = MAX_BODY  # the most bytes a page may take, sent or unpacked
 
     def __repr__(self) -> str:
         return f"PageRequest({self.scheme}://{self.host}:{self.port}{self.path}, headers hidden)"
@@ -61,6 +63,7 @@ def page_request(
     headers: dict[str, str],
     timeout: float,
     deadline: float | None = None,
+    max_body: int = MAX_BODY,
 ) -> PageRequest | None:
     """The request for ``path`` under ``base_url``; None where the lean client would not
     reach the server the way httpx does (a proxy from the environment, another scheme)."""
@@ -85,6 +88,7 @@ def page_request(
         tuple(headers.items()),
         timeout,
         deadline or DEADLINE_FACTOR * timeout,
+        max_body,
     )
 
 
@@ -165,7 +169,7 @@ class PageFetcher:
             self.close()
         if status != 200:
             raise PageRefused(f"status {status}")
-        return _decoded(body, headers.get("content-encoding", "").lower())
+        return _decoded(body, headers.get("content-encoding", ""), self.request.max_body)
 
     def _reconnect(self) -> None:
         self.close()
@@ -226,18 +230,28 @@ class PageFetcher:
         if length is None:  # the answer ends where the connection does
             with contextlib.suppress(ConnectionError):
                 while True:
+                    self._within(len(self._buffer))
                     self._more()
-            return self._take(len(self._buffer)), True
+            return self._take(self._within(len(self._buffer))), True
         if not length.isdigit():
             raise PageRefused("a malformed Content-Length")
-        return self._take_exactly(int(length)), False
+        return self._take_exactly(self._within(int(length))), False
+
+    def _within(self, size: int) -> int:
+        """``size``, or :class:`PageRefused` when a body that large is over the bound."""
+        if size > self.request.max_body:
+            raise PageRefused(f"a body over {self.request.max_body} bytes")
+        return size
 
     def _read_chunked(self, encoding: str) -> bytes:
         if encoding.lower() != "chunked":
             raise PageRefused(f"transfer encoding {encoding!r}")
         parts = []
+        total = 0
         while True:
             while (end := self._buffer.find(b"\r\n")) < 0:
+                if len(self._buffer) > self.max_head:
+                    raise PageRefused("a chunk size line without an end")
                 self._more()
             size_text = bytes(self._buffer[:end]).split(b";", 1)[0].strip()
             del self._buffer[: end + 2]
@@ -253,6 +267,7 @@ class PageFetcher:
                         self._more()
                 del self._buffer[:2]
                 return b"".join(parts)
+            total = self._within(total + size)
             parts.append(self._take_exactly(size))
             self._take_exactly(2)
 
@@ -267,17 +282,17 @@ class PageFetcher:
         return data
 
 
-def _decoded(body: bytes, encoding: str) -> bytes:
-    if encoding in ("", "identity"):
-        return body
-    if encoding in ("gzip", "x-gzip"):
-        return zlib.decompress(body, zlib.MAX_WBITS | 16)
-    if encoding == "deflate":
-        try:
-            return zlib.decompress(body)
-        except zlib.error:
-            return zlib.decompress(body, -zlib.MAX_WBITS)
-    raise PageRefused(f"content encoding {encoding!r}")
+def _decoded(body: bytes, encoding: str, limit: int) -> bytes:
+    """The page unpacked, never to more than ``limit`` bytes (a gzip bomb is refused)."""
+    try:
+        unpacker = Unpacker(encoding, limit)
+        page = unpacker.feed(body)
+        if unpacker.over:
+            raise PageRefused(f"a body unpacking to over {limit} bytes")
+        unpacker.end()
+    except ValueError as exc:
+        raise PageRefused(str(exc)) from None
+    return page
 
 
 class PagesAhead:

@@ -50,8 +50,8 @@ CHAOS_MENU: tuple[tuple[str, int, float], ...] = (
 class Fault:
     """One fault, hitting the next ``times`` requests whose path starts with ``path``.
 
-    - ``status``: answer ``status`` at once; ``body`` (JSON text or ``None`` for an empty
-      body) and ``headers`` (e.g. ``{"retry-after": "1"}``, a redirect's ``location``, a
+    - ``status``: answer ``status`` at once; ``body`` (JSON text, bytes as they are — a
+      gzip bomb with its ``content-encoding`` — or ``None`` for an empty body) and ``headers`` (e.g. ``{"retry-after": "1"}``, a redirect's ``location``, a
       ``content-type`` other than JSON for a login page) as given.
     - ``slow``: wait ``delay`` seconds, then answer normally (a timeout on the client side).
     - ``hold``: wait until the test sets ``gate`` (a ``threading.Event``; at most ``delay``
@@ -69,7 +69,7 @@ class Fault:
     path: str = "/"
     times: int = 1  # -1: until cleared
     status: int = 500
-    body: str | None = None
+    body: str | bytes | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     methods: tuple[str, ...] = ("GET", "POST", "DELETE", "PUT", "PATCH")
@@ -174,7 +174,7 @@ class FaultMiddleware:
         if fault is None:
             await self.app(scope, receive, send)
         elif fault.kind == "status":
-            body = fault.body.encode() if fault.body is not None else b""
+            body = fault.body.encode() if isinstance(fault.body, str) else fault.body or b""
             await _respond(send, fault.status, body, fault.headers)
         elif fault.kind == "slow":
             await asyncio.sleep(fault.delay)
@@ -186,7 +186,8 @@ class FaultMiddleware:
             await _respond(send, 200, b'{"items": [{"kind": "MessageEvent", "id": ', {})
         elif fault.kind == "status_then_close":
             self.faults.doom(scope.get("client"))  # before the answer: the next request races it
-            body = (fault.body if fault.body is not None else "Internal Server Error").encode()
+            text = fault.body if fault.body is not None else "Internal Server Error"
+            body = text.encode() if isinstance(text, str) else text
             await _respond(
                 send, fault.status, body, fault.headers, media=b"text/plain; charset=utf-8"
             )

@@ -51,6 +51,8 @@ def short_reason(exc: BaseException | None) -> str:
             if getattr(exc, "location", None)
             else ("a web page, not the API")
         )
+    if name == "ResponseTooLarge":
+        return "answer too large"
     if name == "BadResponse":
         return "answer cut off"
     return f"HTTP {status}" if isinstance(status, int) else name
