@@ -1,6 +1,7 @@
 """Changes over local conversation folders (issue 29 item 5): the folder server reads the
 workspace a conversation's stored state names with git, in place, and writes nothing there;
-where that folder is not on this machine or is no repository, the view says so."""
+where that folder is not on this machine or is no repository, the view says so (pinned at
+80×24)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import SIZE, make_app, settled, wait_for
+from tests.app_helpers import (
+    SIZE,
+    first_rows_shown,
+    make_app,
+    push_conversation,
+    settled,
+    wait_for,
+)
 from tests.folder_helpers import tree_digest, write_folder
 from tests.test_app_changes import choose, diff_text, files, open_changes
 from tests.workspace_helpers import applies, base_copy, git, need_git
+from tui.app.screens.changes import ChangesScreen
 from tui.client import OpenHandsClient
 from tui.server import Store
 from tui.server.demo import generate_conversation
@@ -112,3 +121,22 @@ async def test_a_workspace_that_cannot_be_read_is_said(make_server, folders, tmp
         assert changes.list_error.startswith(f"The workspace {where} {words}")
         note = str(changes.query_one("#changes-note").render())
         assert f"The workspace {where} {words}" in " ".join(note.split())
+
+
+def test_snapshot_of_a_workspace_not_on_this_machine(snap_compare, make_server, folders):
+    cid = conversation(folders, "/nonexistent/elsewhere/project")
+    server = make_server(FolderStore(folders))
+
+    async def run_before(pilot):
+        app = pilot.app
+        app.animation_level = "none"
+        screen = await push_conversation(pilot, cid)
+        await wait_for(lambda: first_rows_shown(screen), pilot=pilot)
+        await pilot.press("w")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen), pilot=pilot)
+        changes = app.screen
+        await wait_for(lambda: changes.list_error and changes.commits_error, pilot=pilot)
+        await settled(pilot)
+
+    app = make_app(server.base_url, readonly=True, local=True)
+    assert snap_compare(app, run_before=run_before, terminal_size=(80, 24))
