@@ -1,6 +1,7 @@
 """The reference server for benchmarks, in its own process: ``python -m bench.serve --db PATH``.
 
-Prints its URL on the first line. With ``--live CID --rate R --seconds S`` it also pushes
+Prints its URL on the first line. ``--folder PATH`` serves local conversation folders
+instead (as ``ohtui PATH`` does, its workspace routes reading each one's own workspace). With ``--live CID --rate R --seconds S`` it also pushes
 agent MessageEvents into conversation CID at R events/s for S seconds, starting once the first
 websocket subscriber is in (each event's text carries its send time, for latency).
 """
@@ -24,13 +25,19 @@ def main() -> int:
     parser.add_argument("--rate", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--kind", choices=("app", "agent"), default="app")
+    parser.add_argument("--folder", help="serve the conversation folders under PATH instead")
     args = parser.parse_args()
 
     from tui.server import ServerThread, Store, add_live_demo, create_app, load_demo
 
-    store = Store(args.db) if args.db else Store()
+    if args.folder:
+        from tui.server.folders import FolderStore
+
+        store = FolderStore(args.folder)
+    else:
+        store = Store(args.db) if args.db else Store()
     live_id = ""
-    if not args.db:
+    if not args.db and not args.folder:
         load_demo(store)
         live_id = add_live_demo(store)
     app = create_app(store, kind=args.kind)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,9 +26,12 @@ ROOT = Path(__file__).resolve().parent.parent
         ("board", ["--agents", "6", "--sockets", "2", "--seconds", "0.5", "--presses", "3"]),
         ("big_output", ["--mb", "0.05", "--line", "2000"]),
         ("insights", ["--size", "300", "--repeat", "1", "--presses", "2"]),
+        ("changes", ["--files", "30", "--presses", "3", "--repeat", "1"]),
     ],
 )
 def test_bench_runs_and_reports(name, args, tmp_path):
+    if name == "changes" and shutil.which("git") is None:
+        pytest.skip("git is not installed: the Changes benchmark has no workspace")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OHTUI_BENCH_DB": str(tmp_path / "bench.sqlite")}
     result = subprocess.run(
         [sys.executable, "-m", f"bench.{name}", *args],
@@ -53,5 +57,7 @@ def test_bench_runs_and_reports(name, args, tmp_path):
         assert reported[-1]["mb"] == 0.05 and reported[-1]["long_line_s"] > 0
     if name == "insights":
         assert reported[-1]["events"] == 300 and reported[-1]["ratio"] > 0
+    if name == "changes":
+        assert reported[-1]["diff_rows"] > 0 and reported[-1]["first_rows_ms"] > 0
     if name == "hostile":
         assert reported[-1]["tree_events"] == 2000 and "output_jsonl_0.02mb_ratio" in reported[-1]

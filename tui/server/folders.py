@@ -43,6 +43,7 @@ from .folder_scan import (
 )
 from .times import sort_key
 from .views import conversation_info
+from .workspace_local import LocalWorkspace, stored_working_dir
 
 _HEX = re.compile(r"[0-9a-fA-F]{32}")
 LOCAL_SANDBOX = "local"
@@ -95,6 +96,8 @@ class FolderStore(FolderEvents):
         self._untitled: set[str] = set()  # titled by folder name for want of a user message yet
         self._root_stamp: int | None = None
         self._state_stamps: dict[str, int | None] = {}
+        self._working_dirs: dict[str, str | None] = {}  # workspace.working_dir of each
+        self._workspaces: dict[str, LocalWorkspace] = {}
         self.rescan()
 
     # --- conversations ---------------------------------------------------------------------
@@ -218,6 +221,7 @@ class FolderStore(FolderEvents):
         cid = self._unique_id(match.group(0).lower() if match else clean_text(folder.name), folder)
         log = FolderLog(folder, self._real_root)
         self.logs[cid] = log
+        self._working_dirs[cid] = stored_working_dir(state, meta)
         agent = state.get("agent") if isinstance(state.get("agent"), dict) else {}
         llm = agent.get("llm") if isinstance(agent.get("llm"), dict) else {}
         model = _text(llm.get("model"), 200)
@@ -275,6 +279,23 @@ class FolderStore(FolderEvents):
             self._untitled.discard(cid)
             info["title"] = title
             self.put_conversation(info)
+
+    # --- workspaces ------------------------------------------------------------------------
+
+    def working_dir(self, cid: str) -> str | None:
+        """The workspace path the conversation's stored state names (None: it names none)."""
+        return self._working_dirs.get(cid)
+
+    @locked
+    def conversation_workspace(self, cid: str) -> LocalWorkspace | None:
+        """The conversation's workspace on this machine, as the workspace routes read it."""
+        found = self._workspaces.get(cid)
+        if found is None:
+            where = self._working_dirs.get(cid)
+            if where is None:
+                return None
+            found = self._workspaces[cid] = LocalWorkspace(where)
+        return found
 
     # --- no sandboxes to control: the pseudo sandbox is not listed --------------------------
 

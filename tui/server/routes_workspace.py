@@ -11,6 +11,10 @@ workspace is answered as the real server answers for a folder that holds nothing
 changes, no commits, 404 for a file or a folder to archive; nothing outside the workspace's
 temporary folder is ever read or written.
 
+Over local conversation folders (``FolderStore``) each conversation's copy reads the
+folder its stored state names, in place (``workspace_local.py``), and says why where it
+cannot (not on this machine, not a git repository); the server-wide copy reads nothing there.
+
 On an app server the sandbox's own record (``GET /api/conversations/{id}``, where its
 ``workspace.working_dir`` is) and the app server's trajectory download
 (``/api/v1/app-conversations/{id}/download``) are served too.
@@ -18,7 +22,6 @@ On an app server the sandbox's own record (``GET /api/conversations/{id}``, wher
 
 from __future__ import annotations
 
-import threading
 import uuid
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -30,41 +33,71 @@ from fastapi.responses import JSONResponse, Response
 from . import workspace_git as G
 from .deps import get_store
 from .live import LiveConversation, LiveError
+from .params import normalize_hex_id
 from .routes_live import live_conversation
 from .store import Store
 from .workspace_demo import DemoWorkspace
 from .workspace_files import directory_page, home_body, trajectory_zip
+from .workspace_local import LocalWorkspace
 
 SHA = r"^[0-9a-fA-F]{4,64}$"
 OUTSIDE = "path must be inside the conversation workspace"
 
 plain = APIRouter(prefix="/api", tags=["Agent server (workspace)"])
 scoped = APIRouter(prefix="/api/conversations/{conversation_id}", tags=["Agent server (workspace)"])
-_INDEX_LOCK = threading.Lock()
+NO_WORKSPACE = (
+    "This conversation's stored state names no workspace folder: there are no changes to read."
+)
+
+Workspace = DemoWorkspace | LocalWorkspace
 
 
 def _workspace(store: Store) -> DemoWorkspace | None:
     return getattr(store, "workspace", None)
 
 
-def _real(store: Store, path: str) -> Path | None:
-    workspace = _workspace(store)
+def _conversation_workspace(store: Store, cid: str | None) -> Workspace | None:
+    """The workspace a conversation's routes read: its own folder over local folders (None
+    server-wide or where its state names none), else the store's (the demo's, or none)."""
+    of = getattr(store, "conversation_workspace", None)
+    if of is None:
+        return _workspace(store)
+    return of(normalize_hex_id(cid)) if cid is not None else None
+
+
+def workspace_here(request: Request) -> Workspace | None:
+    """The workspace of this request (a dependency of every git and file route): a local
+    conversation's workspace that cannot be read is its route's answer, in words."""
+    store: Store = request.app.state.store
+    cid = request.path_params.get("conversation_id")
+    workspace = _conversation_workspace(store, cid)
+    if isinstance(workspace, LocalWorkspace):
+        problem = workspace.problem()
+        if problem is not None:
+            raise HTTPException(status_code=problem[0], detail=problem[1])
+    elif workspace is None and cid is not None and hasattr(store, "conversation_workspace"):
+        raise HTTPException(status_code=409, detail=NO_WORKSPACE)
+    return workspace
+
+
+Here = Depends(workspace_here)
+
+
+def _real(workspace: Workspace | None, path: str) -> Path | None:
     return workspace.real(path) if workspace is not None else None
 
 
-def _repository(store: Store, path: str) -> Path | None:
+def _repository(workspace: Workspace | None, path: str) -> Path | None:
     """The folder a path names, when it is in the workspace and git is there to read it;
     None otherwise (answered as a folder in no repository, without asking git)."""
-    real = _real(store, path)
-    workspace = _workspace(store)
+    real = _real(workspace, path)
     if real is None or workspace is None:
         return None
     workspace.root  # noqa: B018 - made on first use; has_git is known after
     return real if workspace.has_git else None
 
 
-def _said(store: Store, exc: Exception) -> str:
-    workspace = _workspace(store)
+def _said(workspace: Workspace | None, exc: Exception) -> str:
     return workspace.virtual(str(exc)) if workspace is not None else str(exc)
 
 
@@ -80,7 +113,10 @@ async def in_conversation(
     except LiveError as exc:
         raise HTTPException(status_code=503, detail=exc.detail) from None
     store: Store = request.app.state.store
-    workspace = _workspace(store) or DemoWorkspace()
+    workspace = _conversation_workspace(store, conv.id)
+    if workspace is None and hasattr(store, "conversation_workspace"):
+        return conv  # the routes say there is no workspace (``workspace_here``)
+    workspace = workspace or DemoWorkspace()
     for name in ("path", "workspace_dir"):
         wanted = request.query_params.get(name)
         if wanted is not None and not workspace.inside(wanted):
@@ -109,15 +145,15 @@ def _both(method: str, route: str, **options: Any) -> Any:
 
 @_both("GET", "/git/changes", summary="Changed files against the base (or ref)")
 def git_changes(
-    path: str, ref: str | None = None, store: Store = Depends(get_store)
+    path: str, ref: str | None = None, workspace: Workspace | None = Here
 ) -> list[dict[str, str]]:
-    real = _repository(store, path)
+    real = _repository(workspace, path)
     if real is None:
         return []
     try:
         return G.changes(real, ref)
     except G.GitFailed as exc:
-        raise HTTPException(status_code=400, detail=_said(store, exc)) from None
+        raise HTTPException(status_code=400, detail=_said(workspace, exc)) from None
 
 
 @_both("GET", "/git/diff", summary="One file's text at the base and now")
@@ -125,29 +161,29 @@ def git_diff(
     path: str,
     ref: str | None = None,
     commit: Annotated[str | None, Query(pattern=SHA)] = None,
-    store: Store = Depends(get_store),
+    workspace: Workspace | None = Here,
 ) -> dict[str, Any]:
     if ref is not None and commit is not None:
         raise HTTPException(status_code=400, detail="'ref' and 'commit' are mutually exclusive")
-    real = _repository(store, path)
+    real = _repository(workspace, path)
     if real is None:
-        found = _real(store, path)
+        found = _real(workspace, path)
         if found is None or not found.exists():
             raise HTTPException(status_code=400, detail=f"File does not exist: {path}")
         return {"original": None, "modified": None}  # a file in no repository
     try:
         return G.diff(real, ref, commit)
     except G.GitFailed as exc:
-        raise HTTPException(status_code=400, detail=_said(store, exc)) from None
+        raise HTTPException(status_code=400, detail=_said(workspace, exc)) from None
 
 
 @_both("GET", "/git/commits", summary="The newest commits reachable from HEAD")
 def git_commits(
     path: str,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    store: Store = Depends(get_store),
+    workspace: Workspace | None = Here,
 ) -> dict[str, Any]:
-    real = _repository(store, path)
+    real = _repository(workspace, path)
     return G.commits(real, limit) if real is not None else {"commits": [], "has_more": False}
 
 
@@ -155,15 +191,15 @@ def git_commits(
 def git_commit_changes(
     sha: Annotated[str, PathParam(pattern=SHA)],
     path: str,
-    store: Store = Depends(get_store),
+    workspace: Workspace | None = Here,
 ) -> list[dict[str, str]]:
-    real = _repository(store, path)
+    real = _repository(workspace, path)
     if real is None:
         return []
     try:
         return G.commit_changes(real, sha)
     except G.GitFailed as exc:
-        raise HTTPException(status_code=400, detail=_said(store, exc)) from None
+        raise HTTPException(status_code=400, detail=_said(workspace, exc)) from None
 
 
 # -- files -------------------------------------------------------------------------------------
@@ -174,29 +210,27 @@ def file_archive(
     path: str,
     format: Literal["git-delta", "tar.gz"] = "git-delta",
     base_ref: str | None = None,
-    store: Store = Depends(get_store),
+    workspace: Workspace | None = Here,
 ) -> Response:
     if not path.startswith("/"):
         raise HTTPException(status_code=400, detail="Path must be absolute")
-    real = _real(store, path)
+    real = _real(workspace, path)
     if real is None or not real.exists():
         raise HTTPException(status_code=404, detail="Directory not found")
     if not real.is_dir():
         raise HTTPException(status_code=400, detail="Path is not a directory")
     if format != "git-delta":
         raise HTTPException(status_code=400, detail="Only git-delta archives are served here")
-    if _repository(store, path) is None:
+    if _repository(workspace, path) is None:
         raise HTTPException(status_code=400, detail=f"Not a git repository: {path}")
-    index = real.parent / f".ohtui-index-{uuid.uuid4().hex}"
     try:
-        with _INDEX_LOCK:
-            found = G.delta(real, base_ref, index)
+        found = G.delta(real, base_ref)
     except G.NotARepository as exc:
-        raise HTTPException(status_code=400, detail=f"Not a git repository: {_said(store, exc)}")
+        said = _said(workspace, exc)
+        raise HTTPException(status_code=400, detail=f"Not a git repository: {said}") from None
     except G.GitFailed as exc:
-        raise HTTPException(status_code=400, detail=_said(store, exc)) from None
+        raise HTTPException(status_code=400, detail=_said(workspace, exc)) from None
     headers = dict(found.headers)
-    workspace = _workspace(store)
     if workspace is not None and "x-archive-repo-root" in headers:
         from urllib.parse import quote, unquote
 
@@ -208,10 +242,10 @@ def file_archive(
 
 
 @_both("GET", "/file/download", summary="A file's bytes")
-def file_download(path: str, store: Store = Depends(get_store)) -> Response:
+def file_download(path: str, workspace: Workspace | None = Here) -> Response:
     if not path.startswith("/"):
         raise HTTPException(status_code=400, detail="Path must be absolute")
-    real = _real(store, path)
+    real = _real(workspace, path)
     if real is None or not real.exists():
         raise HTTPException(status_code=404, detail="File not found")
     if not real.is_file():
@@ -223,7 +257,7 @@ def file_download(path: str, store: Store = Depends(get_store)) -> Response:
 def make_directory(store: Store, path: str) -> None:
     """Create ``path`` in the workspace (and its parents); a path outside it is only
     remembered (``store.directories``): nothing outside the workspace is ever written."""
-    real = _real(store, path)
+    real = _real(_workspace(store), path)
     if real is None:
         store.directories.add(path.rstrip("/") or "/")
         return
@@ -252,11 +286,11 @@ def file_search_subdirs(
     page_id: str | None = None,
     limit: Annotated[int, Query(gt=0, le=100)] = 100,
     include_hidden: bool = False,
-    store: Store = Depends(get_store),
+    workspace: Workspace | None = Here,
 ) -> Any:
     if not path.startswith("/"):
         raise HTTPException(status_code=400, detail="Path must be absolute")
-    real = _real(store, path)
+    real = _real(workspace, path)
     if real is None or not real.exists():
         raise HTTPException(status_code=404, detail="Directory not found")
     if not real.is_dir():
@@ -329,7 +363,14 @@ def install(app: FastAPI, protected: list[Any], *, kind: str) -> None:
 
         info = store.get_conversation(conv.id)
         children = store.sub_conversation_ids([conv.id])
-        return JSONResponse(conversation_record(info or {}, children.get(conv.id, [])))
+        record = conversation_record(info or {}, children.get(conv.id, []))
+        stored = getattr(store, "working_dir", None)  # a local folder's own workspace
+        if callable(stored):
+            where = stored(conv.id)
+            if where is None:
+                raise HTTPException(status_code=409, detail=NO_WORKSPACE)
+            record["workspace"]["working_dir"] = where
+        return JSONResponse(record)
 
     @app_routes.get(
         "/api/v1/app-conversations/{conversation_id}/download",

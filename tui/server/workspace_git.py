@@ -9,7 +9,11 @@ the first commit). A diff is the two whole texts, each ``"\\n".join(splitlines()
 final newline gone; a text that is not UTF-8 read as ``""``); over 1 MB it is refused.
 The patch (``git-delta``) is ``git diff --binary`` of the whole working tree, untracked
 files included, against ``base_ref`` or, without one, the empty tree (no origin to
-restore from). Every git call runs with the user's configuration shut out.
+restore from), made through a scratch index and object folder so that nothing in the
+repository is written (a local conversation's workspace is the user's own checkout). Every
+git call runs with the user's configuration shut out, without optional locks (no index
+refresh written), and with the repository's own programs off (fsmonitor, hooks, external
+diffs, text conversions): a repository is read, never made to run something.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,13 +30,25 @@ from urllib.parse import quote
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 MAX_DIFF_FILE = 1024 * 1024
 LOG_FORMAT = "%H%x1f%h%x1f%an%x1f%aI%x1f%s"
-#: Environment of every git call: no user or system configuration, no pager, no prompts.
+#: Options of every ``git diff``: no external diff program, no text conversion.
+NO_PROGRAMS = ("--no-ext-diff", "--no-textconv")
+#: Settings over the repository's own configuration: run none of its programs.
+SAFE_CONFIG = {
+    "core.fsmonitor": "false",
+    "core.hooksPath": os.devnull,
+}
+#: Environment of every git call: no user or system configuration, no pager, no prompts, no
+#: optional index writes, and :data:`SAFE_CONFIG` over the repository's configuration.
 GIT_ENV = {
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_TERMINAL_PROMPT": "0",
+    "GIT_OPTIONAL_LOCKS": "0",
     "GIT_PAGER": "cat",
     "LC_ALL": "C",
+    "GIT_CONFIG_COUNT": str(len(SAFE_CONFIG)),
+    **{f"GIT_CONFIG_KEY_{n}": key for n, key in enumerate(SAFE_CONFIG)},
+    **{f"GIT_CONFIG_VALUE_{n}": value for n, value in enumerate(SAFE_CONFIG.values())},
 }
 
 
@@ -125,7 +142,9 @@ def changes(folder: Path, ref: str | None) -> list[dict[str, str]]:
     except NotARepository:
         return []
     base = base_commit(repo, ref)
-    listed = _name_status(git(folder, "diff", "--name-status", "--no-renames", "--relative", base))
+    listed = _name_status(
+        git(folder, "diff", *NO_PROGRAMS, "--name-status", "--no-renames", "--relative", base)
+    )
     untracked = git(folder, "ls-files", "--others", "--exclude-standard")
     for path in untracked.decode("utf-8", "surrogateescape").splitlines():
         if path.strip():
@@ -207,7 +226,9 @@ def commit_changes(folder: Path, sha: str) -> list[dict[str, str]]:
     if _resolve(repo, sha) is None:
         raise GitFailed(f"Git command failed: git --no-pager rev-parse --verify '{sha}^{{commit}}'")
     parent = f"{sha}^" if _resolve(repo, f"{sha}^") is not None else EMPTY_TREE
-    listed = _name_status(git(repo, "diff", "--name-status", "--no-renames", parent, sha))
+    listed = _name_status(
+        git(repo, "diff", *NO_PROGRAMS, "--name-status", "--no-renames", parent, sha)
+    )
     return sorted(listed, key=lambda change: change["path"])
 
 
@@ -219,20 +240,28 @@ class Delta:
     headers: dict[str, str]
 
 
-def delta(folder: Path, base_ref: str | None, index: Path) -> Delta:
-    """The working tree (untracked files included) against ``base_ref`` or the empty tree,
-    through a scratch index at ``index`` (the repository's own index is left alone)."""
+def delta(folder: Path, base_ref: str | None) -> Delta:
+    """The working tree (untracked files included) against ``base_ref`` or the empty tree.
+
+    Read-only: a scratch index holds the base and the untracked files as intended additions
+    (``add -N``: no file's content is stored), and the one object git writes for them (the
+    empty blob) goes to a scratch object folder; the repository's own index and objects
+    are only read."""
     repo = top_level(folder)
     base = EMPTY_TREE if base_ref is None else _resolve(repo, base_ref)
     if base is None:
         raise GitFailed(f"base_ref '{base_ref}' could not be resolved")
-    env = {"GIT_INDEX_FILE": str(index)}
-    try:
-        git(repo, "read-tree", "--empty", env=env)
-        git(repo, "add", "-A", env=env)
-        patch = git(repo, "diff", "--cached", "--binary", base, env=env)
-    finally:
-        index.unlink(missing_ok=True)
+    objects = repo / git(repo, "rev-parse", "--git-path", "objects").decode().strip()
+    with tempfile.TemporaryDirectory(prefix="ohtui-delta-") as scratch:
+        (Path(scratch) / "objects").mkdir()
+        env = {
+            "GIT_INDEX_FILE": str(Path(scratch) / "index"),
+            "GIT_OBJECT_DIRECTORY": str(Path(scratch) / "objects"),
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(objects),
+        }
+        git(repo, "read-tree", base, env=env)
+        git(repo, "add", "--intent-to-add", "--all", env=env)
+        patch = git(repo, "diff", *NO_PROGRAMS, "--binary", base, env=env)
     headers = {"x-archive-repo-root": quote(str(repo), safe="")}
     head = _resolve(repo, "HEAD")
     if head is not None:

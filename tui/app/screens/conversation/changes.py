@@ -6,7 +6,8 @@ diff. ``e`` in the view closes it on the events that edited the file: the list t
 only those (``Events · edits: cli/main.py``; esc or ``a``: all events again), as a branch
 or find's only-matches view does. While the run is followed, each batch of live rows that
 holds a file edit or a command is told to an open view (:attr:`files_touched`), which
-reads the workspace again once they stop coming.
+reads the workspace again once they stop coming. Local folders have Changes too: the
+folder server reads the workspace their stored state names, where it is on this machine.
 """
 
 from __future__ import annotations
@@ -50,9 +51,9 @@ class ChangesMixin:
         return self._files_touched
 
     def changes_refused(self) -> str | None:
-        """Why this conversation has no workspace to show, or None."""
-        if getattr(self.app, "local", False):
-            return "Local folders have no workspace server: run git diff in the workspace itself."
+        """Why this conversation has no workspace to show, or None. A local folder's is the
+        folder its stored state names, read with git by the folder server (which says so
+        when it is not on this machine or not a repository)."""
         if self.events.shared:
             return "A shared conversation has no workspace to show."
         return None
