@@ -19,7 +19,7 @@ from typing import Any
 
 from tui.text import say
 
-from .target import OpenFolder, Target, looks_like_folder, open_target
+from .target import OpenFolder, Target, looks_like_folder, open_target, output_for
 
 PROG = "ohtui diff"
 
@@ -32,12 +32,9 @@ def run_diff(args: argparse.Namespace, open_folder: OpenFolder) -> int:
             file=sys.stderr,
         )
         return 2
-    from tui.safe_output import OutputError, destination
 
-    try:  # checked before anything is asked of the server
-        where = destination(args.output or "-")
-    except OutputError as exc:
-        say(f"{PROG}: {exc}", file=sys.stderr)
+    where = output_for(args.output, PROG)
+    if where is None:
         return 1
     target = open_target(args, open_folder, PROG)
     if not isinstance(target, Target):

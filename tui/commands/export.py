@@ -17,19 +17,17 @@ from typing import Any
 
 from tui.text import say
 
-from .target import OpenFolder, Target, open_target
+from .target import OpenFolder, Target, open_target, output_for
 
 PROG = "ohtui export"
 
 
 def run_export(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     from tui.export import ExportError, format_for
-    from tui.safe_output import OutputError, destination, open_output, reader_gone
+    from tui.safe_output import OutputError, open_output, reader_gone
 
-    try:  # before any request: a path that can't be written is said at once
-        where = destination(args.output or "-")
-    except OutputError as exc:
-        say(f"{PROG}: {exc}", file=sys.stderr)
+    where = output_for(args.output, PROG)
+    if where is None:
         return 1
     target = open_target(args, open_folder, PROG)
     if not isinstance(target, Target):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from tui.text import say
 
-from .target import OpenFolder, Target, open_target
+from .target import OpenFolder, Target, open_target, output_for
 
 if TYPE_CHECKING:
     from tui.safe_output import Destination
@@ -30,12 +30,9 @@ class _Unclear(Exception):
 def run_insights(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     from tui.insights.load import collect_insights
     from tui.insights.report import render
-    from tui.safe_output import OutputError, destination
 
-    try:  # before any request: a path that can't be written is said at once
-        where = destination(args.output or "-")
-    except OutputError as exc:
-        say(f"{PROG}: {exc}", file=sys.stderr)
+    where = output_for(args.output, PROG)
+    if where is None:
         return 1
     target = open_target(args, open_folder, PROG)
     if not isinstance(target, Target):

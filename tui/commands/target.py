@@ -67,6 +67,18 @@ class Target:
         )
 
 
+def output_for(named: str | None, prog: str) -> Any:
+    """Where ``-o`` writes (:func:`tui.safe_output.destination`; standard output without
+    one), decided before anything is asked of a server; None after saying why it can't be."""
+    from tui.safe_output import OutputError, destination
+
+    try:
+        return destination(named or "-")
+    except OutputError as exc:
+        say(f"{prog}: {exc}", file=sys.stderr)
+        return None
+
+
 def open_target(args: argparse.Namespace, open_folder: OpenFolder, prog: str) -> Target | int:
     """The target ``args`` name, opened; or an exit code after saying why not."""
     folder, conversation = args.local, args.conversation

@@ -23,6 +23,7 @@ On an app server the sandbox's own record (``GET /api/conversations/{id}``, wher
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -143,6 +144,14 @@ def _both(method: str, route: str, **options: Any) -> Any:
 # -- git ---------------------------------------------------------------------------------------
 
 
+def _git(workspace: Workspace | None, run: Callable[..., Any], *args: Any) -> Any:
+    """``run(*args)``, a failed git command answered as the real server does (400, its words)."""
+    try:
+        return run(*args)
+    except G.GitFailed as exc:
+        raise HTTPException(status_code=400, detail=_said(workspace, exc)) from None
+
+
 @_both("GET", "/git/changes", summary="Changed files against the base (or ref)")
 def git_changes(
     path: str, ref: str | None = None, workspace: Workspace | None = Here
@@ -150,10 +159,7 @@ def git_changes(
     real = _repository(workspace, path)
     if real is None:
         return []
-    try:
-        return G.changes(real, ref)
-    except G.GitFailed as exc:
-        raise HTTPException(status_code=400, detail=_said(workspace, exc)) from None
+    return _git(workspace, G.changes, real, ref)
 
 
 @_both("GET", "/git/diff", summary="One file's text at the base and now")
@@ -171,10 +177,7 @@ def git_diff(
         if found is None or not found.exists():
             raise HTTPException(status_code=400, detail=f"File does not exist: {path}")
         return {"original": None, "modified": None}  # a file in no repository
-    try:
-        return G.diff(real, ref, commit)
-    except G.GitFailed as exc:
-        raise HTTPException(status_code=400, detail=_said(workspace, exc)) from None
+    return _git(workspace, G.diff, real, ref, commit)
 
 
 @_both("GET", "/git/commits", summary="The newest commits reachable from HEAD")
@@ -196,10 +199,7 @@ def git_commit_changes(
     real = _repository(workspace, path)
     if real is None:
         return []
-    try:
-        return G.commit_changes(real, sha)
-    except G.GitFailed as exc:
-        raise HTTPException(status_code=400, detail=_said(workspace, exc)) from None
+    return _git(workspace, G.commit_changes, real, sha)
 
 
 # -- files -------------------------------------------------------------------------------------
