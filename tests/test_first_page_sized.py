@@ -25,12 +25,12 @@ from tests.app_helpers import (
 )
 from tests.test_faults import app_for, open_and_index
 from tui.app.conversation_events import PAGE
-from tui.app.page_loops import PageTrail
 from tui.app.row_windows import EventQuery
 from tui.app.rows import EventRow
 from tui.app.screens.conversation.loading import FIRST_PAGE_MARGIN
 from tui.app.widgets.event_list import EventList
 from tui.client import PageLoopError
+from tui.client.paging import PageTrail, event_mark
 from tui.server import Store
 from tui.server.demo import generate_conversation
 
@@ -53,7 +53,7 @@ def page(*ids: str) -> list[EventRow]:
 
 
 def test_a_page_that_starts_as_an_earlier_one_is_a_loop_whatever_its_size():
-    trail = PageTrail()
+    trail = PageTrail(event_mark)
     trail.check(None, "p1", page("a", "b", "c"))  # the first page, sized to the screen
     try:
         trail.check("p1", "p2", page("a", "b", "c", "d", "e", "f"))  # the same page, fuller
@@ -64,7 +64,7 @@ def test_a_page_that_starts_as_an_earlier_one_is_a_loop_whatever_its_size():
 
 
 def test_pages_that_share_a_first_id_but_not_their_start_are_not_a_loop():
-    trail = PageTrail()
+    trail = PageTrail(event_mark)
     trail.check(None, "p1", page("a", "b", "c", "d", "e"))
     # two events with one id (kept as duplicates): the same id starts the next page
     trail.check("p1", "p2", [row("a", "2026-01-01T00:01:00"), *page("x", "y")])
@@ -73,7 +73,7 @@ def test_pages_that_share_a_first_id_but_not_their_start_are_not_a_loop():
 
 
 def test_a_next_id_already_followed_is_still_a_loop():
-    trail = PageTrail()
+    trail = PageTrail(event_mark)
     trail.check(None, "p1", page("a"))
     trail.check("p1", "p2", page("b"))
     for asked, next_page in (("p2", "p2"), ("p2", "p1")):

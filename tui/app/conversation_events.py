@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tui.client.paging import PageTrail, event_mark
 from tui.models import EventTree
 
 from .action_index import ActionIndex
@@ -34,9 +35,7 @@ from .load_patience import (  # re-exported: the store's callers and tests name 
     PatientLoads,
     RetryNotice,
     Waiting,
-    retry_after,
 )
-from .page_loops import PageTrail
 from .page_pipeline import PagePipeline
 from .page_worker import LazyEvent, PageBody, ParsedPage, shared_sizes
 from .row_windows import FOLDED_COUNTED_KIND, START, EventQuery, PagedWindow
@@ -62,7 +61,6 @@ __all__ = [
     "JitteredBackoff",
     "RetryNotice",
     "Waiting",
-    "retry_after",
 ]
 
 
@@ -288,7 +286,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
                 for stated in read.stats.values():
                     self._newer_stats(stated)
             # a server cursor that leads back: stop here rather than walk in circles
-            window.trails.setdefault(side, PageTrail()).check(asked, next_page, rows)
+            window.trails.setdefault(side, PageTrail(event_mark)).check(asked, next_page, rows)
             before = len(window.head) + len(window.tail)
             head_before = len(window.head)
             if side == "head":

@@ -11,8 +11,9 @@ UI's loop only takes rows in, a batch at a time.
 
 A page the walk could not fetch or read is answered ``None`` and the walk stops there:
 the UI reads that page the ordinary way (its errors, retries and waits are the client's),
-then asks again from the next page. The walk also stops where a page names itself or an
-earlier page as the next (a server that loops): the UI says so. No Textual here.
+then asks again from the next page. The walk also stops where the client's guard
+(``client/paging.py``) sees a server that loops: the UI, reading on in-line, says so. No
+Textual here.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from tui.client.errors import PageLoopError
 from tui.client.page_fetch import PageRequest, PagesAhead
+from tui.client.paging import PageWalk
 
 #: What a page read ahead is handed over as: (its page id, the page or None if it failed).
 Walked = tuple[str | None, Any]
@@ -94,8 +97,9 @@ class PageWalker:
             pages.stop()
 
     def _walk_from(self, walk: int, pages: PagesAhead, page_id: str | None) -> None:
-        seen: set[str | None] = set()
+        cursor = PageWalk(page_id)  # ids only: the store's own trail tells a page sent twice
         while True:
+            page_id = cursor.page_id
             try:
                 body = pages.get(page_id)  # fetched ahead (its id guessed), or now
             except Exception:  # noqa: BLE001 - the UI asks again the ordinary way
@@ -109,11 +113,13 @@ class PageWalker:
                 self._hand(walk, page_id, None, end=True)
                 return
             following = page.next_page_id
-            seen.add(page_id)
-            end = following is None or following in seen
+            try:
+                cursor.moved(following, page.rows)
+                end = cursor.done
+            except PageLoopError:  # read no further: the UI reads on in-line, and says so
+                end = True
             if not self._hand(walk, page_id, page, end=end, following=following) or end:
                 return
-            page_id = following
 
     def _room(self, walk: int) -> bool:
         """Wait until fewer than ``ahead`` pages wait; False if this walk was replaced."""

@@ -97,7 +97,7 @@ class PagedWindow:
     head_end: EventRow | None = None
     tail_end: EventRow | None = None
     #: the store's walk state by side: the pages each walk has taken
-    #: (``page_loops.PageTrail``) and the lock that lets one page at a time in
+    #: (``tui.client.paging.PageTrail``) and the lock that lets one page at a time in
     #: (``asyncio.Lock``) — kept here, not by the window's id, which a later window may
     #: reuse, and gone with the window
     trails: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)

@@ -39,7 +39,7 @@ _LAZY = {
     "TooLarge": ".errors",
     "Unsupported": ".errors",
     "is_retryable": ".errors",
-    "MAX_RETRY_AFTER": ".http",
+    "MAX_RETRY_AFTER": ".backoff",
     "RETRY_STATUSES": ".http",
     "ServerInfo": ".kinds",
     "ServerKind": ".kinds",
@@ -59,7 +59,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from .agent import AgentEndpoint, AgentServerClient, agent_endpoint, endpoint_from_url
     from .api import OpenHandsClient, segment
-    from .backoff import JitteredBackoff
+    from .backoff import MAX_RETRY_AFTER, JitteredBackoff
     from .errors import (
         ApiValidationError,
         AuthError,
@@ -86,7 +86,7 @@ if TYPE_CHECKING:
         Unsupported,
         is_retryable,
     )
-    from .http import MAX_RETRY_AFTER, RETRY_STATUSES
+    from .http import RETRY_STATUSES
     from .kinds import ServerInfo, ServerKind
     from .stream import EventStream
     from .stream_items import EventDeduper, StreamEvent, StreamItem, StreamStatus, is_transient

@@ -12,8 +12,9 @@ before they go into a path. The calls live in mixins, by subject:
 
 from __future__ import annotations
 
-from .base import MAX_EMPTY_PAGES, segment
+from .base import segment
 from .events_api import EventCalls
+from .paging import MAX_EMPTY_PAGES
 from .sandboxes_api import SANDBOX_START_TIMEOUT, SandboxCalls
 from .start_api import START_DEADLINE, StartCalls
 from .workspace_api import WorkspaceCalls

@@ -24,20 +24,17 @@ from .errors import (
     BadResponse,
     InvalidParameter,
     NotFound,
-    PageLoopError,
     Unsupported,
 )
 from .http import HttpCore
 from .kinds import ServerInfo, ServerKind
+from .paging import Mark, PageTrail, PageWalk
 from .params import segment
 from .sizes import MAX_BODY
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 Call = Callable[[], Awaitable[T]]
-
-#: Consecutive empty pages that still point at a next page before paging is declared stuck.
-MAX_EMPTY_PAGES = 50
 
 
 class ClientBase:
@@ -273,44 +270,26 @@ class ClientBase:
                 return value
         raise self._bad(method, path, 'expected {"success": true|false}')
 
-    def _loop_error(self, path: str, page_id: str, what: str) -> PageLoopError:
-        url = f"{self.base_url}{path}"
-        return PageLoopError(f"GET {url}: {what}", method="GET", url=url, page_id=page_id)
-
     async def _follow(
         self,
         path: str,
         first: str | None,
         fetch: Callable[[str | None], Awaitable[tuple[Any, str | None]]],
+        mark: Mark | None = None,
     ) -> Any:
-        """Pages from ``first`` until ``next_page_id`` is null (an async generator)."""
-        seen: set[str] = set() if first is None else {first}
-        page_id = first
-        empty = 0
-        while True:
+        """Pages from ``first`` until ``next_page_id`` is null (an async generator), walked
+        by the one :class:`~.paging.PageWalk`: ``mark`` tells items apart where a page sent
+        twice under a new id must be caught too (events)."""
+        walk = PageWalk(first, PageTrail(mark, method="GET", url=f"{self.base_url}{path}"))
+        while not walk.done:
             # a walk outlasts a failing page (retried after a pause) instead of ending on it
             page, next_page = await self._http.patiently(
-                lambda page_id=page_id: fetch(page_id), f"page {len(seen) + 1} of {path}"
+                lambda page_id=walk.page_id: fetch(page_id), f"page {walk.pages + 1} of {path}"
             )
+            items = getattr(page, "items", None) or ()
+            walk.arrived(items)
             yield page
-            if next_page is None:
-                return
-            if next_page in seen:
-                raise self._loop_error(
-                    path,
-                    next_page,
-                    f"the server returned page id {next_page!r} again; "
-                    "stopping instead of looping forever",
-                )
-            empty = empty + 1 if not getattr(page, "items", None) else 0
-            if empty >= MAX_EMPTY_PAGES:
-                raise self._loop_error(
-                    path,
-                    next_page,
-                    f"{empty} empty pages in a row that each point to another page; stopping",
-                )
-            seen.add(next_page)
-            page_id = next_page
+            walk.moved(next_page, items)
 
 
-__all__ = ["MAX_EMPTY_PAGES", "ClientBase", "segment"]
+__all__ = ["ClientBase", "segment"]

@@ -25,6 +25,7 @@ from .agent_routes import (
 )
 from .base import ClientBase, segment
 from .errors import InvalidParameter
+from .paging import PageTrail, PageWalk
 
 Timestamp = datetime | str | None
 
@@ -107,7 +108,7 @@ class ConversationCalls(ClientBase):
         wanted = self._agent_filter(query)
         limit = query["limit"]
         page_id = query.get("page_id")
-        seen: set[str] = set() if page_id is None else {page_id}
+        trail = PageTrail(method="GET", url=f"{self.base_url}{path}")
         found: list[AppConversation] = []
         while True:
             ask: dict[str, Any] = {"limit": limit - len(found)}
@@ -121,12 +122,13 @@ class ConversationCalls(ClientBase):
                 if wanted(record):
                     found.append(record)
             next_page = data.get("next_page_id")
-            page_id = next_page if isinstance(next_page, str) and next_page else None
+            asked, page_id = (
+                page_id,
+                next_page if isinstance(next_page, str) and next_page else None,
+            )
             if page_id is None or len(found) >= limit or not wanted.active:
                 return AppConversationPage(items=found, next_page_id=page_id)
-            if page_id in seen:
-                raise self._loop_error(path, page_id, f"page id {page_id!r} came back; stopping")
-            seen.add(page_id)
+            trail.leads_on(asked, page_id, data["items"])
 
     # --- list, count, get ----------------------------------------------------------------------
 
@@ -188,13 +190,14 @@ class ConversationCalls(ClientBase):
                 route = f"{conversations_path()}/count"
                 return self._count(await self._get(route), "GET", route)
             total = 0
-            page: str | None = None
-            while True:  # no server-side filters: count the matches page by page
-                result = await self._agent_search({**query, "limit": P.MAX_LIMIT, "page_id": page})
+            search = f"{self.base_url}{conversations_path()}/search"
+            walk = PageWalk(trail=PageTrail(method="GET", url=search))
+            while not walk.done:  # no server-side filters: count the matches page by page
+                ask = {**query, "limit": P.MAX_LIMIT, "page_id": walk.page_id}
+                result = await self._agent_search(ask)
                 total += len(result.items)
-                page = result.next_page_id
-                if page is None:
-                    return total
+                walk.moved(result.next_page_id, result.items)
+            return total
 
         return await self._dispatch(NO_LISTING, app=app, agent=agent)
 

@@ -25,6 +25,7 @@ from .base import ClientBase, segment
 from .errors import BadResponse, HTTPStatusError, NotFound
 from .http import HttpCore
 from .kinds import SHARED_EVENTS, ServerKind
+from .paging import event_mark
 
 if TYPE_CHECKING:  # the event models load when events are first fetched, not with the client
     from tui.models import EventSortOrder
@@ -394,8 +395,9 @@ class EventCalls(ClientBase):
     ) -> AsyncIterator[EventPage]:
         """Every page from ``page_id`` (or the start) until ``next_page_id`` is null.
 
-        Parameters are checked now, before iteration starts; a page id seen twice raises
-        :class:`PageLoopError` rather than looping forever.
+        Parameters are checked now, before iteration starts; a page id seen twice, a page
+        sent twice or endless empty pages raise :class:`PageLoopError` rather than looping
+        forever (``paging.py``).
         """
         P.check_bool(shared, "shared")
         route = "shared" if shared else "app"
@@ -416,7 +418,7 @@ class EventCalls(ClientBase):
             )
             return result, result.next_page_id
 
-        return self._follow(path, page_id, fetch)
+        return self._follow(path, page_id, fetch, event_mark)
 
     def iter_events(
         self,

@@ -13,8 +13,8 @@ timeouts, connection errors and 500/502/503/504. A POST or DELETE that may have 
 server is not repeated (starting twice is worse than failing once), except where the caller
 marks it idempotent (pause/resume); but any method is repeated when the request provably
 never reached the server — the connection could not be made, or the request could not be
-written (a pooled connection found dead) — and after a 429 (``Retry-After`` honoured,
-capped). A non-idempotent call that failed after it may have arrived raises
+written (a pooled connection found dead) — and after a 429 (``Retry-After`` honoured up to
+``backoff.IN_CALL_RETRY_AFTER``; a longer one is the caller's). A non-idempotent call that failed after it may have arrived raises
 :class:`OutcomeUnknown` carrying the caller's sentence of what is unknown. A connection that
 answered a 5xx is closed once read (``connections.py``), so the next call gets a fresh one.
 A 2xx whose body is not JSON (a page cut off mid-way) is repeated like a 5xx when idempotent;
@@ -43,7 +43,7 @@ import httpx
 
 from tui.models.redact import mask_url, redact
 
-from .backoff import JitteredBackoff, RetryNotice, outlast
+from .backoff import IN_CALL_RETRY_AFTER, JitteredBackoff, RetryNotice, outlast
 from .bodies import read_bounded, read_head
 from .connections import FreshAfterServerError
 from .errors import (
@@ -64,8 +64,6 @@ log = logging.getLogger("tui.client")
 
 #: Statuses worth repeating for an idempotent request.
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
-#: Upper bound on one wait: a server asking for longer is treated as "give up".
-MAX_RETRY_AFTER = 30.0
 #: The longest pause between two quick retries (:class:`~tui.client.backoff.JitteredBackoff`).
 MAX_BACKOFF = 10.0
 #: A call's overall deadline, in read timeouts (15 s reads: one minute for the whole call,
@@ -293,8 +291,8 @@ class HttpCore:
                     else:
                         retry = idempotent and response.status_code in RETRY_STATUSES
                     if retry and retry_after is not None:
-                        if retry_after > MAX_RETRY_AFTER:
-                            retry = False  # the server wants a pause longer than we block for
+                        if retry_after > IN_CALL_RETRY_AFTER:
+                            retry = False  # longer than a call sits silent: the caller's to wait
                         delay = retry_after
             if retry and delay is None:
                 delay = self.policy.delay(attempt + 1)

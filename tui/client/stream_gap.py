@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from .agent_log import AgentLog
 from .errors import AuthError, HTTPStatusError, NotFound, OpenHandsError, PageLoopError
+from .paging import PageTrail
 from .stream_items import EventDeduper, StreamEvent, is_transient
 
 if TYPE_CHECKING:
@@ -67,10 +68,9 @@ async def gap_events(
     a persisted copy that gained its ``parent_id`` replace the live one. Raises
     :class:`GapFillFailed`."""
     found: list[tuple[AnyEvent, bool]] = []  # newest first
-    asked: set[str | None] = set()
+    trail = PageTrail()
     page_id: str | None = None
     while True:
-        asked.add(page_id)
         try:
             page = await search(page_id, limit)
         except (NotFound, AuthError) as exc:
@@ -95,9 +95,10 @@ async def gap_events(
         next_page = page.next_page_id
         if met or not next_page:
             break
-        if next_page in asked:
-            loop = PageLoopError(f"the agent's log pages lead back to page {next_page!r}")
-            raise GapFillFailed(str(loop), lasting=False) from loop
+        try:
+            trail.leads_on(page_id, next_page, page.items)
+        except PageLoopError as loop:
+            raise GapFillFailed(f"cannot read the agent's log: {loop}", lasting=False) from loop
         page_id = next_page
     found.reverse()
     return found

@@ -1,8 +1,9 @@
 """A conversation's insights from a client: page by page, with progress, resumable.
 
-:class:`InsightsWalk` holds the builder and the next page id, so a page that fails (a
-server restarting, a network cut) can be asked for again without starting over: the
-caller decides how patient to be (the view retries with backoff, the command line
+:class:`InsightsWalk` holds the builder and the walk through the pages (the client's one
+``PageWalk``, with its guard against a cursor that loops), so a page that fails (a server
+restarting, a network cut) can be asked for again without starting over: the caller
+decides how patient to be (the view waits through ``client.patiently``, the command line
 relies on the client's own retries). Pages are fed to the builder as they arrive, so
 memory stays bounded whatever the conversation's length.
 """
@@ -12,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tui.client import NotFound, PageLoopError
+from tui.client import NotFound
+from tui.client.paging import PageTrail, PageWalk, event_mark
 
 from .builder import InsightsBuilder
 from .figures import Insights
 
 PAGE = 100
-#: Empty pages in a row that each point to another page before the walk gives up.
-MAX_EMPTY_PAGES = 50
 
 
 async def conversation_record(client: Any, conversation_id: str) -> Any | None:
@@ -59,36 +59,29 @@ class InsightsWalk:
         self.builder = InsightsBuilder(conversation_id, title=title, record_cost=record_cost)
         self.total = total  # events on the server when the walk began, when known
         self.read = 0  # events read so far (duplicates included)
-        self.page_id: str | None = None
-        self.done = False
-        self._seen: set[str] = set()
-        self._empty = 0
+        #: the walk through the pages, with the client's guard against a cursor that loops
+        self.walk = PageWalk(trail=PageTrail(event_mark))
+
+    @property
+    def page_id(self) -> str | None:
+        """The page read next (None: the first)."""
+        return self.walk.page_id
+
+    @property
+    def done(self) -> bool:
+        return self.walk.done
 
     async def step(self) -> int:
         """Read the next page; returns its events. A failure leaves the walk where it was."""
         if self.done:
             return 0
         items, next_page = await self._page()
+        self.walk.arrived(items)
         feed = self.builder.feed
         for event in items:
             feed(event)
         self.read += len(items)
-        if next_page is None:
-            self.done = True
-        elif next_page in self._seen or next_page == self.page_id:
-            raise PageLoopError(
-                "The server's next page id repeats an earlier one; paging stopped.",
-                page_id=next_page,
-            )
-        else:
-            self._empty = self._empty + 1 if not items else 0
-            if self._empty >= MAX_EMPTY_PAGES:
-                raise PageLoopError(
-                    f"{self._empty} empty pages in a row each point to another; paging stopped.",
-                    page_id=next_page,
-                )
-            self._seen.add(next_page)
-            self.page_id = next_page
+        self.walk.moved(next_page, items)
         return len(items)
 
     async def _page(self) -> tuple[list[Any], str | None]:
