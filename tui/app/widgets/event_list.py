@@ -8,7 +8,6 @@ coalescing message, so 100,000 events scroll exactly like 100.
 from __future__ import annotations
 
 import textwrap
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -21,6 +20,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from tui.lru import LRU
 
 from ..duplicate_rows import MARK as DUPLICATE_MARK
 from ..duplicate_rows import is_duplicate
@@ -193,7 +194,7 @@ class EventList(
     ):
         super().__init__(name=name, id=id, classes=classes)
         self._source: RowSource = _Empty()
-        self._cache: OrderedDict[tuple, Strip] = OrderedDict()
+        self._cache: LRU[tuple, Strip] = LRU(2000)  # drawn lines: (index, width, cursor)
         self._styles: dict[str, Style] = {}
         self.empty_text = "No events."
         self._empty_wrapped: tuple[tuple[str, int], list[str]] = (("", 0), [])
@@ -331,7 +332,6 @@ class EventList(
         key = (index, width, index == self.cursor)
         strip = self._cache.get(key)
         if strip is not None:
-            self._cache.move_to_end(key)
             return strip
         row = self._source.row(index)
         if row is None:
@@ -342,8 +342,6 @@ class EventList(
             )
         strip = self._render_row(row, width, index == self.cursor)
         self._cache[key] = strip
-        if len(self._cache) > 2000:
-            self._cache.popitem(last=False)
         return strip
 
     def _empty_lines(self, width: int) -> list[str]:
@@ -430,8 +428,8 @@ class EventList(
     def watch_cursor(self, old: int, new: int) -> None:
         if not self._ending:
             self._end_pending = False  # a key or click moved the cursor: End no longer wanted
-        self._cache.pop((old, self.size.width, True), None)
-        self._cache.pop((new, self.size.width, False), None)
+        self._cache.discard((old, self.size.width, True))
+        self._cache.discard((new, self.size.width, False))
         # only the two lines that changed; a scroll (below) repaints the whole list anyway
         self.refresh_lines(old)
         self.refresh_lines(new)
