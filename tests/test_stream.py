@@ -35,11 +35,13 @@ from tui.client import (
     AuthError,
     ConnectionLost,
     EventStream,
+    JitteredBackoff,
     NotFound,
     StreamEvent,
     StreamState,
     StreamStatus,
 )
+from tui.client.stream_reconnects import Reconnects
 from tui.models import (
     ConversationErrorEvent,
     ExecutionStatus,
@@ -878,3 +880,47 @@ async def test_batches_end_after_failure(replay) -> None:
     with pytest.raises(NotFound):
         async for _ in stream.batches(0.01):
             pass
+
+
+def test_reconnects_back_off_more_per_failure_and_start_over_after_a_stable_connection():
+    """What follows a drop (``stream_reconnects.py``): the pause grows with failures in a
+    row, a connection that stayed up ``stable_after`` starts the backoff over, and only
+    attempts that never went live count towards ``offline`` and ``max_attempts``."""
+
+    def reconnects(stable_after: float) -> Reconnects:
+        return Reconnects(
+            JitteredBackoff(1.0, 64.0),
+            max_attempts=3,
+            offline_after=2,
+            stable_after=stable_after,
+            skim_max=1,
+            display_url="ws://x.test/sockets/events/c1",
+            redact=str,
+        )
+
+    dropped = OSError("connection refused")
+    never_stable = reconnects(stable_after=3600.0)
+    pauses = []
+    for _ in range(3):
+        never_stable.connecting()
+        never_stable.went_live()  # live, but dropped before it was stable
+        status, delay = never_stable.after(dropped, "ws://x.test")
+        assert status.state == "reconnecting" and status.attempt == 1
+        pauses.append(delay)
+    assert 0.5 <= pauses[0] <= 1.0 and 2.0 <= pauses[2] <= 4.0  # doubling per failure
+
+    stable = reconnects(stable_after=0.0)
+    for _ in range(3):
+        stable.connecting()
+        stable.went_live()
+        _, delay = stable.after(dropped, "ws://x.test")
+        assert delay <= 1.0  # every drop after a stable connection is the first failure
+
+    dead = reconnects(stable_after=0.0)
+    states = []
+    for _ in range(3):
+        dead.connecting()  # never goes live
+        status, _ = dead.after(dropped, "ws://x.test")
+        states.append((status.state, status.attempt))
+    assert states == [("reconnecting", 2), ("offline", 3), ("failed", 3)]
+    assert isinstance(status.exception, ConnectionLost) and "gave up after 3" in (status.why or "")

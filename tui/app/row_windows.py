@@ -35,7 +35,8 @@ class EventQuery:
     @property
     def folds(self) -> bool:
         """Transient events (streaming deltas, ``full_state`` snapshots) are left out, as
-        a live view never has them (``history_fold.py``); a filter for deltas shows them."""
+        a live view never has them (``screens/conversation/history.py`` says why); a filter
+        for deltas shows them."""
         return not self.raw and self.kind != FOLDED_COUNTED_KIND
 
     def search(self, page_id: str | None, descending: bool, limit: int) -> dict[str, Any]:

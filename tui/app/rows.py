@@ -102,7 +102,8 @@ class EventRow:
         #: the action a result (observation, rejection) answers: how results are matched
         self.action_id = action_id
         #: a streaming delta or a ``full_state`` snapshot: sent live, never part of an agent
-        #: server's log, but kept in an app server's stored history (see history_fold.py)
+        #: server's log, but kept in an app server's stored history (folded out of views:
+        #: ``row_windows.PagedWindow``)
         self.transient = transient
 
     @property

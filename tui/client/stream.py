@@ -36,7 +36,8 @@ Policy (facts §5, §6)
     open timeout) is retried with exponential backoff and jitter (``backoff_base`` doubling
     up to ``backoff_max``, times a random 0.5–1.0). The backoff restarts after a connection
     that stayed up ``stable_after`` seconds. ``max_attempts`` (None = forever) bounds the
-    attempts in a row that never went live; then ``failed`` with :class:`ConnectionLost`.
+    attempts in a row that never went live; then ``failed`` with :class:`ConnectionLost`
+    (``stream_reconnects.py`` decides what follows each drop).
   * A frame over ``max_size`` (16 MiB) closes the socket, not forever: the next gap fill
     reads it whole; a replay reads frames up to ``skim_max`` (128 MiB), each over
     ``max_size`` a placeholder (``oversize_frames.py``), and one over ``skim_max`` ends the
@@ -58,7 +59,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 from typing import Any, Literal, Self
@@ -84,11 +84,9 @@ from .stream_failures import (
     close_text,
     close_words,
     too_big,
-    why_not_live,
 )
 from .stream_gap import GapFiller, GapFillFailed, Known
 from .stream_items import (
-    ConnectionState,
     EventDeduper,
     ReadEvent,
     StreamEvent,
@@ -97,6 +95,7 @@ from .stream_items import (
     StreamStatus,
     is_transient,
 )
+from .stream_reconnects import Reconnects
 from .ws_connection import MASK, NoRedirectConnect, RedactingLogger, check_ws_url, dispose
 
 log = logging.getLogger("tui.client.stream")
@@ -325,17 +324,24 @@ class EventStream:
     async def _run(self) -> AsyncIterator[StreamItem]:
         if self._closing.is_set():
             return
+        reconnects = Reconnects(
+            self.policy,
+            max_attempts=self.max_attempts,
+            offline_after=self.offline_after,
+            stable_after=self.stable_after,
+            skim_max=self.skim_max,
+            display_url=self.display_url,
+            redact=self._redact,
+        )
         try:
             yield self._set(StreamStatus("connecting"))
-            failures = 0  # drives the backoff; reset after a stable connection
-            dead = 0  # attempts in a row that never went live
             while not self._closing.is_set():
                 resend_all = self.gaps.replay()
                 query = self._query(resend_all)
                 url = f"{self._url}?{urlencode(query)}" if query else self._url
                 shown = self._redact(url)
                 ws: ClientConnection | None = None
-                live_since: float | None = None
+                reconnects.connecting()
                 error: BaseException | None = None
                 try:
                     log.debug("connecting to %s", shown)
@@ -350,8 +356,7 @@ class EventStream:
                             frame = await ws.recv()
                     except TimeoutError:
                         frame = None
-                    live_since = time.monotonic()
-                    dead = 0
+                    reconnects.went_live()
                     if not resend_all:  # live events only: the gap comes from the agent's log
                         yield self._set(StreamStatus("catching up"))
                         for item in await self.gaps.fill(
@@ -395,49 +400,14 @@ class EventStream:
                 if now is not None:
                     yield now
                     continue
-                terminal, reason, code = classify(error, shown, self._redact)
-                why = why_not_live(error, code)
-                if terminal is None and too_big(error):  # over skim_max too
-                    why = (
-                        f"an event over {mib(self.skim_max)} cannot be streamed; reopen to load it"
-                    )
-                    terminal = ConnectionLost(
-                        f"event stream {shown}: {why}", url=shown, status=code
-                    )
-                if terminal is not None:
-                    self.failure = terminal
-                    log.warning("event stream failed: %s", reason)
-                    yield self._set(
-                        StreamStatus("failed", dead + 1, reason, code, exception=terminal, why=why)
-                    )
-                    if self.raise_on_failure:
-                        raise terminal
+                status, delay = reconnects.after(error, shown)
+                if status.state == "failed":
+                    failure = self.failure = status.exception
+                    yield self._set(status)
+                    if self.raise_on_failure and failure is not None:
+                        raise failure
                     return
-                if live_since is None:
-                    dead += 1
-                elif time.monotonic() - live_since >= self.stable_after:
-                    failures = 0
-                failures += 1
-                if self.max_attempts is not None and dead >= self.max_attempts:
-                    self.failure = ConnectionLost(
-                        f"event stream {self.display_url}: gave up after {dead} attempt(s): {reason}",
-                        url=self.display_url,
-                        status=code,
-                    )
-                    log.warning("%s", self.failure)
-                    why = f"gave up after {dead} tries: {why}"
-                    yield self._set(
-                        StreamStatus("failed", dead, reason, code, exception=self.failure, why=why)
-                    )
-                    if self.raise_on_failure:
-                        raise self.failure
-                    return
-                delay = self.policy.delay(failures)
-                state: ConnectionState = "offline" if dead >= self.offline_after else "reconnecting"
-                log.info("event stream %s (%s); retry %d in %.2fs", state, reason, dead + 1, delay)
-                yield self._set(
-                    StreamStatus(state, dead + 1, reason, code, round(delay, 3), why=why)
-                )
+                yield self._set(status)
                 try:
                     await asyncio.wait_for(self._closing.wait(), delay)
                 except TimeoutError:
