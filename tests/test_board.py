@@ -401,3 +401,26 @@ async def test_keys_typed_right_after_slash_go_into_the_filter(make_server):
         await wait_for(lambda: screen.query_one(BoardTable).has_focus, pilot=pilot)
         assert screen.model.sort == "status"
         assert app.screen is screen and len(screen.query_one(BoardTable).rows) == 2
+
+
+async def test_a_server_whose_listing_leads_back_is_said_in_its_row_not_walked_for_ever(
+    make_server,
+):
+    """The board lists a server's conversations through the client's one page walk
+    (``client/paging.py``): a server that ignores the page id (the first page again, naming
+    the same next page) ends the scan in the server's row; the scan asked the same page for
+    ever before, the list never growing to its bound."""
+    store, _ids = board_store(101)  # one more than a page: the scan asks for a second
+    server = make_server(store)
+    faults = server.app.state.faults
+    faults.add("repeat_page", "/api/v1/app-conversations/search", times=-1)
+    app = board_app(server)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(lambda: app.screen.query("DataTable"), pilot=pilot)
+        await pilot.press("3")
+        await wait_for(lambda: isinstance(app.screen, BoardScreen), pilot=pilot)
+        table = app.screen.query_one(BoardTable)
+        await wait_for(lambda: any(row.failure is not None for row in table.rows), pilot=pilot)
+        failure = next(row.failure for row in table.rows if row.failure is not None)
+        assert "repeats an earlier one" in failure.detail  # the scan ended, and says why
+        assert app.screen.feed.scans == 1

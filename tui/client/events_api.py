@@ -395,9 +395,8 @@ class EventCalls(ClientBase):
     ) -> AsyncIterator[EventPage]:
         """Every page from ``page_id`` (or the start) until ``next_page_id`` is null.
 
-        Parameters are checked now, before iteration starts; a page id seen twice, a page
-        sent twice or endless empty pages raise :class:`PageLoopError` rather than looping
-        forever (``paging.py``).
+        Parameters are checked now, before iteration starts; a server that loops raises
+        :class:`PageLoopError` (``paging.py``) rather than being walked forever.
         """
         P.check_bool(shared, "shared")
         route = "shared" if shared else "app"

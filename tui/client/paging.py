@@ -16,7 +16,8 @@ A hostile or broken server can keep it going for ever in three ways, each stoppe
 :class:`PageTrail` is the guard; :class:`PageWalk` is a walk's cursor with its guard, taken
 one page at a time so that a page that fails can be asked for again (through
 ``backoff.outlast``) without starting over. Every walk of the client (``base._follow``:
-export, conversations, sandboxes), the insights, the helper's walk ahead and the event
+export, conversations, sandboxes; the agent server's filtered search and count; the agent
+log's gap fill), the insights, the board's listing, the helper's walk ahead and the event
 store's windows (one trail per end) use these. Plain Python, no I/O: the helper process
 imports it without httpx.
 """

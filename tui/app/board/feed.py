@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from tui.client.paging import PageWalk
 from tui.failures import Failure, explain
 from tui.text import one_line
 
@@ -156,16 +157,16 @@ class BoardFeed:
         client = source.client
         assert client is not None
         found: dict[str, object] = {}
-        page_id: str | None = None
-        while len(found) < self.options.scan:
+        walk = PageWalk()  # a server whose pages lead back is said in its row, not walked
+        while len(found) < self.options.scan and not walk.done:
             page = await client.search_conversations(
-                page_id=page_id, limit=min(100, self.options.scan - len(found))
+                page_id=walk.page_id, limit=min(100, self.options.scan - len(found))
             )
             for conv in page.items:
                 found.setdefault(conv.id, conv)
-            page_id = page.next_page_id
-            if not page_id or not page.items:
+            if not page.items:
                 break
+            walk.moved(page.next_page_id or None, page.items)
         now, moment = self.now(), self.clock()
         recent = now - timedelta(minutes=self.options.recent_minutes)
         model = self.model
