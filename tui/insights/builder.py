@@ -12,22 +12,19 @@ from collections.abc import Iterable
 from typing import Any
 
 from tui.models import RawEvent, redact_text
+from tui.models.event_facts import is_transient
+from tui.models.failure import REJECTED, UNREADABLE, failure_of
 from tui.text import clean, one_line
 
 from .actions import ActionTracker
 from .figures import Insights, Mark
-from .reading import far_off, fields, result_failed, seconds, text
+from .reading import far_off, fields, seconds, text
 from .seen import SeenIds
 from .steps import StepTracker
-from .timeline import QUIET_S, TimelineTracker
+from .timeline import QUIET_KINDS, QUIET_S, TimelineTracker
 from .usage import UsageTracker
 from .words import plural
 
-#: Kinds that are not activity (the timeline's counts leave them out).
-QUIET_KINDS = frozenset(
-    {"ConversationStateUpdateEvent", "StreamingDeltaEvent", "TokenEvent", "LLMCompletionLogEvent"}
-)
-ERROR_KINDS = frozenset({"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent"})
 #: Marks kept for the listing (a log with 100,000 condensations is not listed whole).
 MAX_MARKS = 500
 
@@ -45,7 +42,8 @@ class InsightsBuilder:
         self.conversation_id = conversation_id
         self.title = redact_text(title) if title else title  # shown and written: masked
         self.record_cost = record_cost
-        self.count = 0
+        self.count = 0  # the list's rows: transient events folded away, duplicates shown
+        self.folded = 0  # streaming deltas and full_state snapshots, as the list folds them
         self.duplicates = 0
         self.unreadable = 0
         self.user_messages = 0
@@ -64,11 +62,18 @@ class InsightsBuilder:
         data = fields(event)
         if isinstance(event, RawEvent):
             self.unreadable += 1
+        # counted as the list shows it: a row unless folded away, marked when it failed
+        failure = None
+        if is_transient(event):
+            self.folded += 1
+        else:
+            self.count += 1
+            failure = failure_of(event)
+            self.errors += failure is not None
         event_id = text(data.get("id"))
         if event_id is not None and not self._seen.add(event_id):
             self.duplicates += 1
             return
-        self.count += 1
         kind = text(data.get("kind")) or ""
         timestamp = text(data.get("timestamp"))
         moment = seconds(timestamp)
@@ -79,23 +84,22 @@ class InsightsBuilder:
         self.timeline.seen(moment, timestamp)
         if kind == "ConversationStateUpdateEvent":
             self._state(data, event_id, moment, timestamp)
-            return
-        if kind in QUIET_KINDS:
-            if kind == "LLMCompletionLogEvent":
-                self.usage.completion_log(data)
-            return
-        error = kind in ERROR_KINDS
+        elif kind == "LLMCompletionLogEvent":
+            self.usage.completion_log(data)
+        if kind in QUIET_KINDS and failure is None:
+            return  # not activity (an unreadable one is: it is marked)
+        error = failure is not None
         if kind == "ActionEvent":
             self._produced(data, moment, self.actions.action(data, moment))
-        elif kind == "ObservationEvent":
-            error = result_failed(data)
-            self.actions.result(data, moment, failed=error)
-            self.steps.result(text(data.get("action_id")), moment)
-        elif kind == "AgentErrorEvent":
-            self.actions.result(data, moment, failed=True)
-        elif kind == "UserRejectObservation":
-            self.actions.result(data, moment, failed=False, rejected=True)
-            self.steps.result(text(data.get("action_id")), moment)
+        elif kind in ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation"):
+            result = failure
+            if result is not None and result.what == UNREADABLE:
+                result = failure_of(data)  # the tool's outcome, as far as its fields tell
+            rejected = result is not None and result.what == REJECTED
+            failed = result is not None and not rejected
+            self.actions.result(data, moment, failed=failed, rejected=rejected)
+            if kind != "AgentErrorEvent":
+                self.steps.result(text(data.get("action_id")), moment)
         elif kind == "MessageEvent":
             if data.get("source") == "user":
                 self.user_messages += 1
@@ -114,7 +118,6 @@ class InsightsBuilder:
             detail = text(data.get("detail")) or ""
             label = one_line(redact_text(f"{code}: {detail}"[:1000]), 200)  # masked, then cut
             self._conversation_errors.append((moment, timestamp, event_id, label))
-        self.errors += error
         self.timeline.activity(
             moment,
             error=error,
@@ -138,6 +141,9 @@ class InsightsBuilder:
     ) -> None:
         key = data.get("key")
         value = data.get("value")
+        if key == "execution_status":
+            self.actions.status(value, moment)  # the user's approval wait is no tool time
+            return
         if key == "full_state":
             value = fields(value).get("stats")
         elif key != "stats":
@@ -202,7 +208,10 @@ class InsightsBuilder:
                 f"{self.unreadable:,} events could not be read fully; what they hold still counts."
             )
         if self.duplicates:
-            notes.append(f"{self.duplicates:,} events repeat an earlier id and were counted once.")
+            notes.append(
+                f"{plural(self.duplicates, 'event')} repeat an earlier id: listed, as in the "
+                "list, but counted once in the figures."
+            )
         if self.actions.unpaired_results:
             notes.append(
                 f"{self.actions.unpaired_results:,} results have no action in the log (not timed)."
@@ -219,6 +228,7 @@ class InsightsBuilder:
             conversation_id=self.conversation_id,
             title=self.title,
             events=self.count,
+            folded=self.folded,
             duplicates=self.duplicates,
             unreadable=self.unreadable,
             first_timestamp=timeline.first_text,
@@ -286,4 +296,4 @@ def compute_insights(
     return builder.finish()
 
 
-__all__ = ["QUIET_S", "InsightsBuilder", "compute_insights"]
+__all__ = ["QUIET_KINDS", "QUIET_S", "InsightsBuilder", "compute_insights"]
