@@ -9,6 +9,7 @@ import pytest
 from tests.insights_events import action, at, rejection, result, status, user
 from tui.app.widgets.insight_charts import activity_title, time_ticks
 from tui.insights import compute_insights
+from tui.insights.builder import MAX_WHYS
 from tui.insights.report import to_markdown
 from tui.insights.timeline import LEFT_OUT
 from tui.models import parse_event
@@ -47,7 +48,8 @@ def test_a_rejected_action_never_ran_and_is_not_timed():
     (terminal,) = found.tools
     assert (terminal.calls, terminal.failed, terminal.rejected, terminal.timed) == (2, 0, 2, 0)
     assert found.slowest == [] and found.tool_s == 0
-    assert found.errors == 2  # as the list marks them
+    assert found.errors == 2  # as the list marks them, and why
+    assert found.failed_by == {"rejected by a hook": 1, "rejected by the user": 1}
 
 
 def test_an_action_still_waiting_at_the_end_has_no_result():
@@ -123,3 +125,18 @@ def test_the_list_and_insights_agree_on_a_stored_history_with_transient_events()
     )
     found = compute_insights([user("u1", 0), delta, snapshot, status("s1", 3, "finished")])
     assert (found.events, found.folded, found.errors) == (2, 2, 0)
+
+
+def test_failures_are_counted_by_why_and_endless_kinds_are_other():
+    events = []
+    for n in range(60):  # sixty different exit codes, three of them twice
+        events += [action(f"a{n}", n, "run"), result(f"o{n}", n + 0.5, f"a{n}", exit_code=n + 1)]
+    for n in range(3):
+        events += [action(f"b{n}", 70 + n, "run"), result(f"p{n}", 70.5 + n, f"b{n}", exit_code=1)]
+    found = compute_insights(events)
+    assert found.errors == 63 and len(found.failed_by) == MAX_WHYS + 1
+    whys = list(found.failed_by.items())
+    assert (whys[0], whys[1], whys[-1]) == (("exit code 1", 4), ("exit code 10", 1), ("other", 10))
+    assert sum(found.failed_by.values()) == 63
+    summary = "63 (as the list marks them): exit code 1 ×4, exit code 10 ×1, exit code 11 ×1, …"
+    assert summary in to_markdown(found)

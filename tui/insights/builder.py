@@ -27,6 +27,9 @@ from .words import plural
 
 #: Marks kept for the listing (a log with 100,000 condensations is not listed whole).
 MAX_MARKS = 500
+#: Kinds of failure counted apart (by their words: "exit code 2", "tool error"…).
+MAX_WHYS = 50
+OTHER = "other"
 
 
 class InsightsBuilder:
@@ -48,6 +51,7 @@ class InsightsBuilder:
         self.unreadable = 0
         self.user_messages = 0
         self.errors = 0
+        self.failed_by: dict[str, int] = {}  # why → failures (MAX_WHYS kinds, then "other")
         self.far_off = 0  # events stamped outside the years agents run in (reading.py)
         self._far_off_example: str | None = None
         self._seen = SeenIds()
@@ -69,7 +73,9 @@ class InsightsBuilder:
         else:
             self.count += 1
             failure = failure_of(event)
-            self.errors += failure is not None
+            if failure is not None:
+                self.errors += 1
+                self._why(failure.why)
         event_id = text(data.get("id"))
         if event_id is not None and not self._seen.add(event_id):
             self.duplicates += 1
@@ -124,6 +130,12 @@ class InsightsBuilder:
             user=kind == "MessageEvent" and data.get("source") == "user",
             condensation=kind == "Condensation",
         )
+
+    def _why(self, why: str) -> None:
+        """Count a failure by its words (a hostile log's endless exit codes are "other")."""
+        if why not in self.failed_by and len(self.failed_by) >= MAX_WHYS:
+            why = OTHER
+        self.failed_by[why] = self.failed_by.get(why, 0) + 1
 
     def _produced(
         self, data: dict[str, Any], moment: float | None, label: str | None = None
@@ -247,6 +259,7 @@ class InsightsBuilder:
             record_cost=self.record_cost,
             user_messages=self.user_messages,
             errors=self.errors,
+            failed_by=dict(sorted(self.failed_by.items(), key=_most_first)),
             condensations=self._marks(self._condensations),
             conversation_errors=self._marks(self._conversation_errors),
             models=usage.models(),
@@ -271,6 +284,11 @@ class InsightsBuilder:
             )
             for moment, timestamp, event_id, label in found
         ]
+
+
+def _most_first(item: tuple[str, int]) -> tuple[bool, int, str]:
+    """Failures by why: the commonest first, "other" last."""
+    return item[0] == OTHER, -item[1], item[0]
 
 
 def _reply(data: dict[str, Any]) -> str:

@@ -195,6 +195,7 @@ class Insights:
     timeline: Timeline
     far_off: int = 0  # events stamped outside the years agents run in: left out of all times
     folded: int = 0  # streaming deltas and full_state snapshots, folded away as the list does
+    failed_by: dict[str, int] = field(default_factory=dict)  # failures by why, most first
     notes: list[str] = field(default_factory=list)
 
     @property

@@ -89,12 +89,8 @@ def _events(insights: Insights) -> str:
     """The list's count: what it folds away and what could not be read, said."""
     parts = [f"{insights.events:,} (as the list shows them)"]
     if insights.folded:
-        folded = plural(
-            insights.folded,
-            "streaming delta or state snapshot",
-            "streaming deltas and state snapshots",
-        )
-        parts.append(f"{folded} folded away, as in the list")
+        folded = plural(insights.folded, "transient event")
+        parts.append(f"{folded} (streaming deltas, state snapshots) folded away, as in the list")
     if insights.unreadable:
         parts.append(f"{insights.unreadable:,} unreadable")
     return " · ".join(parts)
@@ -105,7 +101,13 @@ def _trouble(insights: Insights) -> str:
     failed = sum(t.failed for t in insights.tools)
     rejected = sum(t.rejected for t in insights.tools)
     calls = sum(t.calls for t in insights.tools)
-    parts = [f"{insights.errors:,} (as the list marks them)"]
+    kinds = ", ".join(
+        f"{one_line(why, 40)} ×{n:,}" for why, n in list(insights.failed_by.items())[:3]
+    )
+    more = ", …" if len(insights.failed_by) > 3 else ""
+    parts = [
+        f"{insights.errors:,} (as the list marks them)" + (f": {kinds}{more}" if kinds else "")
+    ]
     tools = f"{failed:,} of {plural(calls, 'tool call')} failed"
     parts.append(tools + (f", {rejected:,} rejected" if rejected else ""))
     if insights.failures:
