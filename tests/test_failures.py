@@ -22,6 +22,7 @@ from tests.samples import event_files
 from tui.app.board.fold import apply_tail
 from tui.app.board.row import BoardRow
 from tui.app.rows import make_row, summarize
+from tui.app.widgets.event_views import observation_widgets
 from tui.export import MarkdownExporter
 from tui.insights import compute_insights
 from tui.models import RawEvent, failure_of, is_transient, parse_event, parse_event_json
@@ -281,3 +282,12 @@ def test_the_transcript_marks_a_failed_command_by_its_exit_code(code):
     text = exporter.feed(action) + exporter.feed(result) + exporter.finish()
     assert f"**Exit code {code}**" in text
     assert "1 failure, marked as in the list" in text
+
+
+def test_the_detail_says_a_code_of_minus_one_is_still_running_unless_it_failed():
+    def status_line(**obs: Any) -> str:
+        return observation_widgets(parse_event(terminal(**obs)))[0].content.plain
+
+    assert status_line(exit_code=-1) == "exit code -1 (still running)"
+    assert status_line(exit_code=-1, timeout=True).startswith("exit code -1  (timed out)")
+    assert status_line(exit_code=2) == "exit code 2"
