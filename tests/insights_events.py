@@ -228,3 +228,33 @@ def completion_log(
             "kind": "LLMCompletionLogEvent",
         }
     )
+
+
+def status(event_id: str, t: float, value: str) -> Any:
+    """The conversation's ``execution_status`` changing (``waiting_for_confirmation``…)."""
+    return typed(
+        {
+            "id": event_id,
+            "timestamp": at(t),
+            "source": "environment",
+            "key": "execution_status",
+            "value": value,
+            "kind": "ConversationStateUpdateEvent",
+        }
+    )
+
+
+def rejection(event_id: str, t: float, action_id: str, source: str = "user") -> Any:
+    return typed(
+        {
+            "id": event_id,
+            "timestamp": at(t),
+            "source": "environment",
+            "tool_name": "terminal",
+            "tool_call_id": f"call-{action_id}",
+            "rejection_reason": "Too risky",
+            "rejection_source": source,
+            "action_id": action_id,
+            "kind": "UserRejectObservation",
+        }
+    )

@@ -284,7 +284,7 @@ def test_a_long_conversation_is_bucketed_to_a_bounded_number_of_points():
     assert len(timeline.points) == 48
 
 
-def test_duplicates_count_once_and_unreadable_events_still_count():
+def test_duplicates_are_listed_but_time_once_and_unreadable_events_still_count():
     broken = parse_event(
         {
             "id": "raw-1",
@@ -304,7 +304,9 @@ def test_duplicates_count_once_and_unreadable_events_still_count():
         result("o9", 5, "raw-1", call="c9"),
     ]
     found = compute_insights(events)
-    assert (found.events, found.duplicates, found.unreadable) == (4, 1, 1)
+    # five rows, as the list shows them (the second "a1" too), the unreadable one marked;
+    # the figures take the repeated id once
+    assert (found.events, found.duplicates, found.unreadable, found.errors) == (5, 1, 1, 1)
     (terminal,) = found.tools
     assert terminal.calls == 2 and terminal.timed == 2
     assert {a.event_id: a.seconds for a in found.slowest} == {"a1": 1.0, "raw-1": 2.0}

@@ -106,7 +106,7 @@ def test_cli_trajectories_have_no_stats_and_say_so():
 def test_every_sample_file_makes_insights_and_both_reports(name):
     events = [parse_event(e) for e in event_files()[name]]
     found = compute_insights(events)
-    assert found.events + found.duplicates == len(events)
+    assert found.events + found.folded == len(events)  # the list's rows, and what it folds
     assert json.loads(to_json(found))["events"] == found.events
     assert to_markdown(found).startswith("# Insights")
 

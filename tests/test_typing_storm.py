@@ -30,6 +30,7 @@ from tests.app_helpers import (
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import FilterDialog
+from tui.app.screens.conversation.find import NO_FAILURES
 from tui.app.screens.insights import InsightsScreen
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.event_tree import EventTreeView
@@ -86,7 +87,8 @@ async def test_a_jump_typed_with_the_enter_that_opens_lands_where_it_would_later
         cursor = screen.query_one(EventList).cursor
         if not hits:
             assert cursor == 0
-            assert notes[-1] == ("No error events." if key in "eE" else "No user messages.")
+            failures = NO_FAILURES.capitalize() + "."
+            assert notes[-1] == (failures if key in "eE" else "No user messages.")
             return
         # from the first row: the next one after it, or the last one (wrapping back)
         expected = next((i for i in hits if i > 0), hits[0]) if key.islower() else hits[-1]

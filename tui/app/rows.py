@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import Any
 
 from tui.client.stream_state import stats_totals
-from tui.models import AnyEvent, RawEvent, event_fields
+from tui.models import AnyEvent, RawEvent, event_fields, failure_of, is_transient
 from tui.models import events as ev
 from tui.models.content import block_texts
 from tui.models.redact import redact_text
@@ -45,12 +45,6 @@ KIND_LABELS = {
     "PauseEvent": "pause",
     "SecurityAnalysisEvent": "security",
 }
-ERROR_KINDS = frozenset(
-    {"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent", "UserRejectObservation"}
-)
-#: The local-folder server's row for an event file it could not read: a kind the models do
-#: not know (so it is shown as its fields), but a failure all the same.
-UNREADABLE_KIND = "UnreadableEventFile"
 #: Security risks, most serious first (the order a security row lists its actions in).
 RISK_ORDER = ("HIGH", "MEDIUM", "LOW", "UNKNOWN")
 #: Fields a row already shows in its columns (or never shows): left out of its summary.
@@ -95,7 +89,7 @@ class EventRow:
         self.summary = summary
         self.parent_id = parent_id
         self.tool_call_id = tool_call_id
-        #: "raw" (unparsed), "error" (an error event or failed tool), or ""
+        #: "raw" (unreadable), "error" (any other failure: tui.models.failure), or ""
         self.flag = flag
         #: what find searches besides the summary: the event's words, capped (see search_text)
         self.text = text
@@ -358,15 +352,10 @@ def summarize(event: AnyEvent) -> str:
 
 
 def _flag(event: AnyEvent) -> str:
-    if isinstance(event, RawEvent):
-        if event.unknown_kind:  # a newer server's kind is not an error (unless it says so)
-            return "error" if event.kind == UNREADABLE_KIND else ""
-        return "raw"
-    if event.kind in ERROR_KINDS:
-        return "error"
-    if event.kind == "ObservationEvent" and getattr(event.observation, "is_error", False):
-        return "error"
-    return ""
+    """The row's mark, by the one definition of failure (:mod:`tui.models.failure`)."""
+    if failure_of(event) is None:
+        return ""
+    return "raw" if isinstance(event, RawEvent) and not event.unknown_kind else "error"
 
 
 def make_row(event: AnyEvent) -> EventRow:
@@ -389,7 +378,7 @@ def make_row(event: AnyEvent) -> EventRow:
         flag=_flag(event),
         text=search_text(event),
         action_id=answers if isinstance(answers, str) else None,
-        transient=is_transient_row(event),
+        transient=is_transient(event),
     )
 
 
@@ -411,15 +400,6 @@ def _masked(event: AnyEvent, summary: str) -> str:
     ):
         return summary
     return redact_text(summary)
-
-
-def is_transient_row(event: AnyEvent) -> bool:
-    """A streaming delta or a ``full_state`` snapshot (parsed: a broken one is shown, with
-    its error, like any event that could not be read)."""
-    kind = event.kind
-    if kind == "StreamingDeltaEvent":
-        return not isinstance(event, RawEvent)
-    return kind == "ConversationStateUpdateEvent" and getattr(event, "key", None) == "full_state"
 
 
 _LABELS: dict[tuple[str, int], str] = {}

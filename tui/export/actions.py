@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tui.models.content import TextContent
+from tui.models.failure import TOOL_ERROR, observation_failure
 from tui.models.textdiff import unified_diff
 
 from .text import code_span, error_quote, fence, inline, json_block, markdown_block, quote, safe
@@ -45,15 +46,20 @@ def _obs_text(obs: Any) -> str:
     return texts(getattr(obs, "content", None)) if obs is not None else ""
 
 
+def _failed(obs: Any) -> bool:
+    """The result failed, by the one definition (:mod:`tui.models.failure`)."""
+    return obs is not None and observation_failure(obs) is not None
+
+
 def _obs_error(obs: Any) -> str:
-    if obs is not None and getattr(obs, "is_error", False):
+    if _failed(obs):
         return error_quote("Error", _obs_text(obs) or "the tool reported an error")
     return ""
 
 
 def _not_applied(obs: Any) -> str:
     """The error of an edit that failed, said so (the diff above shows what was attempted)."""
-    if obs is not None and getattr(obs, "is_error", False):
+    if _failed(obs):
         return error_quote("Not applied", _obs_text(obs) or "the tool reported an error")
     return ""
 
@@ -76,25 +82,20 @@ def _terminal(event: Any, action: Any, obs: Any, summary: str | None) -> list[st
         lines = command
     else:
         lines = [f"$ {command[0]}", *(f"> {line}" for line in command[1:])]
-    status = ""
+    failure = None
     if obs is not None:
         output = _obs_text(obs)
         if output:
             lines.append(safe(output))
-        code = getattr(obs, "exit_code", None)
-        if code is None and getattr(obs, "metadata", None) is not None:
-            code = obs.metadata.exit_code
-        notes = []
-        if getattr(obs, "timeout", False):
-            notes.append("**Timed out**")
-        if code not in (None, 0, -1):
-            notes.append(f"**Exit code {code}**")
-        status = " · ".join(notes)
+        failure = observation_failure(obs)  # the one definition: timeout, exit code, error
     parts = [heading(label, summary), fence("\n".join(lines), "console", limit=1 << 62)]
-    if status:
-        parts.append(status)
-    if obs is not None and obs.is_error and not status:
-        parts.append(error_quote("Error", "the command failed"))
+    if failure is not None:
+        tool_error = failure.why == TOOL_ERROR
+        parts.append(
+            error_quote("Error", "the command failed")
+            if tool_error
+            else f"**{failure.why[:1].upper()}{failure.why[1:]}**"  # **Exit code 2**
+        )
     return parts
 
 
@@ -112,7 +113,7 @@ def _file_editor(event: Any, action: Any, obs: Any, summary: str | None) -> list
     command = action.command
     old = getattr(obs, "old_content", None) if obs is not None else None
     new = getattr(obs, "new_content", None) if obs is not None else None
-    failed = obs is not None and obs.is_error
+    failed = _failed(obs)
     label = f"{_EDIT_LABELS.get(command, command)} {code_span(path)}"
     if command == "insert" and action.insert_line is not None:
         label += f" after line {action.insert_line}"
@@ -146,7 +147,7 @@ def _edit(event: Any, action: Any, obs: Any, summary: str | None) -> list[str]:
     parts = [heading(f"Edit {code_span(path)}", summary)]
     old = getattr(obs, "old_content", None)
     new = getattr(obs, "new_content", None)
-    if old is not None and new is not None and not obs.is_error:
+    if old is not None and new is not None and not _failed(obs):
         parts.append(diff_block(old, new, path, path))
     else:
         parts.append(diff_block(action.old_string, action.new_string, path, path, whole=True))
@@ -170,7 +171,7 @@ def _apply_patch(event: Any, action: Any, obs: Any, summary: str | None) -> list
 def _read_file(event: Any, action: Any, obs: Any, summary: str | None) -> list[str]:
     parts = [heading(f"Read {code_span(action.file_path)}", summary)]
     content = getattr(obs, "file_content", None) or _obs_text(obs)
-    if content and not (obs is not None and obs.is_error):
+    if content and not _failed(obs):
         parts.append(fence(content))
     parts.append(_obs_error(obs))
     return parts
@@ -213,7 +214,7 @@ def generic(event: Any, action: Any, obs: Any, summary: str | None) -> list[str]
     if fields:
         parts.append(json_block(fields))
     text = _obs_text(obs)
-    if text and not obs.is_error:
+    if text and not _failed(obs):
         parts.append(fence(text))
     parts.append(_obs_error(obs))
     return parts

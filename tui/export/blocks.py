@@ -9,6 +9,7 @@ from typing import Any
 
 from tui.models import RawEvent, event_json
 from tui.models.content import RedactedThinkingBlock, ThinkingBlock
+from tui.models.failure import TOOL_ERROR, failure_of, observation_failure
 from tui.models.fields import FIELD_CHARS, event_fields
 from tui.models.redact import opaque
 
@@ -88,7 +89,7 @@ def _ACPToolCallEvent(event: Any) -> str:
         parts.append(fence(output))
     elif output is not None:
         parts.append(json_block(output))
-    if event.is_error:
+    if failure_of(event) is not None:
         parts.append(error_quote("Error", "the tool call failed"))
     return "\n\n".join(parts)
 
@@ -150,7 +151,10 @@ def result_alone(event: Any) -> str:
     text = texts(obs.content)
     if text:
         parts.append(fence(text))
-    if obs.is_error:
+    failure = observation_failure(obs)  # the one definition: an exit code fails it too
+    if failure is not None and failure.why != TOOL_ERROR:
+        parts.append(error_quote("Error", failure.why))
+    elif failure is not None:
         parts.append(error_quote("Error", "" if text else "the tool reported an error"))
     return "\n\n".join(parts)
 

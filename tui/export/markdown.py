@@ -18,6 +18,7 @@ from typing import Any
 
 from tui.models import RawEvent
 from tui.models.content import ImageContent
+from tui.models.failure import failure_of
 
 from .actions import RENDERERS, action_label, arguments, generic, heading, summary_of, texts
 from .blocks import (
@@ -89,6 +90,7 @@ class MarkdownExporter:
         self.info = dict(info or {})
         self.max_pending = max_pending
         self.total = 0
+        self.failures = 0  # by the one definition (tui.models.failure): each one is marked
         self.omitted: Counter[str] = Counter()
         self.duplicates = 0
         self._queue: deque[str | _Pending] = deque()
@@ -118,6 +120,7 @@ class MarkdownExporter:
     def feed(self, event: Any) -> str:
         """Take one event; returns the Markdown that is ready (maybe empty)."""
         self.total += 1
+        self.failures += failure_of(event) is not None
         event_id = event.id if isinstance(event.id, str) else None
         duplicate = event_id is not None and event_id in self._seen
         if event_id is not None:
@@ -134,6 +137,8 @@ class MarkdownExporter:
         """Everything still held back, then the footer."""
         out = self._flush(force=True)
         note = f"{plural(self.total, 'event')} exported by ohtui"
+        if self.failures:
+            note += f"; {plural(self.failures, 'failure')}, marked as in the list"
         if self.duplicates:
             note += f"; {plural(self.duplicates, 'event')} with an id seen before (marked)"
         if self.omitted:

@@ -5,6 +5,13 @@ error for a call that could not run has only that; ids are not guaranteed unique
 newest action with it wins). Memory stays bounded: actions waiting for a result are capped
 (:data:`MAX_PENDING`; the oldest beyond it count as "no result"), the slowest are a heap of
 ten, and per tool only the durations are kept (eight bytes each) for an exact median.
+
+The user's approval is not tool time. Under a confirmation policy the actions of a step are
+logged, then the status becomes ``waiting_for_confirmation``; approving sets it ``running``
+again and the tools run from there, rejecting answers each action with a
+``UserRejectObservation``. So an action still waiting for its result when the status
+becomes ``waiting_for_confirmation`` is timed from the next ``running``, and a rejected
+action, which never ran, is not timed at all.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import heapq
 import itertools
 import statistics
 from array import array
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +46,7 @@ class _Pending:
     start: float | None
     timestamp: str | None
     call_id: str | None
+    waiting: bool = False  # waiting for the user's approval: not running yet
 
 
 @dataclass
@@ -61,6 +70,9 @@ class ActionTracker:
         self._seq = itertools.count()
         # key → [count, first id, last id, tool, label]
         self._failures: dict[str, list[Any]] = {}
+        # actions logged since the run began, and those waiting for the user's approval
+        self._recent: deque[str] = deque(maxlen=MAX_PENDING)
+        self._waiting: deque[str] = deque(maxlen=MAX_PENDING)
         self.tool_seconds = 0.0
         self.unpaired_results = 0
 
@@ -85,10 +97,30 @@ class ActionTracker:
         )
         if call_id:
             self._by_call[call_id] = pending_id
+        self._recent.append(pending_id)
         if len(self._pending) > MAX_PENDING:
             oldest = next(iter(self._pending))
             self._drop(oldest)
         return label
+
+    def status(self, status: object, moment: float | None) -> None:
+        """The conversation's ``execution_status`` changed (see the module doc). Each action
+        is looked at once or twice whatever the log's length: those logged since the run
+        began wait, and only those are started again."""
+        if status == "waiting_for_confirmation":
+            for pending_id in self._recent:
+                found = self._pending.get(pending_id)
+                if found is not None and not found.waiting:
+                    found.waiting = True
+                    self._waiting.append(pending_id)
+            self._recent.clear()
+        elif status == "running":
+            for pending_id in self._waiting:
+                found = self._pending.get(pending_id)
+                if found is not None and found.waiting:  # approved: the tool starts now
+                    found.waiting, found.start = False, moment
+            self._waiting.clear()
+            self._recent.clear()
 
     def _drop(self, pending_id: str) -> _Pending | None:
         found = self._pending.pop(pending_id, None)
@@ -122,6 +154,8 @@ class ActionTracker:
         tool.rejected += rejected
         if failed:
             self._failed(found, text(event.get("id")))
+        if rejected or found.waiting:  # it never ran (or was never seen approved)
+            return
         if found.start is None or end is None or end < found.start:
             return
         seconds = end - found.start

@@ -12,24 +12,24 @@ from collections.abc import Iterable
 from typing import Any
 
 from tui.models import RawEvent, redact_text
+from tui.models.event_facts import is_transient
+from tui.models.failure import REJECTED, UNREADABLE, failure_of
 from tui.text import clean, one_line
 
 from .actions import ActionTracker
 from .figures import Insights, Mark
-from .reading import far_off, fields, result_failed, seconds, text
+from .reading import far_off, fields, seconds, text
 from .seen import SeenIds
 from .steps import StepTracker
-from .timeline import QUIET_S, TimelineTracker
+from .timeline import QUIET_KINDS, QUIET_S, TimelineTracker
 from .usage import UsageTracker
 from .words import plural
 
-#: Kinds that are not activity (the timeline's counts leave them out).
-QUIET_KINDS = frozenset(
-    {"ConversationStateUpdateEvent", "StreamingDeltaEvent", "TokenEvent", "LLMCompletionLogEvent"}
-)
-ERROR_KINDS = frozenset({"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent"})
 #: Marks kept for the listing (a log with 100,000 condensations is not listed whole).
 MAX_MARKS = 500
+#: Kinds of failure counted apart (by their words: "exit code 2", "tool error"…).
+MAX_WHYS = 50
+OTHER = "other"
 
 
 class InsightsBuilder:
@@ -45,11 +45,13 @@ class InsightsBuilder:
         self.conversation_id = conversation_id
         self.title = redact_text(title) if title else title  # shown and written: masked
         self.record_cost = record_cost
-        self.count = 0
+        self.count = 0  # the list's rows: transient events folded away, duplicates shown
+        self.folded = 0  # streaming deltas and full_state snapshots, as the list folds them
         self.duplicates = 0
         self.unreadable = 0
         self.user_messages = 0
         self.errors = 0
+        self.failed_by: dict[str, int] = {}  # why → failures (MAX_WHYS kinds, then "other")
         self.far_off = 0  # events stamped outside the years agents run in (reading.py)
         self._far_off_example: str | None = None
         self._seen = SeenIds()
@@ -64,11 +66,20 @@ class InsightsBuilder:
         data = fields(event)
         if isinstance(event, RawEvent):
             self.unreadable += 1
+        # counted as the list shows it: a row unless folded away, marked when it failed
+        failure = None
+        if is_transient(event):
+            self.folded += 1
+        else:
+            self.count += 1
+            failure = failure_of(event)
+            if failure is not None:
+                self.errors += 1
+                self._why(failure.why)
         event_id = text(data.get("id"))
         if event_id is not None and not self._seen.add(event_id):
             self.duplicates += 1
             return
-        self.count += 1
         kind = text(data.get("kind")) or ""
         timestamp = text(data.get("timestamp"))
         moment = seconds(timestamp)
@@ -79,23 +90,22 @@ class InsightsBuilder:
         self.timeline.seen(moment, timestamp)
         if kind == "ConversationStateUpdateEvent":
             self._state(data, event_id, moment, timestamp)
-            return
-        if kind in QUIET_KINDS:
-            if kind == "LLMCompletionLogEvent":
-                self.usage.completion_log(data)
-            return
-        error = kind in ERROR_KINDS
+        elif kind == "LLMCompletionLogEvent":
+            self.usage.completion_log(data)
+        if kind in QUIET_KINDS and failure is None:
+            return  # not activity (an unreadable one is: it is marked)
+        error = failure is not None
         if kind == "ActionEvent":
             self._produced(data, moment, self.actions.action(data, moment))
-        elif kind == "ObservationEvent":
-            error = result_failed(data)
-            self.actions.result(data, moment, failed=error)
-            self.steps.result(text(data.get("action_id")), moment)
-        elif kind == "AgentErrorEvent":
-            self.actions.result(data, moment, failed=True)
-        elif kind == "UserRejectObservation":
-            self.actions.result(data, moment, failed=False, rejected=True)
-            self.steps.result(text(data.get("action_id")), moment)
+        elif kind in ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation"):
+            result = failure
+            if result is not None and result.what == UNREADABLE:
+                result = failure_of(data)  # the tool's outcome, as far as its fields tell
+            rejected = result is not None and result.what == REJECTED
+            failed = result is not None and not rejected
+            self.actions.result(data, moment, failed=failed, rejected=rejected)
+            if kind != "AgentErrorEvent":
+                self.steps.result(text(data.get("action_id")), moment)
         elif kind == "MessageEvent":
             if data.get("source") == "user":
                 self.user_messages += 1
@@ -114,13 +124,18 @@ class InsightsBuilder:
             detail = text(data.get("detail")) or ""
             label = one_line(redact_text(f"{code}: {detail}"[:1000]), 200)  # masked, then cut
             self._conversation_errors.append((moment, timestamp, event_id, label))
-        self.errors += error
         self.timeline.activity(
             moment,
             error=error,
             user=kind == "MessageEvent" and data.get("source") == "user",
             condensation=kind == "Condensation",
         )
+
+    def _why(self, why: str) -> None:
+        """Count a failure by its words (a hostile log's endless exit codes are "other")."""
+        if why not in self.failed_by and len(self.failed_by) >= MAX_WHYS:
+            why = OTHER
+        self.failed_by[why] = self.failed_by.get(why, 0) + 1
 
     def _produced(
         self, data: dict[str, Any], moment: float | None, label: str | None = None
@@ -138,6 +153,9 @@ class InsightsBuilder:
     ) -> None:
         key = data.get("key")
         value = data.get("value")
+        if key == "execution_status":
+            self.actions.status(value, moment)  # the user's approval wait is no tool time
+            return
         if key == "full_state":
             value = fields(value).get("stats")
         elif key != "stats":
@@ -202,7 +220,10 @@ class InsightsBuilder:
                 f"{self.unreadable:,} events could not be read fully; what they hold still counts."
             )
         if self.duplicates:
-            notes.append(f"{self.duplicates:,} events repeat an earlier id and were counted once.")
+            notes.append(
+                f"{plural(self.duplicates, 'event')} repeat an earlier id: listed, as in the "
+                "list, but counted once in the figures."
+            )
         if self.actions.unpaired_results:
             notes.append(
                 f"{self.actions.unpaired_results:,} results have no action in the log (not timed)."
@@ -219,6 +240,7 @@ class InsightsBuilder:
             conversation_id=self.conversation_id,
             title=self.title,
             events=self.count,
+            folded=self.folded,
             duplicates=self.duplicates,
             unreadable=self.unreadable,
             first_timestamp=timeline.first_text,
@@ -237,6 +259,7 @@ class InsightsBuilder:
             record_cost=self.record_cost,
             user_messages=self.user_messages,
             errors=self.errors,
+            failed_by=dict(sorted(self.failed_by.items(), key=_most_first)),
             condensations=self._marks(self._condensations),
             conversation_errors=self._marks(self._conversation_errors),
             models=usage.models(),
@@ -263,6 +286,11 @@ class InsightsBuilder:
         ]
 
 
+def _most_first(item: tuple[str, int]) -> tuple[bool, int, str]:
+    """Failures by why: the commonest first, "other" last."""
+    return item[0] == OTHER, -item[1], item[0]
+
+
 def _reply(data: dict[str, Any]) -> str:
     """An agent message's words, for the step that produced it."""
     content = fields(data.get("llm_message")).get("content")
@@ -286,4 +314,4 @@ def compute_insights(
     return builder.finish()
 
 
-__all__ = ["QUIET_S", "InsightsBuilder", "compute_insights"]
+__all__ = ["QUIET_KINDS", "QUIET_S", "InsightsBuilder", "compute_insights"]

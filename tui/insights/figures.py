@@ -58,9 +58,12 @@ class ModelUsage:
 class ToolFigures:
     """One tool: its calls, how many failed, and the time from each action to its result.
 
-    ``failed`` counts an error result, a non-zero exit code, a timeout, or a call the agent
-    could not run; ``rejected`` the ones refused by the user or a hook; ``no_result`` the
-    actions whose result never came (still running, interrupted)."""
+    ``failed`` counts the results that are failures by the one definition
+    (:mod:`tui.models.failure`: an error result, a command that timed out or exited
+    non-zero, a call the agent could not run) but rejections; ``rejected`` the ones refused
+    by the user or a hook; ``no_result`` the actions whose result never came (still
+    running, interrupted). Times run from the action, or from the user's approval when it
+    waited for one, to the result; a rejected action never ran and is not timed."""
 
     tool: str
     calls: int
@@ -138,7 +141,7 @@ class TimelinePoint:
 
     offset_s: float  # bucket start, seconds from the timeline's start
     events: int
-    errors: int  # error events and failed tool results (rejections are not errors)
+    errors: int  # failures (tui.models.failure), as the list marks them
     user_messages: int
     condensations: int
     cost: float | None
@@ -161,7 +164,7 @@ class Insights:
 
     conversation_id: str | None
     title: str | None
-    events: int  # distinct events read (duplicates of an id counted once)
+    events: int  # the list's rows: transient events folded away, a repeated id shown again
     duplicates: int
     unreadable: int  # events the client could not type (their readable fields still count)
     first_timestamp: str | None
@@ -169,7 +172,7 @@ class Insights:
     span_s: float | None
     quiet_s: float | None  # gaps of QUIET_S or more without any event
     quiet_gaps: int
-    tool_s: float  # sum of action → result times (parallel calls each count)
+    tool_s: float  # sum of action (or approval) → result times (parallel calls each count)
     model_s: float | None  # sum of model response times, where the log has them
     cost: float | None
     cost_from: str  # "stats updates", "completion logs", "conversation record" or "nothing"
@@ -179,7 +182,7 @@ class Insights:
     stats_updates: int
     record_cost: float | None  # what the conversation record says (a cross-check)
     user_messages: int
-    errors: int  # error events and failed tool results, as on the timeline
+    errors: int  # failures (tui.models.failure), as the list marks them
     condensations: list[Mark]
     conversation_errors: list[Mark]
     models: list[ModelUsage]
@@ -191,6 +194,8 @@ class Insights:
     failures: list[RepeatedFailure]
     timeline: Timeline
     far_off: int = 0  # events stamped outside the years agents run in: left out of all times
+    folded: int = 0  # streaming deltas and full_state snapshots, folded away as the list does
+    failed_by: dict[str, int] = field(default_factory=dict)  # failures by why, most first
     notes: list[str] = field(default_factory=list)
 
     @property

@@ -1,9 +1,9 @@
 """Reading what insights need from an event, typed or not.
 
-Every event is read through its fields (a typed event's ``__dict__``, or the JSON object an
-event the client could not type was kept as), so an event that failed validation still
-counts with whatever it holds, and nothing here raises on odd values: every field is
-type-checked where it is used.
+Every event is read through its fields (:func:`tui.models.event_facts.fields`: a typed
+event's ``__dict__``, the JSON object an event the client could not type was kept as, or
+a page's plain dict), so an event that failed validation still counts with whatever it
+holds, and nothing here raises on odd values: every field is type-checked where it is used.
 """
 
 from __future__ import annotations
@@ -11,25 +11,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tui.models import RawEvent, redact_text
+from tui.models import redact_text
+from tui.models.event_facts import fields
 
 #: Characters of a command or path kept as a label (a 1 MB heredoc is not a label).
 LABEL_CHARS = 240
-
-
-def fields(obj: Any) -> dict[str, Any]:
-    """The fields of a typed model (declared and extra), a dict as it is, else nothing."""
-    if type(obj) is dict:
-        return obj
-    if isinstance(obj, dict):
-        return obj
-    if isinstance(obj, RawEvent):
-        return obj.raw if isinstance(obj.raw, dict) else {}
-    found = getattr(obj, "__dict__", None)
-    if not isinstance(found, dict):
-        return {}
-    extra = getattr(obj, "__pydantic_extra__", None)
-    return {**extra, **found} if extra else found
 
 
 def text(value: Any) -> str | None:
@@ -139,17 +125,3 @@ def action_label(event: dict[str, Any]) -> tuple[str, str]:
     message = text(action.get("message"))
     label = _cut(f"{tool}: {message}") if message else tool
     return label, label
-
-
-def result_failed(event: dict[str, Any]) -> bool:
-    """An observation's fields say it failed: an error result, a timeout, or a terminal
-    command's non-zero exit code (−1 is "still running", not a failure)."""
-    observation = fields(event.get("observation"))
-    if observation.get("is_error") is True or observation.get("timeout") is True:
-        return True
-    if observation.get("kind") == "TerminalObservation":
-        code = observation.get("exit_code")
-        if code is None:
-            code = fields(observation.get("metadata")).get("exit_code")
-        return isinstance(code, int) and not isinstance(code, bool) and code not in (0, -1)
-    return False

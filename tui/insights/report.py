@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import re
 
+from tui.models.failure import MEANS
 from tui.models.jsontext import json_text
 from tui.text import clean, one_line
 
 from .figures import Insights
 from .summary import glance
+from .timeline import LEFT_OUT
 from .words import UNKNOWN, clock, clock_after, duration, every, money, rate, tokens
 
 FORMATS = ("md", "json")
 FAILED_MEANS = (
-    "Failed: an error result, a non-zero exit code, a timeout, or a call the agent could not "
-    "run. Times run from the action to its result."
+    "Failed: an error result, a command that timed out or exited non-zero, or a call the "
+    "agent could not run (the list marks these, rejections and other failures alike). "
+    "Times run from the action, or from the user's approval when it waited for one, to its "
+    "result; a rejected action never ran and is not timed."
 )
 
 
@@ -159,11 +163,13 @@ def _timeline(insights: Insights) -> list[str]:
     if not timeline.points:
         return []
     lines = [f"## Timeline (per {every(timeline.bucket_s)})", ""]
+    lines += [f"Events: all but {LEFT_OUT}. Failures: {MEANS}.", ""]
+    seconds = timeline.bucket_s < 60  # buckets within a minute: told apart to the second
     return lines + _table(
-        ["from", "events", "errors", "user", "condensed", "cost so far", "tokens so far"],
+        ["from", "events", "failures", "user", "condensed", "cost so far", "tokens so far"],
         [
             [
-                clock_after(timeline.start, p.offset_s),
+                clock_after(timeline.start, p.offset_s, seconds=seconds),
                 f"{p.events:,}",
                 f"{p.errors:,}" if p.errors else "",
                 f"{p.user_messages:,}" if p.user_messages else "",

@@ -85,10 +85,31 @@ def _calls(insights: Insights) -> str:
     return text
 
 
+def _events(insights: Insights) -> str:
+    """The list's count: what it folds away and what could not be read, said."""
+    parts = [f"{insights.events:,} (as the list shows them)"]
+    if insights.folded:
+        folded = plural(insights.folded, "transient event")
+        parts.append(f"{folded} (streaming deltas, state snapshots) folded away, as in the list")
+    if insights.unreadable:
+        parts.append(f"{insights.unreadable:,} unreadable")
+    return " · ".join(parts)
+
+
 def _trouble(insights: Insights) -> str:
+    """The failures the list marks, then what they were."""
     failed = sum(t.failed for t in insights.tools)
+    rejected = sum(t.rejected for t in insights.tools)
     calls = sum(t.calls for t in insights.tools)
-    parts = [f"{failed:,} of {plural(calls, 'tool call')} failed"]
+    kinds = ", ".join(
+        f"{one_line(why, 40)} ×{n:,}" for why, n in list(insights.failed_by.items())[:3]
+    )
+    more = ", …" if len(insights.failed_by) > 3 else ""
+    parts = [
+        f"{insights.errors:,} (as the list marks them)" + (f": {kinds}{more}" if kinds else "")
+    ]
+    tools = f"{failed:,} of {plural(calls, 'tool call')} failed"
+    parts.append(tools + (f", {rejected:,} rejected" if rejected else ""))
     if insights.failures:
         worst = insights.failures[0]
         parts.append(f"worst repeat: {one_line(worst.label, 60)} ×{worst.count}")
@@ -100,11 +121,7 @@ def _trouble(insights: Insights) -> str:
 def glance(insights: Insights) -> list[tuple[str, str]]:
     """The questions people ask after a long run, each answered in one line."""
     lines = [
-        (
-            "Events",
-            f"{insights.events:,}"
-            + (f" ({insights.unreadable:,} unreadable)" if insights.unreadable else ""),
-        ),
+        ("Events", _events(insights)),
         ("How long", _time(insights)),
         ("Where the time went", _where(insights)),
         ("Cost", _cost(insights)),

@@ -16,6 +16,14 @@ import math
 
 from .figures import Timeline, TimelinePoint
 
+#: Kinds that are not activity: the timeline's event counts leave them out (an unreadable
+#: one is counted: it is a failure, marked like any other).
+QUIET_KINDS = frozenset(
+    {"ConversationStateUpdateEvent", "StreamingDeltaEvent", "TokenEvent", "LLMCompletionLogEvent"}
+)
+#: What the timeline's event counts leave out, in words (said wherever they are shown).
+LEFT_OUT = "state updates, LLM logs, token and streaming events"
+LEFT_OUT_SHORT = "state/LLM log/token/streaming"
 MAX_POINTS = 120
 GRAIN = 10  # seconds: the finest bucket
 QUIET_S = 300.0

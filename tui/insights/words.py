@@ -74,12 +74,13 @@ def every(seconds: int) -> str:
     return plural(seconds, "second")
 
 
-def clock_after(start: str | None, offset_s: float) -> str:
-    """``start`` moved on by ``offset_s``, as ``YYYY-MM-DD HH:MM`` (the timeline's rows)."""
+def clock_after(start: str | None, offset_s: float, *, seconds: bool = False) -> str:
+    """``start`` moved on by ``offset_s``, as ``YYYY-MM-DD HH:MM`` (the timeline's rows),
+    ``…:SS`` with ``seconds`` (buckets shorter than a minute, which would read alike)."""
     from datetime import datetime, timedelta
 
     try:
         moment = datetime.fromisoformat(start or "") + timedelta(seconds=offset_s)
     except (ValueError, OverflowError):
         return UNKNOWN
-    return moment.strftime("%Y-%m-%d %H:%M")
+    return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")

@@ -27,6 +27,7 @@ _LAZY = {
     "EventTree": ".tree",
     "ExecutionStatus": ".control",
     "ExposedUrl": ".control",
+    "Failure": ".failure",
     "HTTPValidationError": ".wire",
     "ImageContent": ".content",
     "JsonNumber": ".jsonscan",
@@ -58,7 +59,9 @@ _LAZY = {
     "event_fields": ".fields",
     "event_json": ".parse",
     "event_text": ".fields",
+    "failure_of": ".failure",
     "is_secret_key": ".redact",
+    "is_transient": ".event_facts",
     "json_text": ".jsontext",
     "parse_event": ".parse",
     "parse_event_json": ".parse",
@@ -104,6 +107,9 @@ if TYPE_CHECKING:
         SandboxStatus,
         StartTaskStatus,
     )
+    from .event_facts import (  # noqa: F401
+        is_transient,
+    )
     from .events import (  # noqa: F401
         EVENT_CLASSES,
         EVENT_KINDS,
@@ -121,6 +127,10 @@ if TYPE_CHECKING:
         SecurityAnalysisEvent,
         StreamingDeltaEvent,
         ToolDefinition,
+    )
+    from .failure import (  # noqa: F401
+        Failure,
+        failure_of,
     )
     from .fields import (  # noqa: F401
         event_fields,

@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from tui.models.failure import failure_of
 from tui.text import one_line
 
 from ..format import conversation_cost, parse_time, status_value, title_of
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from tui.client import StreamEvent, StreamState, StreamStatus
     from tui.models import AnyEvent, AppConversation
 
-ERROR_KINDS = frozenset({"ConversationErrorEvent", "AgentErrorEvent"})
 RESULT_KINDS = frozenset({"ObservationEvent", "UserRejectObservation", "AgentErrorEvent"})
 STEP_CHARS = 300
 
@@ -68,6 +68,7 @@ def apply_record(
 
 
 def _error_text(event: AnyEvent) -> str:
+    """The last failure (:mod:`tui.models.failure`, as the list marks it) in one line."""
     return one_line(summarize(event), STEP_CHARS)
 
 
@@ -79,12 +80,12 @@ def apply_tail(row: BoardRow, events: Sequence[AnyEvent], steps: int | None, now
     row.tail_ids = frozenset(e.id for e in events if e.id)  # where a stream's log meets it
     for event in events:
         kind = event.kind
+        if error is None and failure_of(event) is not None:
+            error = _error_text(event)
         if kind == "ActionEvent":
             row.saw_action(event.id)
             if step is None:
                 step = one_line(summarize(event), STEP_CHARS)
-        elif kind in ERROR_KINDS and error is None:
-            error = _error_text(event)
         elif (
             kind == "ConversationStateUpdateEvent"
             and not status_seen
@@ -129,14 +130,12 @@ def apply_stream(
     if "stats" in aspects:
         _set_totals(row, state.cost, state.total_tokens, moment)
     for event in events:
-        kind = event.kind
-        if kind == "ActionEvent":
-            if row.saw_action(event.id):
-                if event.id not in filled:  # a fill's actions: counted when the feed re-reads
-                    row.steps = (row.steps or 0) + 1
-                row.step = one_line(summarize(event), STEP_CHARS)
-        elif kind in ERROR_KINDS:
+        if failure_of(event) is not None:
             row.error = _error_text(event)
+        if event.kind == "ActionEvent" and row.saw_action(event.id):
+            if event.id not in filled:  # a fill's actions: counted when the feed re-reads
+                row.steps = (row.steps or 0) + 1
+            row.step = one_line(summarize(event), STEP_CHARS)
     changed = bool(aspects - {"streaming", "notice"}) or bool(events)
     if changed:
         row.detail_key = detail_key(row)

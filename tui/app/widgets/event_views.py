@@ -26,6 +26,7 @@ from textual.widgets import Collapsible, Markdown, Static
 
 from tui.models import RawEvent
 from tui.models.content import block_texts
+from tui.models.failure import observation_failure
 from tui.models.parse import event_json
 from tui.models.redact import opaque
 from tui.text import clean
@@ -202,9 +203,10 @@ def observation_widgets(event: AnyEvent) -> list[Widget]:
     text = block_texts(getattr(obs, "content", ()))
     if obs.kind == "TerminalObservation":
         code = obs.exit_code if obs.exit_code is not None else obs.metadata.exit_code
+        failed = observation_failure(obs) is not None  # as the list marks it
         status = Text(
-            f"exit code {code}",
-            style=theme_style("$error bold" if code not in (0, None) else "$success bold"),
+            f"exit code {code}" + (" (still running)" if code == -1 and not failed else ""),
+            style=theme_style("$error bold" if failed else "$success bold"),
         )
         if obs.timeout:
             status.append("  (timed out)", style=theme_style("$warning"))

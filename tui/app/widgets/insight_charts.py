@@ -14,6 +14,7 @@ from textual.color import Color
 from textual_plotext import PlotextPlot
 
 from tui.insights import Insights
+from tui.insights.timeline import LEFT_OUT, LEFT_OUT_SHORT
 from tui.insights.words import every
 
 #: theme variable for each series (ohtui's own variables where they mean the same thing)
@@ -27,14 +28,16 @@ SERIES = {
 }
 
 
-#: Tick spacings tried, in minutes (about five ticks across the span).
-TICK_MINUTES = (1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080)
+#: Tick spacings tried, in minutes (about five ticks across the span): under a minute for
+#: a run of a few minutes, whose ten-second buckets are then labelled to the second.
+TICK_MINUTES = (0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080)
 YEAR_MINUTES = 365 * 1440  # from this span on, the ticks say the year
 
 
 def time_ticks(insights: Insights) -> tuple[list[float], list[str]]:
     """Tick positions (minutes from the timeline's start) labelled with the server's clock
-    time: ``HH:MM``, with the day when the conversation spans more than one."""
+    time: ``HH:MM`` (``HH:MM:SS`` when ticks are under a minute apart), with the day when
+    the conversation spans more than one."""
     timeline = insights.timeline
     if not timeline.points or timeline.start is None:
         return [], []
@@ -47,8 +50,11 @@ def time_ticks(insights: Insights) -> tuple[list[float], list[str]]:
     if step is None:  # months or years: whole weeks, still about five ticks
         week = TICK_MINUTES[-1]
         step = week * math.ceil(span / (5 * week))
-    ticks = [float(m) for m in range(0, int(span) + 1, step)]
-    form = "%H:%M" if span < 1440 else "%m-%d %H:%M" if span < YEAR_MINUTES else "%Y-%m-%d"
+    ticks = [float(n * step) for n in range(int(span / step) + 1)]
+    if step < 1:
+        form = "%H:%M:%S"
+    else:
+        form = "%H:%M" if span < 1440 else "%m-%d %H:%M" if span < YEAR_MINUTES else "%Y-%m-%d"
     labels = []
     for tick in ticks:
         try:
@@ -182,13 +188,25 @@ class ActivityPlot(InsightPlot):
         width, bars = merged(insights, max(4, (self.size.width - 10) // 3))
         minutes = [(offset + width / 2) / 60 for offset, _, _ in bars]
         plt.bar(minutes, [events for _, events, _ in bars], color=self.colour("events"), width=0.6)
-        title = f"Events per {every(width)}"
-        if any(errors for _, _, errors in bars):
+        failures = any(errors for _, _, errors in bars)
+        if failures:
             errors = [errors for _, _, errors in bars]
             plt.scatter(minutes, errors, color=self.colour("errors"), marker="•", yside="right")
             plt.ylim(0, max(errors), yside="right")
-            title += " · • errors among them (right axis)"
-        if insights.far_off:
-            title += f" · {insights.far_off:,} with far-off times left out"
-        plt.title(title)
+        far = f" · {insights.far_off:,} with far-off times left out" if insights.far_off else ""
+        plt.title(activity_title(every(width), failures, far, self.size.width - 2))
         self.time_axis(insights)
+
+
+def activity_title(every_text: str, failures: bool, far: str, room: int) -> str:
+    """The activity plot's title, saying what its bars leave out in as many words as fit
+    (plotext drops a title wider than the plot)."""
+    for left_out, marks in (
+        (f" (not counting {LEFT_OUT})", " · • failures among them (right axis)"),
+        (f" (not counting {LEFT_OUT_SHORT})", " · • failures (right axis)"),
+        (f", no {LEFT_OUT_SHORT}", " · • failures (right)"),
+    ):
+        title = f"Events per {every_text}{left_out}{marks if failures else ''}{far}"
+        if len(title) <= room:
+            return title
+    return title

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from ...row_windows import RowWindow
     from ...rows import EventRow
 
+#: What ``e``/``E`` say when no row of the view is marked as a failure (a filter may hide some).
+NO_FAILURES = "no failures in this view"
+
 
 class FindMixin:
     """Part of :class:`~.screen.ConversationScreen`, which provides what is declared here."""
@@ -186,7 +189,8 @@ class FindMixin:
             return
         tree = self.events.tree
         if target == "error":
-            self.seek(lambda row: row.is_error, direction, "no error events")
+            # a row's mark is the one definition of failure (tui.models.failure)
+            self.seek(lambda row: row.is_error, direction, NO_FAILURES)
         elif target == "user":
             self.seek(
                 lambda row: row.kind == "MessageEvent" and row.source == "user",
