@@ -178,6 +178,13 @@ def run_app(args: argparse.Namespace) -> int:
     if args.shared and not args.conversation:
         say("ohtui: --shared needs --conversation ID", file=sys.stderr)
         return 2
+    if args.conversation and not (args.local or args.path):  # folders may name theirs freely
+        from tui.commands.target import conversation_problem
+
+        problem = conversation_problem(args.conversation, args.shared)
+        if problem is not None:
+            say(f"ohtui: --conversation: {problem}", file=sys.stderr)
+            return 2
     # Startup's imports (Textual, pydantic's schemas, the server, the client) allocate much
     # and free little: full collections meanwhile scan it all again and again (~8% of the CPU
     # to the first page). The app enables the collector again once they are done

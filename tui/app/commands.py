@@ -9,7 +9,9 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from .opening import ID_LIKE, is_whole_id, open_by_id
+from tui.client.conversation_ids import ID_LIKE, is_whole_id
+
+from .opening import open_by_id
 
 
 def board_commands(screen: object) -> list[tuple[str, object, str]]:
