@@ -29,6 +29,7 @@ from ..board.options import BoardOptions
 from ..board.sources import board_sources
 from ..messages import AgentStatusChanged
 from ..notices import desktop_notify
+from ..profiles import watched
 from ..refusals import read_only_reason
 from ..widgets.board_table import BoardTable
 from ..widgets.key_bar import KeyBar
@@ -239,7 +240,7 @@ class BoardScreen(BoardActions, Screen):
         if action in STEERING and self.app.readonly:
             return False
         if action == "all_profiles":
-            return bool(getattr(self.app, "profiles", None))
+            return bool(watched(getattr(self.app, "profiles", {})))
         return True
 
     def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
