@@ -59,8 +59,10 @@ def build_serve_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _local_default() -> Any:
-    """Where the OpenHands CLI keeps conversations, if there are any there."""
+def _local_default(scan: bool = True) -> Any:
+    """Where the OpenHands CLI keeps conversations, if there are any there. Without
+    ``scan``, only that the folder is there (a scan lists every conversation's events
+    folder: for a run on a real server it waits until the user switches to it)."""
     from pathlib import Path
 
     from tui.server.folder_scan import conversation_folders
@@ -68,7 +70,7 @@ def _local_default() -> Any:
     env = os.environ.get("OPENHANDS_CONVERSATIONS_DIR")
     path = Path(env) if env else Path.home() / ".openhands" / "conversations"
     try:
-        return path if conversation_folders(path) else None
+        return path if (conversation_folders(path) if scan else path.is_dir()) else None
     except OSError:
         return None
 
@@ -299,7 +301,7 @@ def _profiles(
         if zipped is not None:
             notice = f"{clean(zipped.name)}: opened read-only (unpacked into a private folder, removed on exit)."
     else:
-        found = _local_default()
+        found = _local_default(scan=demo is not None)  # the demo's notice says they are there
         if found is not None:
             shown = f"the OpenHands conversations in {found}"
             profiles[local_name] = made.folders_profile(
