@@ -21,9 +21,10 @@ from textual.binding import Binding
 
 from .board.options import BoardOptions
 from .commands import OhtuiCommands
+from .copy_key import CopyKey
 from .gc_freeze import freeze_long_lived
 from .guard import AppGuard, GuardedDispatch
-from .keymap_ids import binding_ids
+from .keymap_ids import binding_ids, current_ids
 from .messages import AgentStatusChanged
 from .navigation import SANDBOXES, AppNavigation
 from .notices import TOAST_CSS, Notifier, desktop_notify, user_is_typing
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 SCREEN_SHEETS = sorted((Path(__file__).parent / "screens").rglob("*.tcss"))
 
 
-class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
+class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
     TITLE = "ohtui"
     CSS_PATH = SCREEN_SHEETS
     CSS = TOAST_CSS  # toasts keep clear of the detail pane
@@ -134,7 +135,7 @@ class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
         if self.shared or self.readonly:
             self.sub_title = "read-only" if self.readonly else "shared conversation"
         # User keymap (config [keymap]): binding id -> "key,key", as in Posting/Harlequin.
-        self.user_keymap = dict(keymap or {})
+        self.user_keymap = current_ids(keymap or {})
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
 

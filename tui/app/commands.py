@@ -114,8 +114,15 @@ class OhtuiCommands(Provider):
         from .screens.conversation import ConversationScreen
 
         if isinstance(screen, ConversationScreen):
+            from .widgets.filter_bar import FilterBar, kind_choices
+
+            newest = screen.query_one(FilterBar).applied.descending
             out.append(
-                ("Toggle sort order", screen.action_toggle_sort, "Oldest first / newest first")
+                (
+                    f"Order: {'oldest' if newest else 'newest'} first",
+                    screen.action_toggle_sort,
+                    "Turn the events' order round (o)",
+                )
             )
             out.append(
                 ("Show all events", screen.action_show_all, "Clear branch selection and filters")
@@ -174,7 +181,6 @@ class OhtuiCommands(Provider):
                             "Write the events the list shows to a file in the working directory",
                         )
                     )
-            from .widgets.filter_bar import kind_choices
 
             for label, kind in kind_choices():  # as the list names them, sorted
                 out.append(
