@@ -41,7 +41,7 @@ from ..widgets.cost_chart import CostChart
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from ..widgets.ordered_input import OrderedInput
-from .conversations_sorting import SortedList
+from .conversations_sorting import ORDER_REFUSED, SortedList
 from .conversations_table import ConversationsTable
 from .errors import describe_error
 from .new_conversation import ConversationStarts
@@ -383,10 +383,7 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         if action == "sandbox_ids":
             return "Local folders have no sandboxes: there are no sandbox ids to show."
         if action == "order":
-            return (
-                "The list is in the server's order, newest first: s sorts it by cost, tokens"
-                " or duration, then o turns that order round."
-            )
+            return ORDER_REFUSED
         return None
 
     def action_open(self) -> None:
