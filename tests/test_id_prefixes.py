@@ -146,6 +146,18 @@ async def test_the_start_of_several_ids_lists_them(prefixed):
         assert all(line.startswith("  beef") for line in lines[1:-1])
 
 
+@pytest.mark.parametrize("typed", ["payments8", "dashed"])
+def test_a_bare_agent_servers_dashed_ids_resolve_by_their_start(make_server, typed, capsys):
+    from tests.test_agent_server_app import KEY, agent_server
+
+    server = agent_server(make_server)
+    target = IDS["payments"]
+    dashed = f"{target[:8]}-{target[8:12]}"
+    argv = ["--url", server.base_url, "--session-key", KEY, "--server-kind", "agent"]
+    assert main([*argv, "export", target[:8] if typed == "payments8" else dashed]) == 0
+    assert "# " in capsys.readouterr().out
+
+
 def test_a_candidate_line_without_title_or_time():
     bare = AppConversation(id="0123456789abcdef" * 2, sandbox_id="sb")
     assert candidate_line(bare) == "01234567  (untitled)  (updated never)"
