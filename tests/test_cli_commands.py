@@ -258,10 +258,12 @@ def test_export_local_dir_and_id(tmp_path, capsys):
     dashed = f"{cid[:8]}-{cid[8:12]}-{cid[12:16]}-{cid[16:20]}-{cid[20:]}".upper()
     assert main(["export", "--local", str(tmp_path), dashed, "-f", "jsonl"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == count
-    assert main(["export", str(tmp_path)]) == 1  # which one?
+    assert main(["export", str(tmp_path)]) == 2  # which one?
     err = capsys.readouterr().err
     assert "holds several conversations" in err and "--local" in err
-    assert all(each in err for each, _ in made), err
+    assert all(f"  {each[:8]}  " in err for each, _ in made), err  # the candidates
+    assert main(["export", "--local", str(tmp_path), cid[:6], "-f", "jsonl"]) == 0  # a prefix
+    assert len(capsys.readouterr().out.splitlines()) == count
 
 
 def test_export_local_without_settings_or_server(tmp_path, isolated, capsys):
@@ -281,7 +283,7 @@ def test_export_local_problems(tmp_path, capsys):
     _folders(tmp_path, 1)
     assert main(["export", str(tmp_path), "--shared"]) == 2
     assert "--shared" in capsys.readouterr().err
-    assert main(["export", "--local", str(tmp_path), "f" * 32]) == 1
+    assert main(["export", "--local", str(tmp_path), "f" * 32]) == 2
     assert "conversation not found" in capsys.readouterr().err
     assert main(["export"]) == 2
     assert "name a conversation" in capsys.readouterr().err
@@ -315,15 +317,16 @@ def test_export_unreachable_and_not_found(demo_server, tmp_path, capsys, monkeyp
 
     monkeypatch.setattr(client_http, "_sleep", no_wait)
     port = closed_port()
-    assert main(["export", "x" * 32, "--url", f"http://127.0.0.1:{port}"]) == 1
-    assert len(waits) > 3  # it tried again, patiently, before giving up
+    assert main(["export", "1" * 32, "--url", f"http://127.0.0.1:{port}"]) == 1
+    assert len(waits) >= 3  # it tried again, patiently, before giving up
     err = capsys.readouterr().err
     assert err.startswith("ohtui export: cannot reach the server")
     assert "next: is it running" in err and "Traceback" not in err
     assert len(err.splitlines()) == 3  # title, detail, next step: no log lines in between
-    assert main(["export", "0" * 32, "--url", demo_server.base_url]) == 1
-    err = capsys.readouterr().err
-    assert "conversation not found" in err and "no conversation" in err
+    assert main(["export", "0" * 32, "--url", demo_server.base_url]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"ohtui export: conversation not found: {'0' * 32}"
+    assert err[1].startswith("  next: check the id (`ohtui` lists the conversations")
 
 
 def test_an_unknown_theme_lists_the_themes(capsys):

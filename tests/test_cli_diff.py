@@ -128,12 +128,9 @@ def test_a_paused_sandbox_says_to_resume_it(demo, tmp_path: Path, capsys) -> Non
 
 def test_an_unknown_conversation_and_a_bad_ref(demo, capsys) -> None:
     server, _ = demo
-    assert main(["diff", "0" * 32, "--url", server.base_url]) == 1
+    assert main(["diff", "0" * 32, "--url", server.base_url]) == 2
     err = capsys.readouterr().err
-    assert err.splitlines()[:2] == [
-        "ohtui diff: not found",
-        f"  no conversation {'0' * 32!r} on this server",
-    ]
+    assert err.splitlines()[0] == f"ohtui diff: conversation not found: {'0' * 32}"
     assert main(["diff", running(server), "--url", server.base_url, "--ref", "nope"]) == 1
     err = capsys.readouterr().err
     assert "400 Bad Request: base_ref 'nope' could not be resolved" in err

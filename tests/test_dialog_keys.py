@@ -1,6 +1,7 @@
 """Keys that never surprise (issue 16 items 4, 5, 6): dialogs own the key bar and the keys,
 read-only offers nothing that changes anything, the palette opens conversations by a
-unique prefix and says in words what it cannot open, notices wait while the user types."""
+unique prefix and says in words what it cannot open (the resolver itself:
+test_id_prefixes.py), notices wait while the user types."""
 
 from __future__ import annotations
 
@@ -11,13 +12,11 @@ from tests.app_helpers import SIZE, conversations_shown, make_app, screen_text, 
 from tui.app.commands import OhtuiCommands
 from tui.app.messages import AgentStatusChanged
 from tui.app.notices import Notifier
-from tui.app.opening import resolve
 from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.new_conversation import NewConversationScreen
 from tui.app.screens.sandboxes import SandboxesScreen
 from tui.app.widgets.key_bar import KeyBar
-from tui.client import OpenHandsClient
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())
@@ -111,45 +110,6 @@ async def test_read_only_offers_nothing_that_changes_anything(make_server):
         await pilot.press("question_mark")
         await settled(pilot)
         assert "Delete" not in screen_text(app) and "Pause" not in screen_text(app)
-
-
-async def test_ids_resolve_by_a_unique_prefix_and_say_what_they_cannot(demo_server):
-    rows = []
-    async with OpenHandsClient(demo_server.base_url) as client:
-        page = await client.search_conversations(limit=100)
-        rows = page.items
-        target = IDS["payments"]
-        found, problem = await resolve(client, target[:8], rows)
-        assert found is not None and found.id == target and problem is None
-        found, problem = await resolve(client, target[:8], [])  # not loaded: asked for
-        assert found is not None and found.id == target
-        found, problem = await resolve(client, IDS["sub"][:6], [])  # a sub-conversation too
-        assert found is not None and found.id == IDS["sub"]
-        found, problem = await resolve(client, "ffff", rows)
-        assert found is None and problem == "No conversation's id starts with ffff."
-        unknown = "0" * 32
-        found, problem = await resolve(client, unknown, rows)
-        assert found is None and problem == f"Conversation not found: {unknown}."
-        dashed = f"{target[:8]}-{target[8:12]}-{target[12:16]}-{target[16:20]}-{target[20:]}"
-        found, _ = await resolve(client, dashed, rows)
-        assert found is not None and found.id == target
-
-
-async def test_an_ambiguous_prefix_is_said_in_words(demo_server):
-    from tui.models import AppConversation
-
-    twins = [
-        AppConversation(id=f"abcd{n:x}{'0' * 27}", sandbox_id="sb", title=f"twin {n}")
-        for n in (1, 2)
-    ]
-    async with OpenHandsClient(demo_server.base_url) as client:
-        found, problem = await resolve(client, "abcd", twins)
-        assert found is None
-        assert problem == "More than one conversation's id starts with abcd: type more of it."
-        found, problem = await resolve(client, "abcd2", twins)
-        assert found is not None and found.title == "twin 2"
-        found, problem = await resolve(client, "not-an-id!", twins)
-        assert found is None and "is not a conversation id" in problem
 
 
 async def test_the_palette_opens_a_prefix_and_refuses_an_unknown_id(demo_server):

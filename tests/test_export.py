@@ -285,8 +285,8 @@ def test_cli_export_markdown_to_a_file(demo_server, tmp_path, capsys):
 
 def test_cli_export_of_an_unknown_conversation_fails_cleanly(demo_server, tmp_path, capsys):
     target = tmp_path / "nope.jsonl"
-    assert main(["export", "0" * 32, "-o", str(target), "--url", demo_server.base_url]) == 1
-    assert "no conversation" in capsys.readouterr().err
+    assert main(["export", "0" * 32, "-o", str(target), "--url", demo_server.base_url]) == 2
+    assert "conversation not found" in capsys.readouterr().err
     assert not target.exists() and not list(tmp_path.iterdir())
 
 

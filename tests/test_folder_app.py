@@ -81,6 +81,8 @@ def test_snapshot_of_the_local_conversations_list(snap_compare, make_server):
 
 async def test_local_conversations_are_offered_beside_the_demo(demo_server, tmp_path, monkeypatch):
     from tui import cli
+    from tui.app.profiles import LOCAL
+    from tui.commands import profiles as made
 
     monkeypatch.setenv("OPENHANDS_CONVERSATIONS_DIR", str(tmp_path))
     assert cli._local_default() is None  # nothing there yet: nothing offered
@@ -90,14 +92,13 @@ async def test_local_conversations_are_offered_beside_the_demo(demo_server, tmp_
     sqlite.close()
     assert cli._local_default() == tmp_path
     stops: list = []
-    app = make_app(
-        demo_server.base_url, profiles={cli.LOCAL_PROFILE: cli._folder_factory(tmp_path, stops)}
-    )
+    folders = made.folders_profile(made.folder_server(str(tmp_path), stops), "the folders")
+    app = make_app(demo_server.base_url, profiles={LOCAL: folders})
     try:
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(lambda: conversations_shown(app), pilot=pilot)
             assert app.check_action("show_sandboxes", ()) is True and not app.local
-            app.switch_profile(cli.LOCAL_PROFILE)
+            app.switch_profile(LOCAL)
             await wait_for(
                 lambda: conversations_shown(app) and counts_shown(app.screen) == {cid: "7"},
                 pilot=pilot,

@@ -89,7 +89,7 @@ def test_a_server_conversation_by_id_with_the_url_either_side(demo_server, tmp_p
 
 
 def test_problems_are_one_line_with_the_next_step(demo_server, tmp_path, capsys):
-    assert main(["insights", "f" * 32, "--url", demo_server.base_url]) == 1
+    assert main(["insights", "f" * 32, "--url", demo_server.base_url]) == 2
     err = capsys.readouterr().err
     assert err.startswith("ohtui insights:") and "Traceback" not in err
     assert main(["insights"]) == 2
@@ -100,7 +100,7 @@ def test_problems_are_one_line_with_the_next_step(demo_server, tmp_path, capsys)
     write_folder(
         tmp_path / "two", other, [json.loads(row.json) for row in store.iter_events(other)]
     )
-    assert main(["insights", str(tmp_path / "two")]) == 1
+    assert main(["insights", str(tmp_path / "two")]) == 2
     assert "holds several conversations" in capsys.readouterr().err
     assert main(["insights", str(tmp_path / "two"), "--shared"]) == 2
     assert main(["insights", str(tmp_path / "missing")]) == 2

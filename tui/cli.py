@@ -59,11 +59,10 @@ def build_serve_parser() -> argparse.ArgumentParser:
     return parser
 
 
-LOCAL_PROFILE = "local folders"
-
-
-def _local_default() -> Any:
-    """Where the OpenHands CLI keeps conversations, if there are any there."""
+def _local_default(scan: bool = True) -> Any:
+    """Where the OpenHands CLI keeps conversations, if there are any there. Without
+    ``scan``, only that the folder is there (a scan lists every conversation's events
+    folder: for a run on a real server it waits until the user switches to it)."""
     from pathlib import Path
 
     from tui.server.folder_scan import conversation_folders
@@ -71,25 +70,9 @@ def _local_default() -> Any:
     env = os.environ.get("OPENHANDS_CONVERSATIONS_DIR")
     path = Path(env) if env else Path.home() / ".openhands" / "conversations"
     try:
-        return path if conversation_folders(path) else None
+        return path if (conversation_folders(path) if scan else path.is_dir()) else None
     except OSError:
         return None
-
-
-def _folder_factory(path: Any, stops: list) -> Any:
-    """A palette profile that serves local folders (started on first use, read-only)."""
-
-    def connect() -> tuple[Any, str, bool]:
-        from tui.client import OpenHandsClient
-
-        started = _spawn_folders(str(path))
-        if started is None:
-            raise RuntimeError(f"no conversation folders in {path}")
-        url, stop, key = started
-        stops.append(stop)
-        return OpenHandsClient(url, session_api_key=key), url, True
-
-    return connect
 
 
 def _no_folders(path: str) -> None:
@@ -112,16 +95,16 @@ def _serve_folders(path: str) -> tuple[str, Any, str] | None:
     return served.base_url, served.stop, served.session_key
 
 
-def _spawn_folders(path: str) -> tuple[str, Any, str] | None:
+def _spawn_folders(path: str) -> Any:
     """As ``_serve_folders``, but the server runs in a child process (``folder_process.py``),
-    starting on the other core while the app imports and paints; it ends with the app."""
+    starting on the other core while the app imports and paints; it ends with the app.
+    Its ``ServerProcess``, or None after saying why not."""
     from tui.server.folder_process import start_folder_process
 
     served = start_folder_process(path)
     if served is None:
         _no_folders(path)
-        return None
-    return served.base_url, served.stop, served.session_key
+    return served
 
 
 def _app_client(resolved: Any, url: str, folder_key: str | None) -> Any:
@@ -146,23 +129,6 @@ def _folder_client(path: str) -> tuple[Any, Any] | None:
     return OpenHandsClient(url, session_api_key=key), stop
 
 
-def _profile_factory(args: argparse.Namespace, name: str) -> Any:
-    """For the palette's profile switch: that profile's client and URL (flags for another
-    server are not carried over; its keys come from its own references)."""
-
-    def connect() -> tuple[Any, str]:
-        from tui.config import load
-
-        resolved = load({"profile": name}, config=args.config)
-        if resolved.errors:
-            raise RuntimeError(resolved.scrub("; ".join(resolved.errors)))
-        if not resolved.url:
-            raise RuntimeError(f"profile {name!r} has no url")
-        return make_client(resolved, resolved.url), resolved.url
-
-    return connect
-
-
 def _theme_names() -> list[str]:
     """Every theme a run can pick: ohtui's own, then Textual's."""
     from textual.theme import BUILTIN_THEMES
@@ -178,6 +144,13 @@ def run_app(args: argparse.Namespace) -> int:
     if args.shared and not args.conversation:
         say("ohtui: --shared needs --conversation ID", file=sys.stderr)
         return 2
+    if args.conversation and not (args.local or args.path):  # folders may name theirs freely
+        from tui.commands.target import conversation_problem
+
+        problem = conversation_problem(args.conversation, args.shared)
+        if problem is not None:
+            say(f"ohtui: --conversation: {problem}", file=sys.stderr)
+            return 2
     # Startup's imports (Textual, pydantic's schemas, the server, the client) allocate much
     # and free little: full collections meanwhile scan it all again and again (~8% of the CPU
     # to the first page). The app enables the collector again once they are done
@@ -197,7 +170,7 @@ def run_app(args: argparse.Namespace) -> int:
         return _run_app(args, local, folders, zipped)
     finally:  # however the app ended (its own quit stops the server already: a no-op then)
         if folders is not None:
-            folders[1]()
+            folders.stop()
         if zipped is not None:
             zipped.remove()
         gc.enable()
@@ -221,9 +194,7 @@ def _open_zip(path: str) -> Any:
         return None
 
 
-def _run_app(
-    args: argparse.Namespace, local: str | None, folders: tuple | None, zipped: Any = None
-) -> int:
+def _run_app(args: argparse.Namespace, local: str | None, folders: Any, zipped: Any = None) -> int:
     resolved = load_settings(args)
     if resolved is None:
         return 2
@@ -242,28 +213,19 @@ def _run_app(
     from tui.app.board.options import BoardOptions
     from tui.app.notices import Notifier
 
-    stop = warm_up = folder_key = None
+    warm_up = folder_key = None
     url = resolved.url
-    readonly = resolved.readonly
+    stops: list = []  # ohtui's own servers, stopped when the app ends (more may start)
+    profiles, current, notice = _profiles(args, resolved, local, folders, demo, zipped, stops)
     if folders is not None:
-        url, stop, folder_key = folders
-        readonly = True  # the folders are never written to, and there are no sandboxes
+        url, folder_key = folders.base_url, folders.session_key
     elif demo is not None:
-        url, stop, warm_up = demo.base_url, demo.stop, demo.wait_ready
-    profiles = {name: _profile_factory(args, name) for name in resolved.settings.profiles}
-    notice, stops = None, [stop] if stop else []
-    if zipped is not None:
-        notice = f"{clean(zipped.name)}: opened read-only (unpacked into a private folder, removed on exit)."
-    found = None if (local or resolved.url) else _local_default()
-    if found is not None:  # offered beside the demo, one palette command away
-        profiles[LOCAL_PROFILE] = _folder_factory(found, stops)
-        notice = f"Local OpenHands conversations in {found}: ctrl+p → 'Profile: {LOCAL_PROFILE}' browses them."
+        url, warm_up = demo.base_url, demo.wait_ready
 
     def stop_all() -> None:
         for each in stops:
             each()
 
-    stop = stop_all if stops else None
     try:
         app = OhtuiApp(
             # built in a thread after the first frame: its imports (httpx, the models) take ~0.3 s
@@ -272,7 +234,7 @@ def _run_app(
             conversation_id=args.conversation,
             shared=args.shared,
             theme=resolved.theme,
-            readonly=readonly,
+            readonly=resolved.readonly,  # local folders are read-only all the same
             keymap=resolved.keymap,
             notifier=Notifier(
                 frozenset(resolved.settings.notify),
@@ -282,16 +244,15 @@ def _run_app(
             profiles=profiles,
             notice=notice,
             local=bool(local),
-            profile=resolved.profile,
-            on_exit=stop,
+            profile=current,
+            on_exit=stop_all,
             warm_up=warm_up,
             board=BoardOptions.from_settings(
                 resolved.settings.board, all_profiles=args.all_profiles
             ),
         )
     except InvalidThemeError:
-        if stop is not None:
-            stop()
+        stop_all()
         say(
             f"ohtui: unknown theme {resolved.theme!r} (from {resolved.origins['theme']})",
             file=sys.stderr,
@@ -303,6 +264,55 @@ def _run_app(
     with writing_log():  # where the notices of failures the app survives send the details
         app.run()
     return app.return_code or 0
+
+
+def _profiles(
+    args: argparse.Namespace,
+    resolved: Any,
+    local: str | None,
+    folders: Any,
+    demo: Any,
+    zipped: Any,
+    stops: list,
+) -> tuple[dict[str, Any], str | None, str | None]:
+    """What the palette switches between, each way (``tui.app.profiles``): the config
+    file's profiles, the bundled demo, local folders (those opened, else
+    ~/.openhands/conversations when it holds any) and the server given at start without
+    a profile name. Returns them, the one in use, and the notice to show at start."""
+    from tui.app.profiles import DEMO, LOCAL, unused_name
+    from tui.commands import profiles as made
+
+    settings = resolved.settings.profiles
+    profiles: dict[str, Any] = {
+        name: made.config_profile(args, name, spec.url) for name, spec in settings.items()
+    }
+    current, notice = resolved.profile, None
+    demo_name, local_name = unused_name(DEMO, settings), unused_name(LOCAL, settings)
+    profiles[demo_name] = made.demo_profile(made.demo_server(stops, demo))
+    if demo is not None:
+        stops.append(demo.stop)
+        current = demo_name
+    if folders is not None:
+        stops.append(folders.stop)
+        path = str(zipped.folder) if zipped else str(local)
+        shown = f"the trajectory zip {zipped.name}" if zipped else f"the conversations in {local}"
+        profiles[local_name] = made.folders_profile(made.folder_server(path, stops, folders), shown)
+        current = local_name
+        if zipped is not None:
+            notice = f"{clean(zipped.name)}: opened read-only (unpacked into a private folder, removed on exit)."
+    else:
+        found = _local_default(scan=demo is not None)  # the demo's notice says they are there
+        if found is not None:
+            shown = f"the OpenHands conversations in {found}"
+            profiles[local_name] = made.folders_profile(
+                made.folder_server(str(found), stops), shown
+            )
+            if demo is not None:  # offered beside the demo, one palette command away
+                notice = f"Local OpenHands conversations in {found}: ctrl+p → 'Profile: {local_name}' browses them."
+    if current is None and resolved.url:  # a URL without a profile's name: a way back to it
+        current = made.start_name(resolved.url, profiles)
+        profiles[current] = made.start_profile(resolved, resolved.url)
+    return profiles, current, notice
 
 
 def run_command(argv: list[str]) -> int:

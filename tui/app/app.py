@@ -21,13 +21,15 @@ from textual.binding import Binding
 
 from .board.options import BoardOptions
 from .commands import OhtuiCommands
+from .copy_key import CopyKey
 from .gc_freeze import freeze_long_lived
 from .guard import AppGuard, GuardedDispatch
-from .keymap_ids import binding_ids
+from .keymap_ids import binding_ids, current_ids
 from .messages import AgentStatusChanged
 from .navigation import SANDBOXES, AppNavigation
 from .notices import TOAST_CSS, Notifier, desktop_notify, user_is_typing
 from .opening import open_by_id
+from .profiles import kind as profile_kind
 from .refusals import RefusedKeys
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen, keys_sent
@@ -39,7 +41,8 @@ if TYPE_CHECKING:
 
     from tui.client import OpenHandsClient, ServerInfo
 
-    #: a configured server profile: (client, url) or (client, url, serves local folders)
+    #: a server the palette switches to (``profiles.py``): (client, url) or (client, url,
+    #: serves local folders)
     ProfileFactory = Callable[[], tuple[OpenHandsClient, str] | tuple[OpenHandsClient, str, bool]]
 
 
@@ -49,7 +52,7 @@ if TYPE_CHECKING:
 SCREEN_SHEETS = sorted((Path(__file__).parent / "screens").rglob("*.tcss"))
 
 
-class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
+class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
     TITLE = "ohtui"
     CSS_PATH = SCREEN_SHEETS
     CSS = TOAST_CSS  # toasts keep clear of the detail pane
@@ -104,14 +107,17 @@ class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
         self.url = url
         self.start_conversation = conversation_id
         self.shared = shared
-        self.readonly = readonly
+        #: ``--readonly`` (or the config's): kept across profile switches
+        self._readonly_setting = readonly
         #: serving local conversation folders (``ohtui PATH``): no sandboxes, nothing to start
         self.local = local
+        self.readonly = readonly or local  # the folders are never written to
         self.notifier = notifier or Notifier()
         #: notices waiting for the user to stop typing: (text, severity)
         self._held_notices: list[tuple[str, str]] = []
         self._held_timer: Timer | None = None
-        #: configured server profiles: name → a factory giving (client, url); the palette switches
+        #: the servers the palette switches between (``profiles.py``): name → a factory
+        #: giving (client, url[, local]); ``profile`` names the one in use
         self.profiles = dict(profiles or {})
         #: the board of running agents (key 3): ``[board]`` of the config, ``--all-profiles``
         self.board_options = board or BoardOptions()
@@ -126,10 +132,10 @@ class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
         for loaded in themes:
             self.register_theme(loaded)
         self.theme = theme or DEFAULT_THEME
-        if self.shared or readonly:
-            self.sub_title = "read-only" if readonly else "shared conversation"
+        if self.shared or self.readonly:
+            self.sub_title = "read-only" if self.readonly else "shared conversation"
         # User keymap (config [keymap]): binding id -> "key,key", as in Posting/Harlequin.
-        self.user_keymap = dict(keymap or {})
+        self.user_keymap = current_ids(keymap or {})
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
 
@@ -252,8 +258,10 @@ class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
 
     @property
     def bundled(self) -> bool:
-        """Showing the bundled demo server (no URL, no profile chosen): what titles call it."""
-        return self._warm_up is not None and self.profile is None
+        """Showing the bundled demo server (at start, or switched to): what titles call it."""
+        if self.profile is None:
+            return self._warm_up is not None
+        return profile_kind(self.profiles.get(self.profile)) == "demo"
 
     @property
     def server_mark(self) -> str:
@@ -316,7 +324,8 @@ class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
     # --- navigation ---------------------------------------------------------------------
 
     def switch_profile(self, name: str) -> None:
-        """Connect to another configured server: a new client, back to its conversations."""
+        """Connect to another server (the demo, local folders, a profile of the config
+        file): a new client, back to its conversations."""
         factory = self.profiles.get(name)
         if factory is None:
             self.notify(f"No profile {name!r}.", severity="error", markup=False)
@@ -329,8 +338,7 @@ class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
             )
             return
         self.local = bool(rest and rest[0])  # the profile serves local folders: never changed
-        if self.local:
-            self.readonly = True
+        self.readonly = self._readonly_setting or self.local
         self.refresh_bindings()
         old, self.client, self.url, self.profile = self.client, client, url, name
         self.start_conversation, self.shared = None, False
@@ -339,8 +347,9 @@ class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
             self.pop_screen()
         if self.is_screen_installed(SANDBOXES):  # it belongs to the old server
             self.uninstall_screen(SANDBOXES)
-        self.sub_title = f"profile {name}"
-        self.notify(f"Profile {name}: {url}", markup=False)
+        self.sub_title = f"profile {name}" + (" · read-only" if self.readonly else "")
+        own = profile_kind(factory) in ("demo", "folders")  # a loopback port says nothing
+        self.notify(f"Profile {name}" if own else f"Profile {name}: {url}", markup=False)
         self.connect()
 
     def on_agent_status_changed(self, message: AgentStatusChanged) -> None:

@@ -8,8 +8,12 @@ from __future__ import annotations
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 
-from .opening import ID_LIKE, is_whole_id, open_by_id
+from tui.client.conversation_ids import ID_LIKE, is_whole_id
+
+from .opening import open_by_id
+from .profiles import description, palette_order
 
 
 def board_commands(screen: object) -> list[tuple[str, object, str]]:
@@ -32,6 +36,22 @@ def board_commands(screen: object) -> list[tuple[str, object, str]]:
                 "Watch every configured profile at once, or only the current server",
             )
         )
+    return out
+
+
+def profile_commands(app: object) -> list[tuple[str, object, str]]:
+    """A switch to each server the app knows (``profiles.py``), each way; the one in use
+    marked. Names and descriptions come from the config file and paths: never markup."""
+    profiles = getattr(app, "profiles", {})
+    current = getattr(app, "profile", None)
+    out: list[tuple[str, object, str]] = []
+    for name in palette_order(profiles):
+        said = description(profiles[name])
+        if name == current:
+            label, said = f"Profile: {name} (current)", f"In use now · {said}"
+        else:
+            label = f"Profile: {name}"
+        out.append((escape(label), partial(app.switch_profile, name), escape(said)))
     return out
 
 
@@ -83,15 +103,7 @@ class OhtuiCommands(Provider):
                     "Start a conversation with a title and a first message",
                 )
             )
-        for name in sorted(getattr(app, "profiles", {})):
-            current = " (current)" if name == getattr(app, "profile", None) else ""
-            out.append(
-                (
-                    f"Profile: {name}{current}",
-                    partial(app.switch_profile, name),
-                    "Connect to this server profile of the config file",
-                )
-            )
+        out.extend(profile_commands(app))
         for name in sorted(app.available_themes):
             if name.startswith("ohtui") or name in ("textual-dark", "textual-light"):
                 out.append(
@@ -102,8 +114,15 @@ class OhtuiCommands(Provider):
         from .screens.conversation import ConversationScreen
 
         if isinstance(screen, ConversationScreen):
+            from .widgets.filter_bar import FilterBar, kind_choices
+
+            newest = screen.query_one(FilterBar).applied.descending
             out.append(
-                ("Toggle sort order", screen.action_toggle_sort, "Oldest first / newest first")
+                (
+                    f"Order: {'oldest' if newest else 'newest'} first",
+                    screen.action_toggle_sort,
+                    "Turn the events' order round (o)",
+                )
             )
             out.append(
                 ("Show all events", screen.action_show_all, "Clear branch selection and filters")
@@ -162,7 +181,6 @@ class OhtuiCommands(Provider):
                             "Write the events the list shows to a file in the working directory",
                         )
                     )
-            from .widgets.filter_bar import kind_choices
 
             for label, kind in kind_choices():  # as the list names them, sorted
                 out.append(

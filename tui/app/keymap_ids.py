@@ -4,7 +4,20 @@ so a key file naming an id nothing declares is told at start instead of silently
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from textual.binding import Binding
+
+#: Binding ids that were renamed: a key file naming the old id still works. (The
+#: conversation's ``o`` was "Sort" where the lists' ``o`` was "Order": one word now.)
+RENAMED = {"conversation.sort": "conversation.order"}
+
+
+def current_ids(keymap: Mapping[str, str]) -> dict[str, str]:
+    """``keymap`` with renamed ids under their new names (a new name given too wins)."""
+    out = {RENAMED.get(name, name): keys for name, keys in keymap.items() if name in RENAMED}
+    out.update((name, keys) for name, keys in keymap.items() if name not in RENAMED)
+    return out
 
 
 def binding_ids() -> set[str]:

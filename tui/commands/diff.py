@@ -19,7 +19,7 @@ from typing import Any
 
 from tui.text import say
 
-from .target import OpenFolder, Target, looks_like_folder, open_target, output_for
+from .target import OpenFolder, Target, Unclear, looks_like_folder, open_target, output_for
 
 PROG = "ohtui diff"
 
@@ -43,10 +43,13 @@ def run_diff(args: argparse.Namespace, open_folder: OpenFolder) -> int:
 
     async def run() -> Any:
         async with client:
-            return await client.workspace_patch(args.conversation, path=args.path, ref=args.ref)
+            cid = await target.conversation_id(PROG)
+            return await client.workspace_patch(cid, path=args.path, ref=args.ref)
 
     try:
         patch = asyncio.run(run())
+    except Unclear as exc:
+        return exc.tell(PROG)
     except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - one message, never a traceback
         if isinstance(exc, KeyboardInterrupt):
             return 130

@@ -20,13 +20,13 @@ from typing import Any
 
 from tui.text import say
 
-from .target import OpenFolder, Target, looks_like_folder, open_target
+from .target import OpenFolder, Target, Unclear, looks_like_folder, open_target
 
 PROG = "ohtui download"
 
 
 def run_download(args: argparse.Namespace, open_folder: OpenFolder) -> int:
-    from tui.safe_output import OutputError, destination, safe_name, unused_name
+    from tui.safe_output import OutputError, destination
 
     cid = args.conversation
     if cid and looks_like_folder(cid):
@@ -36,58 +36,73 @@ def run_download(args: argparse.Namespace, open_folder: OpenFolder) -> int:
         )
         return 2
     if not cid:
-        say(f"{PROG}: name a conversation (its id)", file=sys.stderr)
+        say(f"{PROG}: name a conversation (its id or the start of it)", file=sys.stderr)
         say(f"usage: {PROG} ID [-o FILE]", file=sys.stderr)
         return 2
-    exclusive = args.output is None  # a name ohtui picks is never over anything
-    try:  # checked before anything is asked of the server
-        named = args.output or unused_name(f"ohtui-{safe_name(cid, 8)}-trajectory", "zip")
-        where = destination(named, exclusive=exclusive)
-    except (OutputError, FileExistsError) as exc:
-        say(f"{PROG}: {exc}", file=sys.stderr)
-        return 1
-    if where.kind == "stdout" and sys.stdout.isatty():
-        say(
-            f"{PROG}: a zip is no text for a terminal: name a file (-o FILE) or pipe it",
-            file=sys.stderr,
-        )
-        return 2
+    where = None  # a name ohtui picks (never over anything) waits for the whole id
+    if args.output is not None:
+        try:  # checked before anything is asked of the server
+            where = destination(args.output)
+        except OutputError as exc:
+            say(f"{PROG}: {exc}", file=sys.stderr)
+            return 1
+        if where.kind == "stdout" and sys.stdout.isatty():
+            say(
+                f"{PROG}: a zip is no text for a terminal: name a file (-o FILE) or pipe it",
+                file=sys.stderr,
+            )
+            return 2
     target = open_target(args, open_folder, PROG)
     if not isinstance(target, Target):
         return target
-    code, size = _download(target, cid, where, exclusive)
-    if code == 0:
-        _summary(cid, size, where)
+    code, done = _download(target, where)
+    if done is not None:
+        _summary(*done)
     return code
 
 
-def _download(target: Target, cid: str, where: Any, exclusive: bool) -> tuple[int, int]:
-    from tui.safe_output import OutputError, open_output, reader_gone
+def _download(target: Target, chosen: Any) -> tuple[int, tuple[str, int, Any] | None]:
+    """The status and, once written, ``(whole id, size, where it went)``. ``chosen`` is
+    ``-o``'s destination, else a new file in the working directory named by the id."""
+    from tui.safe_output import (
+        OutputError,
+        destination,
+        open_output,
+        reader_gone,
+        safe_name,
+        unused_name,
+    )
 
     client, stop = target.client, target.stop
 
-    async def run(write: Any) -> int:
+    async def run() -> tuple[str, int, Any]:
         async with client:
-            return (await client.download_trajectory(cid, write)).size
+            cid = await target.conversation_id(PROG)
+            where = chosen
+            if where is None:
+                named = unused_name(f"ohtui-{safe_name(cid, 8)}-trajectory", "zip")
+                where = destination(named, exclusive=True)
+            with open_output(where, exclusive=chosen is None, binary=True) as out:
+                return cid, (await client.download_trajectory(cid, out.write)).size, where
 
     try:
-        with open_output(where, exclusive=exclusive, binary=True) as out:
-            size = asyncio.run(run(out.write))
+        return 0, asyncio.run(run())
     except KeyboardInterrupt:
-        return 130, 0
+        return 130, None
     except BrokenPipeError:  # the reader went away (`| head`): not an error
         reader_gone()
-        return 0, 0
-    except OutputError as exc:
+        return 0, None
+    except (OutputError, FileExistsError) as exc:
         say(f"{PROG}: {exc}", file=sys.stderr)
-        return 1, 0
+        return 1, None
+    except Unclear as exc:
+        return exc.tell(PROG), None
     except Exception as exc:  # noqa: BLE001 - one message, never a traceback
         target.report(PROG, exc)
-        return 1, 0
+        return 1, None
     finally:
         if stop is not None:
             stop()
-    return 0, size
 
 
 def _summary(cid: str, size: int, where: Any) -> None:

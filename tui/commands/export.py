@@ -17,13 +17,13 @@ from typing import Any
 
 from tui.text import say
 
-from .target import OpenFolder, Target, open_target, output_for
+from .target import OpenFolder, Target, Unclear, open_target, output_for
 
 PROG = "ohtui export"
 
 
 def run_export(args: argparse.Namespace, open_folder: OpenFolder) -> int:
-    from tui.export import ExportError, format_for
+    from tui.export import format_for
     from tui.safe_output import OutputError, open_output, reader_gone
 
     where = output_for(args.output, PROG)
@@ -39,7 +39,7 @@ def run_export(args: argparse.Namespace, open_folder: OpenFolder) -> int:
         from tui.export import export_conversation
 
         async with client:
-            cid = await target.conversation_id(PROG, ExportError)
+            cid = await target.conversation_id(PROG)
             return cid, await export_conversation(client, cid, write, fmt=fmt, shared=args.shared)
 
     try:
@@ -53,6 +53,8 @@ def run_export(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     except OutputError as exc:
         say(f"{PROG}: {exc}", file=sys.stderr)
         return 1
+    except Unclear as exc:
+        return exc.tell(PROG)
     except Exception as exc:  # noqa: BLE001 - one message, never a traceback
         target.report(PROG, exc)
         return 1

@@ -15,16 +15,12 @@ from typing import TYPE_CHECKING
 
 from tui.text import say
 
-from .target import OpenFolder, Target, open_target, output_for
+from .target import OpenFolder, Target, Unclear, open_target, output_for
 
 if TYPE_CHECKING:
     from tui.safe_output import Destination
 
 PROG = "ohtui insights"
-
-
-class _Unclear(Exception):
-    """The folder holds no conversation, or several and none was named."""
 
 
 def run_insights(args: argparse.Namespace, open_folder: OpenFolder) -> int:
@@ -41,15 +37,14 @@ def run_insights(args: argparse.Namespace, open_folder: OpenFolder) -> int:
 
     async def run() -> str:
         async with client:
-            cid = await target.conversation_id(PROG, _Unclear)
+            cid = await target.conversation_id(PROG)
             found = await collect_insights(client, cid, shared=args.shared)
             return render(found, args.format)
 
     try:
         text = asyncio.run(run())
-    except _Unclear as exc:
-        say(f"{PROG}: {exc}", file=sys.stderr)
-        return 1
+    except Unclear as exc:
+        return exc.tell(PROG)
     except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - one message, never a traceback
         if isinstance(exc, KeyboardInterrupt):
             return 130

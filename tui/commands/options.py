@@ -148,7 +148,11 @@ def build_parser(*, env_defaults: bool = True) -> argparse.ArgumentParser:
     parser.add_argument(
         "--print-config-path", action="store_true", help="print the config file's path and exit"
     )
-    parser.add_argument("--conversation", metavar="ID", help="open this conversation directly")
+    parser.add_argument(
+        "--conversation",
+        metavar="ID",
+        help="open this conversation directly (its id, or its first 4+ hex digits)",
+    )
     parser.add_argument(
         "--shared",
         action="store_true",
@@ -185,7 +189,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
         "conversation",
         nargs="?",
         metavar="ID|FOLDER",
-        help="conversation id, or the path of a local conversation folder",
+        help="conversation id (or its first 4+ hex digits), or the path of a local "
+        "conversation folder",
     )
     parser.add_argument(
         "--local",
@@ -221,7 +226,8 @@ def _add_insights(sub: argparse._SubParsersAction) -> None:
         "conversation",
         nargs="?",
         metavar="ID|FOLDER",
-        help="conversation id, or the path of a local conversation folder",
+        help="conversation id (or its first 4+ hex digits), or the path of a local "
+        "conversation folder",
     )
     parser.add_argument(
         "--local",
@@ -251,7 +257,9 @@ def _add_diff(sub: argparse._SubParsersAction) -> None:
         "and diffs (text files; what it could not hold is said). Written exactly, unmasked, "
         "so that it applies. What was written and where to apply it goes to standard error.",
     )
-    parser.add_argument("conversation", nargs="?", metavar="ID", help="conversation id")
+    parser.add_argument(
+        "conversation", nargs="?", metavar="ID", help="conversation id (or its first 4+ hex digits)"
+    )
     parser.add_argument(
         "--output", "-o", metavar="FILE", help="write to FILE (default: standard output)"
     )
@@ -279,7 +287,9 @@ def _add_download(sub: argparse._SubParsersAction) -> None:
         "(ohtui-<id>-trajectory.zip, never over anything). `ohtui FILE.zip` opens it "
         "read-only like a local conversation folder.",
     )
-    parser.add_argument("conversation", nargs="?", metavar="ID", help="conversation id")
+    parser.add_argument(
+        "conversation", nargs="?", metavar="ID", help="conversation id (or its first 4+ hex digits)"
+    )
     parser.add_argument(
         "--output",
         "-o",

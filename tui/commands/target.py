@@ -2,9 +2,12 @@
 configured server, else the bundled demo server) or a local conversation folder
 (``FOLDER``, ``--local DIR [ID]``) served read-only on loopback by the folder server.
 
-Both commands name, check and open their target the same way and report a failure the same
-way (one titled message with the next step, keys scrubbed); only what they do with the
-conversation differs.
+The commands (``diff`` and ``download`` too) name, check and open their target the same way
+and report a failure the same way (one titled message with the next step, keys scrubbed);
+only what they do with the conversation differs. An id may be the start of one, resolved as
+the palette resolves it (:mod:`tui.client.conversation_ids`); one that is not an id's shape
+is a usage error saying the shape, before any request; one that names no conversation, or
+the start of several, is said with the candidates (exit 2).
 """
 
 from __future__ import annotations
@@ -36,6 +39,35 @@ def looks_like_folder(text: str) -> bool:
     return Path(text).is_dir()
 
 
+class Unclear(Exception):
+    """The conversation named is none or not one: unknown, the start of several ids, or a
+    folder holding none or several with none named. Said in ``lines``; exit status 2."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+    def tell(self, prog: str) -> int:
+        for index, line in enumerate(self.lines):
+            say(f"{prog}: {line}" if index == 0 else line, file=sys.stderr)
+        return 2
+
+
+def conversation_problem(conversation: str, shared: bool) -> str | None:
+    """Why ``conversation`` cannot name a conversation on a server, before anything is
+    asked of it (None: it can): not an id's shape, or a prefix of a shared one (a shared
+    conversation is read by its whole id: nothing lists them)."""
+    from tui.client.conversation_ids import is_whole_id, shape_problem
+
+    problem = shape_problem(conversation)
+    if problem is None and shared and not is_whole_id(conversation):
+        return (
+            "--shared reads a conversation by its whole id (32 hex digits): shared "
+            "conversations are not listed, so the start of an id cannot be looked up"
+        )
+    return problem
+
+
 def usage(prog: str, hint: str) -> int:
     say(f"{prog}: {hint}", file=sys.stderr)
     say(f"usage: {prog} ID | {prog} FOLDER | {prog} --local DIR [ID]", file=sys.stderr)
@@ -51,6 +83,7 @@ class Target:
     folder: str | None
     resolved: Any = None  # the settings, when a server (not a folder) is read
     stop: Callable[[], None] | None = None
+    shared: bool = False  # read by its whole id from the shared-conversations routes
 
     def report(self, prog: str, exc: BaseException) -> None:
         """A failure as one titled message with the next step; keys scrubbed."""
@@ -61,10 +94,27 @@ class Target:
         text = "\n".join(failure.lines(prog))
         say(resolved.scrub(text) if resolved is not None else text, file=sys.stderr)
 
-    async def conversation_id(self, prog: str, unclear: type[Exception]) -> str:
-        return self.conversation or await only_conversation(
-            self.client, self.folder or "", prog, unclear
+    async def conversation_id(self, prog: str) -> str:
+        """The whole id of the conversation named (or of the folder's only one); raises
+        :class:`Unclear` when it names none or several."""
+        from tui.client.conversation_ids import find_conversation
+
+        if self.conversation is None:
+            return await only_conversation(self.client, self.folder or "", prog)
+        if self.shared:
+            return self.conversation
+        found = await find_conversation(
+            self.client, self.conversation, any_id=self.folder is not None
         )
+        if found.conversation is None:
+            lines = found.lines()
+            if found.unknown:
+                lines.append(
+                    "  next: check the id (`ohtui` lists the conversations; `ohtui info` shows"
+                    " the server used)"
+                )
+            raise Unclear(lines)
+        return found.conversation.id
 
 
 def output_for(named: str | None, prog: str) -> Any:
@@ -102,25 +152,36 @@ def open_target(args: argparse.Namespace, open_folder: OpenFolder, prog: str) ->
     resolved = load_settings(args, prog)
     if resolved is None:
         return 2
+    problem = conversation_problem(conversation, args.shared) if conversation else None
+    if problem is not None:  # before the bundled server starts, before any request
+        return usage(prog, problem)
     url, stop = resolved.url, None
     if not url:
         from tui.server.embedded import start_demo_server
 
         url, stop = start_demo_server()
-    return Target(make_client(resolved, url), conversation, None, resolved, stop)
+    return Target(
+        make_client(resolved, url), conversation, None, resolved, stop, shared=args.shared
+    )
 
 
-async def only_conversation(client: Any, folder: str, prog: str, unclear: type[Exception]) -> str:
-    """The id of a folder's only conversation; ``unclear`` raised when it holds none or
-    several and none was named."""
-    page = await client.search_conversations(limit=5)
-    ids = [item.id for item in page.items]
-    if len(ids) == 1:
-        return ids[0]
-    if not ids:
-        raise unclear(f"no conversation in {folder}")
-    more = ", …" if page.next_page_id else ""
-    raise unclear(
-        f"{folder} holds several conversations: name one, as in "
-        f"{prog} --local {folder} ID  (ids: {', '.join(ids)}{more})"
+async def only_conversation(client: Any, folder: str, prog: str) -> str:
+    """The id of a folder's only conversation; :class:`Unclear` when it holds none, or
+    several and none was named (then they are listed, as an ambiguous prefix lists them)."""
+    from tui.client.conversation_ids import SHOWN, candidate_line
+
+    page = await client.search_conversations(limit=SHOWN)
+    if len(page.items) == 1:
+        return page.items[0].id
+    if not page.items:
+        raise Unclear([f"no conversation in {folder}"])
+    raise Unclear(
+        [
+            (
+                f"{folder} holds several conversations: name one by its id or the start of"
+                f" it, as in {prog} --local {folder} ID"
+            ),
+            *(f"  {candidate_line(item)}" for item in page.items),
+            *(["  …"] if page.next_page_id else []),
+        ]
     )

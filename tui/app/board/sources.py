@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ..profiles import watched
+
 if TYPE_CHECKING:
     from tui.client import OpenHandsClient
     from tui.failures import Failure
@@ -54,14 +56,15 @@ def current_name(app: Any) -> str:
 
 
 def board_sources(app: Any, all_profiles: bool) -> list[Source]:
-    """The app's server, and with ``all_profiles`` every other configured profile."""
+    """The app's server, and with ``all_profiles`` every other profile (not the bundled
+    demo: a server of ohtui's own, started only when switched to)."""
 
     async def current() -> tuple[OpenHandsClient, bool]:
         return await app.client_ready(), bool(app.local)
 
     sources = [Source(current_name(app), current)]
     if all_profiles:
-        for name in sorted(app.profiles):
+        for name in watched(app.profiles):
             if name != app.profile:
                 sources.append(Source(name, _profile(app.profiles[name]), owned=True))
     return sources

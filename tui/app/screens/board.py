@@ -29,6 +29,7 @@ from ..board.options import BoardOptions
 from ..board.sources import board_sources
 from ..messages import AgentStatusChanged
 from ..notices import desktop_notify
+from ..profiles import watched
 from ..refusals import read_only_reason
 from ..widgets.board_table import BoardTable
 from ..widgets.key_bar import KeyBar
@@ -51,6 +52,8 @@ FILTER_NAMES = {
 class BoardScreen(BoardActions, Screen):
     AUTO_FOCUS = "#board"
     BINDING_GROUP_TITLE = "Board"
+    #: what ctrl+c copies where no text is selected (``copy_key.py``)
+    COPY_ACTION = "copy_id"
     BINDINGS = [
         Binding("enter", "open", "Open", id="board.open"),
         Binding("space", "mark", "Mark", id="board.mark"),
@@ -66,6 +69,7 @@ class BoardScreen(BoardActions, Screen):
         Binding("s", "sort", "Sort", id="board.sort"),
         Binding("o", "order", "Order", show=False, id="board.order"),
         Binding("a", "all_profiles", "All servers", show=False, id="board.all-profiles"),
+        Binding("c", "copy_id", "Copy id", show=False, id="board.copy-id"),
         Binding("ctrl+r", "refresh", "Refresh", show=False, id="board.refresh"),
         Binding("escape", "clear", "Back", show=False, id="board.clear"),
     ]
@@ -239,7 +243,7 @@ class BoardScreen(BoardActions, Screen):
         if action in STEERING and self.app.readonly:
             return False
         if action == "all_profiles":
-            return bool(getattr(self.app, "profiles", None))
+            return bool(watched(getattr(self.app, "profiles", {})))
         return True
 
     def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
@@ -265,6 +269,15 @@ class BoardScreen(BoardActions, Screen):
                 self.app.start_conversation = row.conversation_id
             return
         self.app.open_conversation(row.conversation_id, title=row.title)
+
+    def action_copy_id(self) -> None:
+        """The conversation id of the row under the cursor (as c on the conversations list)."""
+        row = self.query_one(BoardTable).current
+        if row is None or row.failure is not None:
+            self.notify("No conversation is selected: there is no id to copy.", markup=False)
+            return
+        self.app.copy_to_clipboard(row.conversation_id)
+        self.notify(f"Copied the id {one_line(row.conversation_id, 80)}.", markup=False)
 
     def action_mark(self) -> None:
         table = self.query_one(BoardTable)

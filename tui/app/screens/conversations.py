@@ -41,7 +41,7 @@ from ..widgets.cost_chart import CostChart
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
 from ..widgets.ordered_input import OrderedInput
-from .conversations_sorting import SortedList
+from .conversations_sorting import ORDER_REFUSED, SortedList
 from .conversations_table import ConversationsTable
 from .errors import describe_error
 from .new_conversation import ConversationStarts
@@ -76,6 +76,8 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="conversations.clear"),
     ]
     CSS_PATH = "conversations.tcss"
+    #: what ctrl+c copies where no text is selected (``copy_key.py``)
+    COPY_ACTION = "copy_id"
 
     def __init__(self) -> None:
         super().__init__()
@@ -370,6 +372,8 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
             return not self.app.local
         if action == "filter":  # typed into the field while it has the keys
             return not isinstance(self.focused, Input)
+        if action == "order":  # the server's order is newest first, page by page
+            return bool(self.sort)
         return True
 
     def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
@@ -378,6 +382,8 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
             return self.why_not_start()
         if action == "sandbox_ids":
             return "Local folders have no sandboxes: there are no sandbox ids to show."
+        if action == "order":
+            return ORDER_REFUSED
         return None
 
     def action_open(self) -> None:
@@ -402,9 +408,11 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
 
     def action_copy_id(self) -> None:
         conv = self.rows.get(self.query_one(FittedTable).current_key)
-        if conv is not None:
-            self.app.copy_to_clipboard(conv.id)
-            self.notify(f"Copied the id {one_line(conv.id, 80)}.", markup=False)
+        if conv is None:
+            self.notify("No conversation is selected: there is no id to copy.", markup=False)
+            return
+        self.app.copy_to_clipboard(conv.id)
+        self.notify(f"Copied the id {one_line(conv.id, 80)}.", markup=False)
 
     def action_sandbox_ids(self) -> None:
         self._sandbox_ids = not self._sandbox_ids

@@ -20,6 +20,11 @@ from ..widgets.fitted_table import FittedTable
 CHART_ROOM = (120, 40)
 CHART_HEIGHT = 11
 SHORT_CHART_HEIGHT = 8  # on a short screen, shown by ``$``: the table keeps more rows
+#: why ``o`` does nothing in the server's order (it is newest first, page by page)
+ORDER_REFUSED = (
+    "The list is in the server's order, newest first: s sorts it by cost, tokens or duration,"
+    " then o turns that order round."
+)
 
 
 class SortedList:

@@ -25,6 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..widgets.key_bar import KeyBar
+from .help_notes import copy_note, elsewhere
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -43,10 +44,13 @@ class KeyGroup:
 
 def key_groups(screen: Screen) -> list[KeyGroup]:
     """The keys that apply on ``screen`` now, grouped by owner (the focused pane's first),
-    the keys of one action together (``/ ^f``)."""
+    the keys of one action together (``/ ^f``); a screen's key that means something else
+    on another screen says so (``help_notes.py``)."""
     app = screen.app
     owners: dict[int, tuple[KeyGroup, dict[str, list[str]]]] = {}
     descriptions: dict[tuple[int, str], tuple[str, str]] = {}
+    elsewhere_notes = elsewhere(screen)
+    notes: dict[tuple[int, str], list[str]] = {}
     for namespace, binding, _enabled, tooltip in screen.active_bindings.values():
         if binding.system:
             continue
@@ -57,14 +61,20 @@ def key_groups(screen: Screen) -> list[KeyGroup]:
         shown = app.get_key_display(binding)
         if shown not in keys:
             keys.append(shown)
+        if binding.action == "screen.copy_text":
+            tooltip = copy_note(screen)
         descriptions.setdefault(
             (id(namespace), binding.action), (binding.description, tooltip or "")
         )
+        note = elsewhere_notes.get(binding.key) if namespace is screen else None
+        if note:
+            notes.setdefault((id(namespace), binding.action), []).append(note)
     groups = []
     for owner, (group, actions) in owners.items():
         for action, keys in actions.items():
             description, tooltip = descriptions[(owner, action)]
-            group.rows.append((" ".join(keys), description, tooltip))
+            said = " · ".join(([tooltip] if tooltip else []) + notes.get((owner, action), []))
+            group.rows.append((" ".join(keys), description, said))
         groups.append(group)
     return groups
 

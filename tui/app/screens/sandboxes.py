@@ -107,6 +107,8 @@ class SpecPicker(DismissOnce, ModalScreen[str | None]):
 class SandboxesScreen(SandboxPolling, Screen):
     AUTO_FOCUS = "#sandboxes"
     BINDING_GROUP_TITLE = "Sandboxes"
+    #: what ctrl+c copies where no text is selected (``copy_key.py``)
+    COPY_ACTION = "copy_id"
     BINDINGS = [
         Binding("p", "pause", "Pause", id="sandboxes.pause"),
         Binding("r", "resume", "Resume", id="sandboxes.resume"),
@@ -294,9 +296,11 @@ class SandboxesScreen(SandboxPolling, Screen):
 
     def action_copy_id(self) -> None:
         box = self._current()
-        if box is not None:
-            self.app.copy_to_clipboard(box.id)
-            self.notify(f"Copied the id {one_line(box.id, 80)}.", markup=False)
+        if box is None:
+            self.notify("No sandbox is selected: there is no id to copy.", markup=False)
+            return
+        self.app.copy_to_clipboard(box.id)
+        self.notify(f"Copied the id {one_line(box.id, 80)}.", markup=False)
 
     @work(group="sandbox-actions")
     async def change(self, box: SandboxInfo, verb: str) -> None:

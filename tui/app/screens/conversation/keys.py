@@ -112,7 +112,13 @@ CONVERSATION_KEYS = [
         id="conversation.raw-history",
         tooltip="Show every streaming delta and state snapshot the server stored, or fold them",
     ),
-    Binding("o", "toggle_sort", "Sort", id="conversation.sort"),
+    Binding(
+        "o",
+        "toggle_sort",
+        "Order",
+        id="conversation.order",
+        tooltip="Newest or oldest first (as o on the lists)",
+    ),
     Binding("z", "zoom", "Zoom pane", show=False, id="conversation.zoom"),
     Binding(
         "less_than_sign,ctrl+left",

@@ -87,6 +87,8 @@ class ConversationScreen(
 
     AUTO_FOCUS = "#event-list"
     BINDING_GROUP_TITLE = "Conversation"
+    #: what ctrl+c copies where no text is selected (``copy_key.py``): what c copies
+    COPY_ACTION = "copy('text')"
     ALLOW_IN_MAXIMIZED_VIEW = "KeyBar"  # a zoomed pane (z) keeps the keys in view
     CSS_PATH = "conversation.tcss"
     BINDINGS = CONVERSATION_KEYS
