@@ -89,7 +89,7 @@ async def test_it_lists_every_key_of_the_screen_as_it_applies(demo_server):
             assert f" {description}" in listed, description
         for title in ("Event list", "Conversation", "Everywhere"):
             assert title in [group.title for group in help_screen.groups]
-        assert "Next error" in listed and "Pause/run" in listed  # past where it used to stop
+        assert "Next failure" in listed and "Pause/run" in listed  # past where it used to stop
 
 
 async def test_read_only_lists_no_key_that_steers(demo_server):

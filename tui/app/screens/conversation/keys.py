@@ -56,9 +56,9 @@ CONVERSATION_KEYS = [
     Binding("ctrl+r", "find_toggle('regex')", "Regex", show=False, id="conversation.find-regex"),
     Binding("ctrl+t", "find_toggle('case')", "Match case", show=False, id="conversation.find-case"),
     Binding("N", "find_previous", "Previous hit", show=False, id="conversation.find-previous"),
-    Binding("e", "jump('error', 1)", "Next error", show=False, id="conversation.next-error"),
+    Binding("e", "jump('error', 1)", "Next failure", show=False, id="conversation.next-error"),
     Binding(
-        "E", "jump('error', -1)", "Previous error", show=False, id="conversation.previous-error"
+        "E", "jump('error', -1)", "Previous failure", show=False, id="conversation.previous-error"
     ),
     Binding("u", "jump('user', 1)", "Next user message", show=False, id="conversation.next-user"),
     Binding(
