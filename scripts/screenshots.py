@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -192,7 +193,10 @@ async def board() -> None:
 async def main() -> None:
     OUT.mkdir(exist_ok=True)
     await board()
-    url, stop = start_demo_server()
+    # the demo's data moves to its server's clock: a clock that starts at the app's NOW and
+    # runs on (live runs step on it), so times read "3m ago" as a newcomer sees them
+    started = time.time()
+    url, stop = start_demo_server(clock=lambda: NOW.timestamp() + time.time() - started)
     try:
         await shoot(url, "conversations", conversations)
         await shoot(url, "conversations-by-cost", conversations_by_cost, size=(160, 48))

@@ -73,7 +73,7 @@ def move_to(screen, cid: str) -> None:
 
 async def test_board_lists_the_active_agents_needing_a_human_first(make_server):
     store, ids = board_store(14)
-    finished = add_agent(store, 20, "finished")
+    finished = add_agent(store, 20, "finished", minutes_ago=90)
     old_error = add_agent(store, 21, "error", minutes_ago=180)
     server = make_server(store)
     app = board_app(server)
@@ -81,7 +81,7 @@ async def test_board_lists_the_active_agents_needing_a_human_first(make_server):
         screen = await open_board(pilot, 14)
         table = screen.query_one(BoardTable)
         shown = {row.conversation_id for row in table.rows}
-        assert shown == set(ids)  # the finished run and the error 3 h ago are not active
+        assert shown == set(ids)  # the run finished 1½ h ago and the error 3 h ago have gone
         assert finished not in shown and old_error not in shown
         statuses = [row.status for row in table.rows]
         first = [s for s in statuses if s in ("waiting_for_confirmation", "error", "stuck")]
@@ -93,6 +93,33 @@ async def test_board_lists_the_active_agents_needing_a_human_first(make_server):
         text = screen_text(app)
         assert "14 agents · 6 need you · 0 live, 14 polled" in text
         assert "Agent 03: build docs" in text and "confirm?" in text
+
+
+async def test_ended_runs_of_the_last_hour_stay_on_the_board(make_server):
+    """The board's promise, "ended ones from the last 60 min": a run that finished 3 minutes
+    ago is listed, and one that finishes while the board is shown stays (finished was not
+    among the default statuses: such a row lingered a minute, dimmed, then went)."""
+    store, ids = board_store(3)  # running, running, paused
+    recent = add_agent(store, 21, "finished", minutes_ago=3)  # ended 3 minutes ago
+    old = add_agent(store, 28, "finished", minutes_ago=61)  # ended over an hour ago
+    server = make_server(store)
+    options = BoardOptions(sockets=0, poll_seconds=60, details_per_poll=100, linger_s=0)
+    app = board_app(server, options)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_board(pilot, 4)
+        rows = rows_by_id(screen)
+        assert set(rows) == {*ids, recent} and old not in rows
+        assert rows[recent].status == "finished" and rows[recent].leaving_at is None
+        set_status(store, ids[0], "finished")  # finishes while shown
+        scans = screen.feed.scans
+        screen.feed.refresh_now()
+        await wait_for(lambda: screen.feed.scans > scans, pilot=pilot)
+        scans = screen.feed.scans
+        screen.feed.refresh_now()  # a look after it: a leaving row would go now (linger 0)
+        await wait_for(lambda: screen.feed.scans > scans, pilot=pilot)
+        row = rows_by_id(screen).get(ids[0])
+        assert row is not None and row.status == "finished" and row.leaving_at is None
+        await wait_for(lambda: "Agent 21" in screen_text(app), pilot=pilot)
 
 
 async def test_a_polled_row_changes_in_place_and_floats_up(make_server):

@@ -28,6 +28,21 @@ def test_lately_counts_the_news_of_the_last_seconds():
     assert lately.summary() == "" and not lately
 
 
+def test_one_piece_of_news_is_said_with_its_title():
+    now = [100.0]
+    lately = Lately(keep=30, clock=lambda: now[0])
+    lately.add("error", "Fix the build\x1b[2J on main")
+    # a title is untrusted: shown literally, its controls neutralised
+    assert lately.summary() == "lately: “Fix the build\u241b[2J on main” failed"
+    assert lately.summary(room=30) == "lately: “Fix the buil…” failed"  # cut to fit 30
+    assert lately.summary(room=20) == "lately: 1 failed"  # no room for a title
+    lately.add("finished", "Another")
+    assert lately.summary() == "lately: 1 failed, 1 finished"  # several: counted
+    now[0] += 31
+    lately.add("finished", "x" * 80)
+    assert lately.summary() == f"lately: “{'x' * 39}…” finished"
+
+
 async def test_changes_on_the_board_go_to_its_status_line_not_to_toasts(make_server):
     store, ids = board_store(7, statuses=("running",))
     server = make_server(store)

@@ -6,17 +6,22 @@ import asyncio
 import os
 import stat
 
+import pytest
+
 from tests.app_helpers import (
     SIZE,
     conversations_shown,
     list_ready,
     make_app,
     push_conversation,
+    screen_text,
     wait_for,
 )
 from tui.app.format import status_value
 from tui.app.notices import Notifier, desktop_notify
 from tui.config import Settings
+from tui.server.demo import LIVE_TITLE
+from tui.text import one_line
 
 
 class Clock:
@@ -101,14 +106,20 @@ async def test_a_live_run_that_finishes_notifies_and_rings(live_server):
         assert bells
 
 
-async def test_the_conversations_list_notifies_from_polling(live_server):
+@pytest.mark.parametrize("bundled", [False, True], ids=["a server", "the bundled demo"])
+async def test_the_conversations_list_says_an_end_in_its_status_line(live_server, bundled):
+    """The list's rows show the new status: the news is said in its status line for a
+    while, never as toasts over the list; the bell rings as for a toast, but not in the
+    bundled demo, whose agents run by themselves."""
     server, names = live_server()
     cid = names["live"]
-    app = make_app(server.base_url)
-    app.notifier = Notifier(frozenset({"finished"}), bell=False)
+    app = make_app(server.base_url, warm_up=(lambda: None) if bundled else None)
+    app.notifier = Notifier(frozenset({"finished"}), bell=True)
     told: list[str] = []
+    bells: list[int] = []
     async with app.run_test(size=SIZE) as pilot:
         app.notify = lambda message, **kw: told.append(str(message))  # type: ignore[method-assign]
+        app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         screen = app.screen
         await wait_for(lambda: cid in screen._rows, pilot=pilot)
@@ -120,7 +131,12 @@ async def test_the_conversations_list_notifies_from_polling(live_server):
         )
         await asyncio.to_thread(server.live.run_until_idle_sync, cid)
         screen.refresh_rows([cid])
-        await wait_for(lambda: any("the agent finished" in m for m in told), pilot=pilot)
+        said = f"lately: “{one_line(LIVE_TITLE, 40)}” finished"
+        await wait_for(lambda: said in screen_text(app), pilot=pilot)
+        assert not told and not app._notifications  # no toast
+        assert bool(bells) is not bundled
+        # the app's notifier heard of it: the conversation's own view will not tell it again
+        assert app.notifier.notice(cid, "x", "running", "finished") is None
 
 
 def test_notify_settings_from_the_file_and_env(tmp_path, monkeypatch):

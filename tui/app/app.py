@@ -27,7 +27,7 @@ from .guard import AppGuard, GuardedDispatch
 from .keymap_ids import binding_ids, current_ids
 from .messages import AgentStatusChanged
 from .navigation import SANDBOXES, AppNavigation
-from .notices import TOAST_CSS, Notifier, desktop_notify, user_is_typing
+from .notices import TOAST_CSS, Notifier, alert, user_is_typing
 from .opening import open_by_id
 from .profiles import kind as profile_kind
 from .refusals import RefusedKeys
@@ -376,12 +376,7 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
         held, self._held_notices = self._held_notices, []
         for text, severity in held:
             self.notify(text, title="Agent", severity=severity, timeout=10, markup=False)  # type: ignore[arg-type]
-            if self.notifier.desktop:
-                self.run_worker(
-                    desktop_notify("ohtui", text), group="desktop-notify", exit_on_error=False
-                )
-        if self.notifier.bell:
-            self.bell()
+        alert(self, [text for text, _ in held])
 
     def set_theme(self, name: str) -> None:
         self.theme = name

@@ -10,7 +10,9 @@ after the stream) is not news again within :data:`REPEAT_S`.
 Nothing is shown while the user types (a dialog, a prompt, a text field has the focus):
 the app holds the notices and shows them once the typing is over (:func:`user_is_typing`).
 Toasts sit at the top right, small (:data:`TOAST_CSS`), clear of the detail pane and the
-message line at the bottom.
+message line at the bottom. A screen whose rows show the change (the conversations list, the
+board) says it in its status line instead (``board/notices.py``: ``tell_in_status_line``);
+the bell and desktop notifications go with either (:func:`alert`).
 """
 
 from __future__ import annotations
@@ -78,6 +80,20 @@ TOAST_CSS = """
 ToastRack { dock: top; align: right top; margin-top: 2; margin-bottom: 0; }
 Toast { width: 46; max-width: 45%; padding: 0 1; margin-top: 0; margin-bottom: 1; }
 """
+
+
+def alert(app: object, texts: list[str]) -> None:
+    """The bell and the desktop notifications (as configured) for notices just told, wherever
+    they were shown; not for the bundled demo, whose agents run by themselves."""
+    notifier = getattr(app, "notifier", None)
+    if not texts or notifier is None or getattr(app, "bundled", False):
+        return
+    if notifier.bell:
+        app.bell()  # type: ignore[attr-defined]
+    for text in texts if notifier.desktop else ():
+        app.run_worker(  # type: ignore[attr-defined]
+            desktop_notify("ohtui", text), group="desktop-notify", exit_on_error=False
+        )
 
 
 def user_is_typing(app: object) -> bool:

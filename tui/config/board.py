@@ -9,8 +9,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 #: Agent statuses shown by default; the ended ones (error, stuck, finished, idle) only
-#: while recent (``recent_minutes``).
-BOARD_STATUSES = ("running", "waiting_for_confirmation", "paused", "stuck", "error")
+#: while recent (``recent_minutes``): a run that finished minutes ago is still news.
+BOARD_STATUSES = ("running", "waiting_for_confirmation", "paused", "stuck", "error", "finished")
 
 
 class BoardSettings(BaseModel):

@@ -37,8 +37,8 @@ TEMPLATE = """\
 # "app.sandboxes" = "2,f2"
 
 # [board]                           # the live board of running agents (key 3)
-# statuses = ["running", "waiting_for_confirmation", "paused", "stuck", "error"]
-# recent_minutes = 60               # ended statuses (error, stuck) only while this recent
+# statuses = ["running", "waiting_for_confirmation", "paused", "stuck", "error", "finished"]
+# recent_minutes = 60               # ended statuses (error, stuck, finished) only while this recent
 # sockets = 20                      # rows followed live over websockets; the rest are polled
 # poll_seconds = 4                  # seconds between two looks at each server
 # scan = 500                        # conversations looked at per server, newest first

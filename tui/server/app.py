@@ -47,6 +47,7 @@ def create_app(
     clock: Callable[[], float] = time.time,
     agent_pace: float | None = None,
     autoplay: Iterable[str] = (),
+    looping: Iterable[str] = (),
     ws_auth_timeout: float = 10.0,
     ws_max_subscribers: int = MAX_SUBSCRIBERS,
     faults: Faults | None = None,
@@ -80,6 +81,9 @@ def create_app(
     - ``autoplay``: conversations the demo's agent plays (``live/autoplay.py``): each runs
       its request to the end, then, after a rest, the next story starts as a fresh
       conversation; needs ``agent_pace``. The demo (``start_demo_server``) uses it.
+    - ``looping``: conversations whose long session the demo plays lap after lap, each lap
+      in a fresh conversation started as the one before wraps up: one is always running
+      (``live/autoplay.py``); needs ``agent_pace``.
     - ``ws_auth_timeout``: seconds a websocket has to send its ``auth`` frame (10, as real).
     - ``ws_max_subscribers``: websocket subscribers per conversation (50, as real).
     - ``faults``: the fault queue (``faults.py``); a fresh, empty one if omitted, so tests can
@@ -162,6 +166,7 @@ def create_app(
         app.state.lifecycle,
         pace=agent_pace,
         autoplay=autoplay,
+        looping=looping,
         auth_timeout=ws_auth_timeout,
         max_subscribers=ws_max_subscribers,
         session_key=app.state.session_key,

@@ -3,34 +3,39 @@
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Callable
 
-from .demo import DEMO_PACE, add_live_demo, load_demo
+from .demo import DEMO_PACE, load_live_demo
 from .runner import start_server
 from .store import Store
 
 
 def start_demo_server(
-    *, session_key: str | None = None, sock: socket.socket | None = None
+    *,
+    session_key: str | None = None,
+    sock: socket.socket | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> tuple[str, Callable[..., None]]:
     """Start an in-memory demo server on a loopback port; returns ``(base_url, stop)``.
 
-    Besides the fixed demo dataset it has a live conversation whose agent works through one
-    request (a step every ``DEMO_PACE`` seconds) and, after a rest, the next story in a fresh
-    conversation (``autoplay``), so there is always a run to follow; every other conversation
-    runs too when sent a message.
+    Besides the demo dataset (moved to ``clock()``: updated minutes ago) its agent is always
+    at work: a long session lap after lap, and now and then a short story in a fresh
+    conversation (``live/autoplay.py``; a step every ``DEMO_PACE`` seconds or a few), so there
+    is always a run to follow; every other conversation runs too when sent a message.
     ``sock``: a loopback socket reserved earlier (``demo_process.py``: the app's child). It answers
     only to loopback names (``loopback_guard.py``).
     """
     store = Store()
-    load_demo(store)
-    live_id = add_live_demo(store)
+    names = load_live_demo(store, clock=clock)
     server = start_server(
         store,
         sock=sock,
         session_key=session_key,
+        clock=clock,
         agent_pace=DEMO_PACE,
-        autoplay=[live_id],
+        autoplay=[names["live"]],
+        looping=[names["loop"]],
         loopback_only=True,
     )
 

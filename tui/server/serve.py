@@ -81,12 +81,13 @@ def serve_main(
 
     ``session_key`` (the flag), ``session_key_file`` and ``OHTUI_SESSION_KEY`` in
     ``environ``, in that order, give the key (:func:`resolve_session_key`). Agent runs step
-    every ``DEMO_PACE`` seconds; with ``--demo`` the demo's live stories play one after another;
+    every ``DEMO_PACE`` seconds; with ``--demo`` the demo's long session loops and its short
+    stories play one after another;
     ``agents`` simulated agents work at once besides (``live/swarm.py``)."""
     import uvicorn
 
     from .app import create_app
-    from .demo import DEMO_PACE, add_live_demo, load_demo
+    from .demo import DEMO_PACE, load_live_demo
     from .faults import Faults, with_connection_faults
     from .store import Store
 
@@ -119,8 +120,7 @@ def serve_main(
                 file=sys.stderr,
             )
         else:
-            names = load_demo(store)
-            names["live"] = add_live_demo(store)
+            names = load_live_demo(store)
     try:
         sock = bind_socket(host, port)
     except OSError as exc:
@@ -145,6 +145,7 @@ def serve_main(
         session_key=session_key,
         agent_pace=DEMO_PACE,
         autoplay=[names["live"]] if "live" in names else (),
+        looping=[names["loop"]] if "loop" in names else (),
         faults=Faults(chaos_rate=chaos),
         loopback_only=is_loopback(host),
         agents=agents,

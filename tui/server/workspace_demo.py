@@ -128,6 +128,8 @@ class DemoWorkspace:
         self._temp: Path | None = None
         self._removal: weakref.finalize | None = None
         self.has_git = False
+        #: files to write as the repository is made (relative path → text): ``prepare``
+        self._prepared: dict[str, str] = {}
 
     @property
     def root(self) -> Path:
@@ -137,6 +139,7 @@ class DemoWorkspace:
                 root = temp / "project"
                 root.mkdir()
                 self.has_git = build_repository(root)
+                _write(root, dict(self._prepared))
                 self._temp = temp
                 # removed with the store, or when this object goes or the process ends
                 # without a close (a killed child server's store is never closed)
@@ -150,12 +153,32 @@ class DemoWorkspace:
         normal = posixpath.normpath(virtual)
         return normal == self.virtual_root or normal.startswith(self.virtual_root + "/")
 
-    def real(self, virtual: str) -> Path | None:
-        """The file a virtual path names, or None outside the workspace."""
+    def _relative(self, virtual: str) -> str | None:
+        """The path under the workspace a virtual path names ("" for the workspace itself),
+        or None outside it."""
         if not self.inside(virtual):
             return None
-        rest = posixpath.normpath(virtual)[len(self.virtual_root) :].lstrip("/")
+        return posixpath.normpath(virtual)[len(self.virtual_root) :].lstrip("/")
+
+    def real(self, virtual: str) -> Path | None:
+        """The file a virtual path names, or None outside the workspace."""
+        rest = self._relative(virtual)
+        if rest is None:
+            return None
         return self.root / rest if rest else self.root
+
+    def prepare(self, files: dict[str, str]) -> None:
+        """Put ``files`` (virtual path → text, inside the workspace) as they are: now if the
+        repository was made, else as it is made (first use stays lazy: no git meanwhile)."""
+        with self._lock:
+            made = self._temp is not None
+            for virtual, text in files.items():
+                rest = self._relative(virtual)
+                if rest:
+                    self._prepared[rest] = text
+        if made:
+            for virtual, text in files.items():
+                self.write(virtual, text)
 
     def write(self, virtual: str, text: str) -> bool:
         """Write ``text`` to the file a virtual path names, as the simulated agent's editor

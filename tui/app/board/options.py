@@ -23,8 +23,9 @@ DETAILS_IN_FLIGHT = 6
 
 @dataclass(frozen=True)
 class BoardOptions:
+    #: as ``config.board.BOARD_STATUSES``: what the board shows without a config file
     statuses: frozenset[str] = frozenset(
-        {"running", "waiting_for_confirmation", "paused", "stuck", "error"}
+        {"running", "waiting_for_confirmation", "paused", "stuck", "error", "finished"}
     )
     recent_minutes: float = 60.0
     sockets: int = 20

@@ -24,11 +24,10 @@ from tui.text import one_line
 
 from ..board.feed import BoardFeed
 from ..board.model import BY_KEY, BoardModel
-from ..board.notices import Lately, NoticeGate, app_newsworthy
+from ..board.notices import Lately, NoticeGate, app_newsworthy, tell_in_status_line
 from ..board.options import BoardOptions
 from ..board.sources import board_sources
 from ..messages import AgentStatusChanged
-from ..notices import desktop_notify
 from ..profiles import watched
 from ..refusals import read_only_reason
 from ..widgets.board_table import BoardTable
@@ -141,22 +140,13 @@ class BoardScreen(BoardActions, Screen):
             self.notify(summary, title="Board", timeout=6, markup=False)
 
     def _tell_lately(self, changes: list, several: bool) -> None:
-        notifier = getattr(self.app, "notifier", None)
         self._lately.add_counts(self._gate.held)  # held back while another screen was shown
         self._gate.held.clear()
-        told = []
-        for row, old, new in changes:
-            title = f"{row.source}: {row.title}" if several else row.title
-            found = notifier.notice(row.conversation_id, title, old, new) if notifier else None
-            if found is not None:
-                self._lately.add(new or "?")
-                told.append(found[0])
-        if told and notifier.bell:
-            self.app.bell()
-        for text in told if notifier is not None and notifier.desktop else ():
-            self.run_worker(
-                desktop_notify("ohtui", text), group="desktop-notify", exit_on_error=False
-            )
+        news = [
+            (row.conversation_id, f"{row.source}: {row.title}" if several else row.title, old, new)
+            for row, old, new in changes
+        ]
+        tell_in_status_line(self.app, self._lately, news, titled=False)  # the rows name them
 
     def flush(self, force: bool = False) -> None:
         """Draw what the feed changed (rows, order), a few times a second at most."""

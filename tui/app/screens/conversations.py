@@ -2,7 +2,9 @@
 
 While the screen is shown it asks the server every :data:`POLL_S` seconds for the first page
 again (conversations started elsewhere come on top, statuses change in place) and for the
-other loaded rows by id (gone ones go); relative times tick with it. Rows are keyed by id,
+other loaded rows by id (gone ones go); relative times tick with it, and the agents that
+finished, failed or wait meanwhile are said in the status line (their rows show them: no
+toasts over the list). Rows are keyed by id,
 so the cursor stays on its conversation through refreshes, reorderings and a return from
 another screen. Sub-conversations sit under their parents (``conversation_rows.py``). The
 line under the table names the selected conversation whole (``c`` copies its id).
@@ -28,11 +30,10 @@ from textual.widgets import DataTable, Input, Static
 
 from tui.text import one_line
 
-from ..board.notices import NoticeGate, app_newsworthy
+from ..board.notices import Lately, tell_in_status_line
 from ..conversation_rows import ConversationRows, conversation_cells, conversation_detail
 from ..conversation_sort import sort_line, sorter
 from ..format import status_value, title_of
-from ..messages import AgentStatusChanged
 from ..screen_state import shown
 from ..server_marks import plural
 from ..table_columns import conversation_columns
@@ -91,9 +92,8 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         self._cursor_id: str | None = None
         self._sandbox_ids = False
         self._polling = False
-        #: status notifications a few at a time, the rest summed up (twenty agents changing
-        #: at once would cover the list with toasts)
-        self._gate = NoticeGate(app_newsworthy(self.app))
+        #: status changes of the rows, said in the status line for a while (not as toasts)
+        self._lately = Lately()
 
     @property
     def _rows(self) -> dict[str, AppConversation]:
@@ -139,8 +139,8 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         self.refresh_bindings()
 
     def _tick_start(self) -> None:
-        """A start nobody watches says how far it got, second by second."""
-        if self.start_line() is not None and self._table() is not None:
+        """A start nobody watches says how far it got, second by second; news fades."""
+        if (self.start_line() is not None or self._lately) and self._table() is not None:
             self._status()
 
     def on_screen_resume(self) -> None:
@@ -217,6 +217,10 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         if start is not None:
             text.append(" · ")
             text.append_text(start)
+        width = self.query_one("#conversations-status", Static).size.width
+        lately = self._lately.summary(width - text.cell_len - 4 if width else None)
+        if lately:
+            text.append(f" · {lately}", style="italic")
         if problem:
             text.append(" · ")
             text.append(problem, style=theme_style("$error bold"))
@@ -357,11 +361,9 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
             for cid, conv in rows.items()
             if cid in before
         ]
-        passed, summary = self._gate.admit(changes)
-        for cid, old, new in passed:
-            self.post_message(AgentStatusChanged(cid, title_of(rows[cid]), old, new))
-        if summary:
-            self.notify(summary, title="Conversations", timeout=8, markup=False)
+        news = [(cid, title_of(rows[cid]), old, new) for cid, old, new in changes]
+        if tell_in_status_line(self.app, self._lately, news):
+            self._status()
 
     # --- actions -------------------------------------------------------------------------
 

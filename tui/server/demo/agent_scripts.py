@@ -1,7 +1,8 @@
 """The scripts the simulated agent plays, and which one answers a user's request.
 
 Each script is a generator of steps (``script_steps.py``); :data:`SCRIPTS` names them,
-:func:`pick_script` chooses one for a message (the demo's stories are ``live_demo.py``).
+:func:`pick_script` chooses one for a message (the demo's stories are ``live_demo.py``; its
+long session, ``session_script.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from .events_builder import WORKDIR, text
 from .live_builder import LiveBuilder
 from .script_steps import (
     TOOL,
+    WRAP_UP,
     Confirm,
     Fail,
     Script,
@@ -30,11 +32,13 @@ from .script_steps import (
     unknown_tool,
     view_file,
 )
+from .session_script import session_script
 
 __all__ = [
     "ROTATION",
     "SCRIPTS",
     "TOOL",
+    "WRAP_UP",
     "Confirm",
     "Fail",
     "Stream",
@@ -295,6 +299,7 @@ SCRIPTS: dict[str, Callable[[LiveBuilder, int], Script]] = {
     "confirm": confirm_script,
     "fail": fail_script,
     "stuck": stuck_script,
+    "session": session_script,
 }
 
 #: Work scripts used in turn for ordinary requests.

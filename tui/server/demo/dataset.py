@@ -3,7 +3,8 @@
 Why deterministic: screenshots, snapshot tests and bug reports must see the same data on
 every run, so everything comes from one seeded ``random.Random`` and a fixed base time
 (never the wall clock) — except the sandboxes' session keys, which are random on every
-build (a key anyone can compute opens every demo server). Contents imitate the real captures in
+build (a key anyone can compute opens every demo server). ``ohtui`` itself shows the same
+data moved in time (``now``): a server someone was using minutes ago, not months ago. Contents imitate the real captures in
 ``shared/samples/openhands`` (not read at runtime: the server works without them).
 
 The dataset (:func:`load_demo`): 8 conversations on 5 sandboxes (RUNNING ×2, PAUSED,
@@ -33,6 +34,8 @@ from .stories import story_branches, story_hello, story_payments
 
 DEMO_SEED = 20260820
 BASE_TIME = datetime(2026, 8, 20, 9, 0, 0)
+#: How long before ``now`` the newest conversation of a dataset moved in time was updated.
+RECENT_GAP = timedelta(minutes=3)
 
 SPECS: list[dict[str, Any]] = [
     {
@@ -202,8 +205,37 @@ _SANDBOXES = [
 ]
 
 
-def build_demo(seed: int = DEMO_SEED) -> DemoDataset:
-    """The demo dataset as plain data (identical for identical seeds)."""
+def build_demo(seed: int = DEMO_SEED, *, now: float | None = None) -> DemoDataset:
+    """The demo dataset as plain data (identical for identical seeds).
+
+    ``now`` (seconds since the epoch): the same dataset moved in time so that its newest
+    conversation was updated :data:`RECENT_GAP` before ``now``, its event times local as an
+    agent server writes them; without it, it starts at :data:`BASE_TIME`."""
+    dataset = _build(seed)
+    if now is not None:
+        _move(dataset, now)
+    return dataset
+
+
+def _move(dataset: DemoDataset, now: float) -> None:
+    """Every time of ``dataset`` later by the same amount (one pass: no second build)."""
+
+    def naive(value: str) -> datetime:
+        return datetime.fromisoformat(value).replace(tzinfo=None)
+
+    newest = max(naive(c["updated_at"]) for c in dataset.conversations)
+    shift = datetime.fromtimestamp(now) - RECENT_GAP - newest
+    for events in dataset.events.values():
+        for event in events:
+            moved = naive(event["timestamp"]) + shift
+            event["timestamp"] = moved.isoformat(timespec="microseconds")
+    for record in (*dataset.specs, *dataset.sandboxes, *dataset.conversations):
+        for key in ("created_at", "updated_at"):
+            if record.get(key):  # local wall-clock digits → the record's UTC time
+                record[key] = utc_text((naive(record[key]) + shift).astimezone())
+
+
+def _build(seed: int) -> DemoDataset:
     rng = random.Random(seed)
     ids = SeededIds(rng)
     keys = SeededIds(random.SystemRandom())
@@ -258,15 +290,16 @@ def build_demo(seed: int = DEMO_SEED) -> DemoDataset:
     return dataset
 
 
-def load_demo(store: Store, seed: int = DEMO_SEED) -> dict[str, str]:
-    """Fill ``store`` with the demo dataset; returns ``{short name: conversation id}``.
+def load_demo(store: Store, seed: int = DEMO_SEED, *, now: float | None = None) -> dict[str, str]:
+    """Fill ``store`` with the demo dataset (moved to ``now``: :func:`build_demo`); returns
+    ``{short name: conversation id}``.
 
     Every event is validated on the way in (``strict``): a script that produced an event
     the models reject fails loudly here instead of showing up as a raw event in the UI.
     The conversations' workspace (``/workspace/project``) is a git repository
     (``workspace_demo.py``), kept with the store.
     """
-    dataset = build_demo(seed)
+    dataset = build_demo(seed, now=now)
     with store.transaction():
         for spec in dataset.specs:
             store.put_spec(spec)

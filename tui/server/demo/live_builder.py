@@ -1,5 +1,5 @@
 """The builder a live agent run emits its events through: wall-clock times, running usage
-(per-call usage kept, capped, for the ``full_state`` stats)."""
+(per-call usage kept, capped, for the ``full_state`` stats), and how long the next step takes."""
 
 from __future__ import annotations
 
@@ -51,6 +51,25 @@ class LiveBuilder(ConversationBuilder):
         self.token_usages: deque[dict[str, Any]] = deque(maxlen=MAX_USAGE_ENTRIES)
         self.costs: deque[dict[str, Any]] = deque(maxlen=MAX_USAGE_ENTRIES)
         self.latencies: deque[dict[str, Any]] = deque(maxlen=MAX_USAGE_ENTRIES)
+        #: paces until the next step (the runner's wait: a test run takes longer than a
+        #: file view); set by the step just played, 1 unless a script says otherwise
+        self.wait = 1.0
+        #: (paces the next tool runs, paces the model thinks after it): ``paced``
+        self.pacing: tuple[float, float] | None = None
+
+    def paced(self, runs: float, then: float) -> None:
+        """The next tool call runs ``runs`` paces and the model thinks ``then`` paces over
+        its result (a script's realistic rhythm; ``script_steps.tool`` applies it)."""
+        self.pacing = (runs, then)
+
+    def take_pacing(self) -> tuple[float, float]:
+        pacing, self.pacing = self.pacing or (1.0, 1.0), None
+        return pacing
+
+    def take_wait(self) -> float:
+        """Paces to wait before the next step (then back to 1)."""
+        wait, self.wait = self.wait, 1.0
+        return wait
 
     def set_totals(self, metrics: dict[str, Any] | None) -> None:
         """Cost and tokens so far from a MetricsSnapshot (the record's ``metrics``): where

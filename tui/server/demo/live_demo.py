@@ -1,10 +1,11 @@
-"""The demo's live conversations: stamped with the current time, one story each.
+"""The demo's live conversations: stamped with the current time, one run each.
 
-The demo teaches by showing one agent run at a time: a conversation with a user's request,
-the agent working on it, finished. Then, after a rest, the next story in a fresh
-conversation (``tui.server.live.autoplay`` plays them), never one endless log whose cost
-climbs forever. :data:`DEMO_STORIES` are the stories in turn; each costs cents and tens of
-thousands of tokens, as a real run of that size does.
+The demo teaches by showing agents at work: a long session always running (lap after lap,
+each in a fresh conversation: ``session_script.py``), and now and then a short story — a
+user's request, the agent working on it, finished — in a fresh conversation too
+(``tui.server.live.autoplay`` plays them), never one endless log whose cost climbs forever.
+:data:`DEMO_STORIES` are the stories in turn; each costs cents and tens of thousands of
+tokens, as a real run of that size does. :func:`load_live_demo` sets all of it up.
 """
 
 from __future__ import annotations
@@ -22,13 +23,16 @@ from ..store import Store
 from ..times import utc_from_clock
 from ..views import conversation_info
 from .conversation_builder import ConversationBuilder
-from .dataset import DEMO_SEED
+from .dataset import DEMO_SEED, load_demo
 from .hooks import HOOK_CONFIG
 from .ids import SeededIds
+from .session_script import LAP_FILES, REPOSITORY, REQUEST, TITLE
 
 #: Seconds between two steps of the demo's live runs (``start_demo_server``, ``ohtui serve``).
 DEMO_PACE = 0.7
 LIVE_TITLE = "Live: the agent at work (follow it over the websocket)"
+#: The script the long session's laps play (``agent_scripts.SCRIPTS``).
+LOOP_SCRIPT = "session"
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,44 @@ def add_live_conversation(
     return conversation_id
 
 
+def load_live_demo(store: Store, *, clock: Callable[[], float] = time.time) -> dict[str, str]:
+    """The demo as ``ohtui`` shows it: the dataset, moved to ``clock()`` (minutes old, not
+    months), the first story (``"live"``) and the first lap of the long session
+    (``"loop"``); for ``create_app(..., autoplay=[live], looping=[loop])``."""
+    names = load_demo(store, now=clock())
+    names["live"] = add_live_demo(store, clock=clock)
+    names["loop"] = add_lap(store, sandbox_id=_running_sandboxes(store)[0], clock=clock)
+    return names
+
+
+def add_lap(store: Store, *, sandbox_id: str, clock: Callable[[], float] = time.time) -> str:
+    """A fresh conversation for a lap of the long session (its request unanswered)."""
+    return add_live_conversation(
+        store,
+        sandbox_id=sandbox_id,
+        message=REQUEST,
+        title=TITLE,
+        repository=REPOSITORY,
+        clock=clock,
+    )
+
+
+def reset_lap(store: Store) -> None:
+    """Put the files a lap starts from back into the demo's workspace (a store without
+    one is left alone): what the agent reads is what is there."""
+    workspace = getattr(store, "workspace", None)
+    if workspace is not None:
+        workspace.prepare(LAP_FILES)
+
+
+def _running_sandboxes(store: Store) -> list[str]:
+    sandboxes, _ = store.search_sandboxes(limit=100)
+    running = [s["id"] for s in sandboxes if s["status"] == "RUNNING"]
+    if not running:
+        raise ValueError("the live demo needs a RUNNING sandbox (load_demo first)")
+    return running
+
+
 def add_live_demo(
     store: Store, *, clock: Callable[[], float] = time.time, seed: int = DEMO_SEED
 ) -> str:
@@ -144,15 +186,11 @@ def add_live_demo(
     (so it carries ``conversation_url`` and ``session_api_key``) and ends with an unanswered
     user message, which the first run answers.
     """
-    sandboxes, _ = store.search_sandboxes(limit=100)
-    running = [s for s in sandboxes if s["status"] == "RUNNING"]
-    if not running:
-        raise ValueError("add_live_demo needs a RUNNING sandbox (load_demo first)")
     rng = random.Random(f"{seed}:live")
     conversation_id = SeededIds(rng).hex32()
     return add_live_conversation(
         store,
-        sandbox_id=running[-1]["id"],
+        sandbox_id=_running_sandboxes(store)[-1],
         message="Please say hello, write hello.py and run it.",
         title=LIVE_TITLE,
         repository="octo-org/hello-world",

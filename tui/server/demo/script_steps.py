@@ -13,7 +13,12 @@ the runner how to go on:
   the same step (it emits the final MessageEvent, whose text the deltas concatenate to);
 - :class:`Confirm`: the action just emitted needs the user's confirmation; the run stops in
   ``waiting_for_confirmation`` and resumes (accept) or drops the script (reject);
-- :class:`Fail`: the model call fails: ConversationErrorEvent, status ``error``.
+- :class:`Fail`: the model call fails: ConversationErrorEvent, status ``error``;
+- :data:`WRAP_UP`: a safe point where the run's last steps begin (the demo's looping
+  session starts its next lap there, so a run is always going).
+
+A step may take longer than one pace (``LiveBuilder.paced``: a test suite runs for a while,
+the model thinks over a failure); the runner waits ``LiveBuilder.wait`` paces before the next.
 
 Shapes follow the captured agent-server runs (``agent-server-capture/ws``): a PreToolUse
 hook before some terminal actions, parallel tool calls sharing ``llm_response_id``, an
@@ -70,6 +75,8 @@ class _Marker:
 
 #: Yielded between an action and its observation.
 TOOL = _Marker("TOOL")
+#: Yielded (as a safe point) where the run's last steps begin.
+WRAP_UP = _Marker("WRAP_UP")
 
 Script = Iterator[Any]
 
@@ -112,7 +119,9 @@ def tool(
     arguments: dict[str, Any] | None = None,
     hook: bool = False,
 ) -> Script:
-    """An ActionEvent (after a PreToolUse hook if ``hook``), then next step its observation."""
+    """An ActionEvent (after a PreToolUse hook if ``hook``), then next step its observation
+    (as long after as the tool runs: ``LiveBuilder.paced``)."""
+    runs, then = b.take_pacing()
     action_id = b.ids.uuid()
     if hook:
         b.hook("PreToolUse", name, action_id, dict(action, timeout=None))
@@ -125,9 +134,11 @@ def tool(
         arguments=arguments,
         event_id=action_id,
     )
+    b.wait = runs
     yield TOOL
     b.observe(action_id, call_id, name, observation)
     b.stats()
+    b.wait = then
     yield
 
 

@@ -1,13 +1,19 @@
-"""The demo's live agent: one story per conversation, a rest, then the next story.
+"""The demo's live agent: a long session that loops, and short stories now and then.
 
-``create_app(..., agent_pace=P, autoplay=[cid])`` plays ``cid`` (its unanswered request) and
-then, forever: rest :data:`REST_PACES` steps, start the next story of
-:data:`~tui.server.demo.live_demo.DEMO_STORIES` as a fresh conversation on the same sandbox,
-play it to its end. A run waiting for confirmation is approved after
-:data:`APPROVE_PACES` steps unless someone answered first; a run the user paused (or whose
-sandbox was paused) is left alone until it goes on. Of the conversations it made, the
-newest :data:`KEEP` stay, older ones are deleted unless someone is following them, so the
-demo's list does not grow without end.
+``create_app(..., agent_pace=P, looping=[lid], autoplay=[cid])``:
+
+- :func:`play_loop` plays ``lid``'s long session (``demo/session_script.py``) and, as each
+  lap begins to wrap up, the next lap in a fresh conversation: one run is going at any
+  moment, and no log or cost grows without end (the newest :data:`KEEP_LAPS` laps stay);
+- :func:`play_stories` plays ``cid`` (its unanswered request) and then, forever: rest
+  :data:`REST_PACES` steps, start the next story of
+  :data:`~tui.server.demo.live_demo.DEMO_STORIES` as a fresh conversation on the same
+  sandbox, play it to its end; of the conversations it made, the newest :data:`KEEP` stay.
+
+A run waiting for confirmation is approved after :data:`APPROVE_PACES` steps unless someone
+answered first; a run the user paused (or whose sandbox was paused) is left alone until it
+goes on. Older conversations are deleted unless someone is following them, so the demo's
+list does not grow without end.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import logging
 from collections import deque
 from typing import TYPE_CHECKING
 
-from ..demo.live_demo import DEMO_STORIES, add_live_conversation
+from ..demo.live_demo import DEMO_STORIES, LOOP_SCRIPT, add_lap, add_live_conversation, reset_lap
 from .errors import LiveError
 
 if TYPE_CHECKING:
@@ -27,15 +33,19 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tui.server.live")
 
-#: Steps of rest between the end of one story and the start of the next (42 s at the
-#: demo's pace: a quiet list between two runs).
-REST_PACES = 60
+#: Steps of rest between the end of one story and the start of the next (70 s at the
+#: demo's pace: the long session goes on meanwhile).
+REST_PACES = 100
 #: Steps a run waits for confirmation before the demo's patient user says yes.
 APPROVE_PACES = 20
 #: Conversations made by autoplay that are kept (the newest ones; the first one included).
 KEEP = 5
+#: Laps of the long session kept: the one running and the one before it.
+KEEP_LAPS = 2
 
 _ENDED = ("finished", "error", "idle", "stuck")
+#: Statuses in which a lap is still under way (a user may have paused it: it waits for them).
+_UNDER_WAY = ("running", "paused", "waiting_for_confirmation")
 _STARTABLE = ("idle", "finished", "error", "stuck")
 
 
@@ -108,10 +118,60 @@ async def rest(conv: LiveConversation, pace: float) -> None:
             rested += 1
 
 
-async def forget_old(hub: LiveHub, made: deque[str]) -> None:
-    """Delete autoplay's conversations beyond the newest :data:`KEEP`, except any that
-    someone follows or that runs (they go later)."""
-    for cid in list(made)[:-KEEP]:
+async def play_loop(hub: LiveHub, first_id: str) -> None:
+    """Play the long session lap after lap, each lap's conversation started as the one
+    before begins to wrap up (or ends otherwise: failed, answered a message, deleted; a lap
+    the user paused is theirs until it goes on)."""
+    pace = hub.pace or 0.5
+    made: deque[str] = deque([first_id])
+    try:
+        conv = await start_lap(hub, first_id, pace)
+        if conv is None:
+            return
+        sandbox_id = conv.sandbox_id
+        while True:
+            while (
+                conv is not None
+                and not conv.wrapping_up
+                and conv.status in _UNDER_WAY
+                and hub.conversations.get(conv.id) is conv  # not deleted meanwhile
+            ):
+                await asyncio.sleep(pace)
+            # made and started here, awaiting nothing on the way (no thread): the lap wrapping
+            # up waits paces before its last step, so the two overlap, never leave a gap
+            current = add_lap(hub.store, sandbox_id=sandbox_id, clock=hub.clock)
+            made.append(current)
+            conv = await start_lap(hub, current, pace)
+            await forget_old(hub, made, KEEP_LAPS)
+    except LiveError as exc:
+        log.info("the demo's long session stopped: %s", exc.detail)
+
+
+async def start_lap(hub: LiveHub, conversation_id: str, pace: float) -> LiveConversation | None:
+    """Put the lap's files back, then run its conversation (once its sandbox runs); None
+    when the conversation is gone."""
+    conv = hub.get(conversation_id)
+    if conv is None:
+        return None
+    conv.autoplay = True
+    conv.request_script = LOOP_SCRIPT
+    reset_lap(hub.store)  # two small files (or, before the workspace is made, none yet)
+    while conv.status != "running":
+        if conv.sandbox_running():
+            with contextlib.suppress(LiveError):
+                await conv.run()
+        if conv.status != "running":
+            await asyncio.sleep(pace)
+        if hub.get(conversation_id) is None:
+            return None
+    return conv
+
+
+async def forget_old(hub: LiveHub, made: deque[str], keep: int | None = None) -> None:
+    """Delete autoplay's conversations beyond the newest ``keep`` (:data:`KEEP`), except
+    any that someone follows or that runs (they go later)."""
+    keep = KEEP if keep is None else keep
+    for cid in list(made)[:-keep]:
         conv = hub.conversations.get(cid)
         if conv is not None and (conv.subscribers or conv.status == "running"):
             continue

@@ -52,6 +52,7 @@ class LiveConversation(AgentRun):
         self.lock = asyncio.Lock()
         self.script: Any = None  # the generator being played
         self.script_name: str | None = None
+        self.wrapping_up = False  # the script's last steps have begun (``WRAP_UP``)
         self.pending_stream: Stream | None = None  # deltas to (re)send before resuming
         self.pending_confirmation: Confirm | None = None
         self.at_boundary = True  # the last step ended where a new message may cut in

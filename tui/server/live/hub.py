@@ -14,7 +14,7 @@ from ..demo.agent_scripts import Fail
 from ..demo.events_builder import text
 from ..lifecycle import Lifecycle
 from ..store import Store
-from .autoplay import play_stories
+from .autoplay import play_loop, play_stories
 from .conversation import LiveConversation
 from .errors import ConversationNotFound, LiveError
 from .frames import Close
@@ -40,6 +40,7 @@ class LiveHub:
         *,
         pace: float | None = None,
         autoplay: Iterable[str] = (),
+        looping: Iterable[str] = (),
         auth_timeout: float = 10.0,
         max_subscribers: int = MAX_SUBSCRIBERS,
         session_key: str | None = None,
@@ -57,6 +58,7 @@ class LiveHub:
         self.clock = lifecycle.clock
         self.pace = None if pace is None else max(0.0, pace)
         self.autoplay_ids = [str(cid) for cid in autoplay]
+        self.looping_ids = [str(cid) for cid in looping]
         self.swarm_ids = [str(cid) for cid in swarm]
         self.auth_timeout = auth_timeout
         self.max_subscribers = max_subscribers
@@ -175,6 +177,8 @@ class LiveHub:
         self.bind()
         if self.pace is None:
             return
+        for cid in self.looping_ids:
+            self._spawn(play_loop(self, cid))
         for cid in self.autoplay_ids:
             self._spawn(play_stories(self, cid))
         for index, cid in enumerate(self.swarm_ids):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from tui.models import SandboxStatus
 
 from ..demo import agent_scripts
-from ..demo.agent_scripts import TOOL, Confirm, Fail, Stream
+from ..demo.agent_scripts import TOOL, WRAP_UP, Confirm, Fail, Stream
 from ..demo.live_builder import LiveBuilder
 from .errors import AlreadyRunning, SandboxNotRunning
 
@@ -37,6 +37,7 @@ class AgentRun:
     builder: LiveBuilder
     script: Any
     script_name: str | None
+    wrapping_up: bool
     pending_stream: Stream | None
     pending_confirmation: Confirm | None
     at_boundary: bool
@@ -80,7 +81,7 @@ class AgentRun:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.wake.wait(), timeout=max(pace, 0.25))
                 continue
-            await asyncio.sleep(pace)
+            await asyncio.sleep(pace * self.builder.take_wait())  # a test run takes a while
             try:
                 await self.step()
             except SandboxNotRunning:
@@ -148,6 +149,8 @@ class AgentRun:
                 continue
             break
         self.at_boundary = marker is not TOOL
+        if marker is WRAP_UP:
+            self.wrapping_up = True
         if marker is StopIteration:
             self.script = None
             if self.status == "running":  # a script that did not say how it ended
@@ -172,7 +175,7 @@ class AgentRun:
         name = self.request_script or agent_scripts.pick_script(request, turn)
         if name in agent_scripts.ROTATION:
             self.turn += 1
-        self.script_name = name
+        self.script_name, self.wrapping_up = name, False
         self.script = agent_scripts.SCRIPTS[name](self.builder, turn)
         self.request, self.request_script, self.has_request = None, None, False
         self.confirmation_policy = (
