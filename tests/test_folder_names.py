@@ -201,6 +201,16 @@ async def test_the_list_gets_real_durations_over_the_routes(make_server, tmp_pat
     assert 7 < durations["simple_echo_hello_world"] < 8
 
 
+async def test_a_conversation_named_by_its_folder_opens_with_its_record(make_server, tmp_path):
+    """A CLI folder has no id in it: its name is its id, and asking for its record by that
+    name answers (it was a 400 "Invalid UUID", so the conversation opened without one)."""
+    _copy(CLI / "confirmation_mode", tmp_path)
+    server = make_server(FolderStore(tmp_path))
+    async with OpenHandsClient(server.base_url) as client:
+        (found,) = await client.get_conversations(["confirmation_mode"])
+    assert found is not None and found.title == "confirmation_mode · echo hello world"
+
+
 def test_updated_moves_on_as_the_agent_writes(tmp_path):
     src = _events(PERSISTED / f"demo-{HEX}")
     folder = write_folder(tmp_path, HEX, src[:10], state={"execution_status": "running"})

@@ -79,6 +79,8 @@ class FolderStore(FolderEvents):
     """A Store over conversation folders (see the module doc); everything else stays SQLite."""
 
     read_only = True  # create_app refuses every request that is not a read (read_only.py)
+    #: an id may be a folder's name (a CLI folder with no id in it): asked for as it is
+    named_ids = True
 
     def __init__(self, path: str | Path, *, session_key: str | None = None) -> None:
         """``session_key``: the pseudo sandbox's key (the server's own, ``folder_server.py``);
