@@ -12,7 +12,7 @@ from tests.app_helpers import settled
 from tui.app.rows import EventRow, condensation_summary, make_row
 from tui.app.widgets.event_tree import EventTreeView
 from tui.app.widgets.fitted_tree import fit_label
-from tui.app.widgets.tree_nodes import Branch, More, footer, whole
+from tui.app.widgets.tree_nodes import Branch, More, footer, more_events_label, whole
 from tui.models import ROOT_PARENT, EventTree, parse_event
 
 T = "2026-01-01T00:00:{:02d}"
@@ -77,6 +77,7 @@ async def test_a_long_run_says_how_many_more_events_it_has():
         last = run.children[-1]
         assert isinstance(last.data, More)
         assert last.label.plain == "… 200 more events · enter lists them"
+        assert more_events_label(1).plain == "… 1 more event · enter lists them"
 
 
 def test_a_condensation_says_what_it_summarised():

@@ -47,6 +47,7 @@ from .tree_nodes import (
     EventNode,
     More,
     event_label,
+    events,
     first_words,
     footer,
     main_label,
@@ -290,7 +291,7 @@ class EventTreeView(FittedTree, inherit_bindings=True):
                     stack.extend(node.children)
         self._walk, self.forks, self.shown_size = walk, outline.forks, outline.size
         self.clear()
-        self.root.label = Text(f"conversation · {outline.size:,} events")
+        self.root.label = Text(f"conversation · {events(outline.size)}")
         for items in outline.lines:
             self._add_items(self.root, items)
         self.root.expand()
@@ -335,7 +336,7 @@ class EventTreeView(FittedTree, inherit_bindings=True):
         if node is None or node.data != was:
             return False
         self._walk, self._outline, self.shown_size = walk, outline, outline.size
-        self.root.label = Text(f"conversation · {outline.size:,} events")
+        self.root.label = Text(f"conversation · {events(outline.size)}")
         node.data = now
         node.set_label(run_label(self._walk, now))
         if node.children:  # open: its leaves, then at most one "… more"

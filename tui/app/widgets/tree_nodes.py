@@ -114,12 +114,12 @@ def main_label(count: int) -> Text:
 
 def more_label(more: MoreBranches) -> Text:
     """A fork's folded side branches."""
-    return _more(f"{more.count:,} more branches")
+    return _more(plural(more.count, "more branch", "more branches"))
 
 
 def more_events_label(count: int) -> Text:
     """The rest of an open run, not listed yet."""
-    return _more(f"{count:,} more events")
+    return _more(plural(count, "more event"))
 
 
 def _more(what: str) -> Text:
