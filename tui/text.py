@@ -73,6 +73,18 @@ def one_line(text: str, limit: int = 400) -> str:
     return clean(line.replace("\t", " "))
 
 
+def cut_at_word(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at a space, with "…" where it was cut (a
+    single word longer than that is cut where it must be)."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    if space >= limit // 2:
+        head = head[:space]
+    return head.rstrip() + "…"
+
+
 def _count_lines(text: str) -> int:
     """Lines as splitlines() counts the usual breaks (\\n, \\r\\n, \\r), without splitting."""
     if not text:

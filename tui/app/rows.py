@@ -335,7 +335,7 @@ def summarize(event: AnyEvent) -> str:
     if kind == "ACPToolCallEvent":
         return one_line(f"{event.title} [{event.status or '…'}]")
     if kind == "Condensation":
-        return one_line(f"forgot {len(event.forgotten_event_ids)} events: {event.summary or ''}")
+        return condensation_summary(len(event.forgotten_event_ids), event.summary)
     if kind == "CondensationSummaryEvent":
         return one_line(event.summary)
     if kind == "CondensationRequest":
@@ -349,6 +349,15 @@ def summarize(event: AnyEvent) -> str:
     if kind == "SecurityAnalysisEvent":
         return security_summary(event)
     return kind
+
+
+def condensation_summary(forgotten: int, summary: str | None) -> str:
+    """What a condensation did, in plain words: how many earlier events it summarised (or
+    dropped, when it wrote no summary), then the summary."""
+    count = f"{forgotten:,} earlier event{'s' if forgotten != 1 else ''}"
+    if not summary:
+        return f"condensed: {count} dropped"
+    return one_line(f"condensed: {count} summarised: {summary}")
 
 
 def _flag(event: AnyEvent) -> str:

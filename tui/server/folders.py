@@ -6,8 +6,11 @@ CLI trajectories keep the event files in the folder itself). :class:`FolderStore
 :class:`~tui.server.store.Store` whose conversation records come from those folders and whose
 events are read from the files — lazily: file names give the order and the ids, so opening a
 100,000-file conversation reads one page of files, not all of them (``folder_events.py``).
-Records take their title, model, status, cost and tokens (``stats`` summed over every usage)
-from ``meta.json``, ``base_state.json`` and the first user message.
+Records take their model, status, cost and tokens (``stats`` summed over every usage) from
+``meta.json`` and ``base_state.json``; their title from ``meta.json``, the first user
+message or the folder (``folder_names.py``); their times from the events: created at the
+first (or when ``meta.json`` says), updated at the last, so the list's Duration is how long
+the conversation ran (file times say when the files were copied).
 
 Read-only: nothing is ever written into the folders. Order is the index in the file name (the
 SDK's log order). Nothing in a folder is trusted (``folder_files.py``): a file that cannot be
@@ -28,12 +31,14 @@ import os
 import re
 import secrets
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from .folder_events import FolderEvents, locked
 from .folder_files import LINK_OUT, clean_text, metrics_from_state, read_json_or_none
 from .folder_log import FolderLog, file_time, trusted_stamp
+from .folder_names import folder_title, user_text
 from .folder_scan import (
     conversation_folders,
     dir_entries,
@@ -41,11 +46,13 @@ from .folder_scan import (
     links_out,
     real_path,
 )
-from .times import sort_key
+from .times import event_moment, local_zone, record_time, sort_key, zone_between
 from .views import conversation_info
 from .workspace_local import LocalWorkspace, stored_working_dir
 
 _HEX = re.compile(r"[0-9a-fA-F]{32}")
+#: meta.json's last save is taken to be the newest event's time when this close to it
+SAVED_WITH_LAST = timedelta(minutes=2)
 LOCAL_SANDBOX = "local"
 
 __all__ = ["LOCAL_SANDBOX", "FolderLog", "FolderStore", "conversation_folders"]
@@ -72,6 +79,8 @@ class FolderStore(FolderEvents):
     """A Store over conversation folders (see the module doc); everything else stays SQLite."""
 
     read_only = True  # create_app refuses every request that is not a read (read_only.py)
+    #: an id may be a folder's name (a CLI folder with no id in it): asked for as it is
+    named_ids = True
 
     def __init__(self, path: str | Path, *, session_key: str | None = None) -> None:
         """``session_key``: the pseudo sandbox's key (the server's own, ``folder_server.py``);
@@ -94,6 +103,9 @@ class FolderStore(FolderEvents):
         self._folders: dict[Path, str] = {}
         self._waiting: set[Path] = set()  # subfolders that are not (yet) conversations
         self._untitled: set[str] = set()  # titled by folder name for want of a user message yet
+        #: how far ahead of UTC each conversation's event times are (None: no event yet)
+        self._clocks: dict[str, timedelta | None] = {}
+        self._timed: dict[str, int] = {}  # events there were when ``updated_at`` was worked out
         self._root_stamp: int | None = None
         self._state_stamps: dict[str, int | None] = {}
         self._working_dirs: dict[str, str | None] = {}  # workspace.working_dir of each
@@ -182,6 +194,11 @@ class FolderStore(FolderEvents):
         status = _text(state.get("execution_status"), 40)
         metrics = metrics_from_state(state, info.get("llm_model"))
         changes = {}
+        # the agent saves its state with every step: the events it wrote meanwhile move
+        # Updated on (read only then: one stat of events/, and the newest file)
+        updated = self._updated_now(cid, info.get("created_at"))
+        if updated is not None and updated != info.get("updated_at"):
+            changes["updated_at"] = updated
         if status is not None and info.get("execution_status") != status:
             changes["execution_status"] = status
         if metrics is not None and info.get("metrics") != metrics:
@@ -225,10 +242,7 @@ class FolderStore(FolderEvents):
         agent = state.get("agent") if isinstance(state.get("agent"), dict) else {}
         llm = agent.get("llm") if isinstance(agent.get("llm"), dict) else {}
         model = _text(llm.get("model"), 200)
-        first = file_time(log.path(0)) + "Z" if log.files else file_time(folder) + "Z"
-        created = _record_time(meta.get("created_at"), first)
-        last = file_time(log.path(len(log) - 1)) + "Z" if log.files else created
-        updated = _record_time(meta.get("updated_at"), last)
+        created, updated = self._times(cid, meta)
         title = _text(meta.get("title"), 500) or self._first_user_text(cid)
         if title is None:
             self._untitled.add(cid)
@@ -236,7 +250,7 @@ class FolderStore(FolderEvents):
             conversation_info(
                 id=cid,
                 sandbox_id=LOCAL_SANDBOX,
-                title=title or clean_text(folder.name),
+                title=folder_title(folder.name, title),
                 created_at=created,
                 updated_at=updated,
                 llm_model=model,
@@ -277,8 +291,63 @@ class FolderStore(FolderEvents):
         info = super().get_conversation(cid)
         if title and info is not None:
             self._untitled.discard(cid)
-            info["title"] = title
+            info["title"] = folder_title(log.folder.name, title)
             self.put_conversation(info)
+
+    # --- times -----------------------------------------------------------------------------
+
+    def _event_time(self, cid: str, seq: int) -> datetime | None:
+        """The event's time as its writer's clock wrote it (None: unreadable or no time)."""
+        info = self._info(cid, seq) if 0 <= seq < len(self.logs[cid]) else None
+        return event_moment(info[0]) if info is not None else None
+
+    def _times(self, cid: str, meta: dict[str, Any]) -> tuple[str, str]:
+        """Created and updated: the first and the last event's times (the creation time
+        ``meta.json`` gives, where it gives one, is the start), read in the zone their
+        writer ran in (``times.zone_between``); file times only for a folder with no event
+        with a time. The newest file is read anyway (is it whole?); the first only when
+        ``meta.json`` does not settle the times."""
+        log = self.logs[cid]
+        created = _record_time(meta.get("created_at"), None)
+        saved = _record_time(meta.get("updated_at"), None)
+        last = self._event_time(cid, self._complete_len(cid) - 1)
+        offset = None
+        if last is not None and saved is not None:
+            offset = zone_between(last, saved, slack=SAVED_WITH_LAST)
+        first = self._event_time(cid, 0) if created is None or offset is None else None
+        if offset is None and first is not None:
+            offset = zone_between(first, created) if created is not None else None
+            offset = local_zone(first) if offset is None else offset
+        self._clocks[cid] = offset
+        if created is None and first is not None and offset is not None:
+            created = record_time(first, offset)
+        if created is None:
+            created = file_time(log.path(0) if log.files else log.folder) + "Z"
+        updated = self._updated_now(cid, created, fresh=True)
+        return created, updated or saved or created
+
+    def _updated_now(self, cid: str, created: Any, *, fresh: bool = False) -> str | None:
+        """The newest event's time as the record's ``updated_at`` when events came since it
+        was worked out (never before ``created``); None when there is nothing new.
+        ``fresh``: the files were just listed; work it out whatever came."""
+        log = self.logs[cid]
+        if not fresh:
+            log.refresh()
+        count = self._complete_len(cid)
+        if not fresh and count == self._timed.get(cid):
+            return None
+        self._timed[cid] = count
+        offset = self._clocks.get(cid)
+        if offset is None:  # no event had a time before: the first one sets the clock
+            first = self._event_time(cid, 0)
+            if first is None:
+                return None
+            offset = self._clocks[cid] = local_zone(first)
+        last = self._event_time(cid, count - 1)
+        updated = record_time(last, offset) if last is not None else None
+        if updated is None or not isinstance(created, str):
+            return updated
+        return max(updated, created, key=sort_key)
 
     # --- workspaces ------------------------------------------------------------------------
 
@@ -304,22 +373,11 @@ class FolderStore(FolderEvents):
         return [b for b in boxes if b["id"] != LOCAL_SANDBOX], more
 
     def _first_user_text(self, cid: str, look: int = 20) -> str | None:
+        """The first line of the first user message among the first ``look`` events."""
         for seq in range(min(look, len(self.logs[cid]))):
             if (self._info(cid, seq) or ("", ""))[1] != "MessageEvent":
                 continue
-            event = json.loads(self._body(cid, seq) or "{}")
-            if event.get("source") != "user":
-                continue
-            message = event.get("llm_message")
-            content = message.get("content") if isinstance(message, dict) else None
-            texts = [
-                c["text"]
-                for c in (content if isinstance(content, list) else [])
-                if isinstance(c, dict)
-                and c.get("type") == "text"
-                and isinstance(c.get("text"), str)
-            ]
-            text = " ".join(t for t in texts if t).strip()
+            text = user_text(json.loads(self._body(cid, seq) or "{}"))
             if text:
-                return clean_text(text.splitlines()[0][:120])
+                return text
         return None

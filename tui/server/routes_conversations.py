@@ -20,7 +20,7 @@ from .deps import advanced_lifecycle, get_store
 from .lifecycle import Lifecycle, LifecycleError
 from .live import LiveError, LiveHub
 from .page_ids import BadPageId, decode_page_id, encode_page_id
-from .params import Limit, strict_hex_id
+from .params import Limit, normalize_hex_id, strict_hex_id
 from .responses import keyset_after, raise_bad_page_id, raise_http, too_many
 from .store import Store
 from .times import sort_key, utc_from_clock
@@ -165,7 +165,10 @@ def batch_get_conversations(
     _lifecycle: Lifecycle = Depends(advanced_lifecycle),
 ) -> list[dict[str, Any] | None]:
     too_many(len(ids), MAX_IDS)
-    return _views(store, store.get_conversations([strict_hex_id(i) for i in ids]))
+    # a non-UUID is a 400, as on the real service, but where the store names conversations
+    # by their folders (a local folder tree)
+    spelled = normalize_hex_id if getattr(store, "named_ids", False) else strict_hex_id
+    return _views(store, store.get_conversations([spelled(i) for i in ids]))
 
 
 @router.post("", summary="Start an app conversation")

@@ -4,6 +4,8 @@ Following the measurements in textual-measured.md §4, the tree never nests a ch
 line that continues after a fork (the newest child, i.e. the current head) stays at the
 same indent, only side branches nest, and each fork-free run is a single lazy node that
 lists its events when expanded. Depth is the number of nested forks, not the chain length.
+Each branch says which of its fork's it is ("branch 2 of 3 · 14 events"). Moving the
+cursor selects its event in the list (:class:`EventTreeView.EventHighlighted`).
 
 The pane keeps itself current from a :class:`TreeSource` (the conversation's event store):
 told that rows arrived, it rebuilds at most once a second and never more than a fifth of
@@ -39,18 +41,25 @@ from ..tree_outline import (
     finish,
     slices,
 )
+from .fitted_tree import FittedTree
 from .tree_nodes import (
     Branch,
     EventNode,
     More,
     event_label,
+    events,
     first_words,
+    footer,
+    main_label,
+    more_events_label,
     more_label,
+    node_position,
     run_label,
     side_label,
 )
 
 EXPAND_CHUNK = 500
+FOOTER_CHROME = 6  # the border's corners and the dashes and spaces around its subtitle
 SMALL = 300
 REFRESH_S = 1.0  # the tree is rebuilt at most this often while rows arrive
 
@@ -71,7 +80,7 @@ class TreeSource(Protocol):
         ...
 
 
-class EventTreeView(Tree, inherit_bindings=True):
+class EventTreeView(FittedTree, inherit_bindings=True):
     """Tree of the conversation. Enter on a branch restricts the list to that branch."""
 
     BINDING_GROUP_TITLE = "Tree"
@@ -95,6 +104,15 @@ class EventTreeView(Tree, inherit_bindings=True):
 
     @dataclass
     class EventChosen(Message):
+        """Enter on an event (or a run): show it in the list, leaving a view without it."""
+
+        position: int
+
+    @dataclass
+    class EventHighlighted(Message):
+        """The user moved the cursor to an event (or a run or branch, by its first): the
+        list selects it. Never for the pane's own placing of the cursor (a rebuild, focus)."""
+
         position: int
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -112,14 +130,33 @@ class EventTreeView(Tree, inherit_bindings=True):
         self._next = 0.0  # perf_counter time before which the outline is not rebuilt
         self._outlining = False  # a walk is running (in slices)
         self._now = False  # a rebuild was asked for "now" while one ran
+        #: the event the cursor was last on (the list was told, or the pane put it there)
+        self._at: int | None = None
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._relabel())
 
     def on_focus(self) -> None:
-        """Focused with no cursor yet: put it on the first line, so keys act on something."""
+        """Focused with no cursor yet: put it on the first line, so keys act on something
+        (the list stays where it is until the cursor is moved)."""
         if self.cursor_line < 0 and self.root.children:
-            self.cursor_line = 0
+            self._place_cursor(0)
+
+    def _place_cursor(self, line: int) -> None:
+        """The pane puts its cursor on ``line`` itself: not a move to tell the list of."""
+        node = self.get_node_at_line(line)
+        if node is not None:
+            self._at = node_position(node.data)
+        self.cursor_line = line
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
+        """Tell the list of a move to another event; a line that is the same event (the
+        tree rebuilt under the cursor) or has none (… more) is not one."""
+        event.stop()
+        position = node_position(event.node.data)
+        if position is not None and position != self._at:
+            self._at = position
+            self.post_message(self.EventHighlighted(position))
 
     def _relabel(self) -> None:
         """Labels have the theme's colours drawn in (error rows): a new theme draws them anew."""
@@ -190,6 +227,7 @@ class EventTreeView(Tree, inherit_bindings=True):
         self._outlining = self._now = False
         self._walk, self._outline = TreeWalk(EventTree(), ()), None
         self.forks, self.shown_size = frozenset(), 0
+        self._at = None  # positions of the old rows
         self.clear()
         self.border_subtitle = ""
         self._stale = True
@@ -205,18 +243,15 @@ class EventTreeView(Tree, inherit_bindings=True):
         return self
 
     def _footer(self) -> None:
-        """``N events · F forks``; ``N of M events`` while the pane catches up with the
-        conversation (indexing, or rows that arrived a moment ago)."""
+        """Say on the border how many events the pane shows (``tree_nodes.footer``)."""
         outline = self._outline
-        if outline is None:
-            return
-        total = self._source.size if self._source is not None else None
-        shown = outline.size
-        count = f"{shown:,} events" if total in (None, shown) else f"{shown:,} of {total:,} events"
-        forks = len(outline.forks)  # said only when there are some: a narrow pane cuts it
-        self.border_subtitle = count + (
-            f" · {forks} fork{'s' if forks != 1 else ''}" if forks else ""
-        )
+        if outline is not None:
+            total = self._source.size if self._source is not None else None
+            room = self.outer_size.width - FOOTER_CHROME
+            self.border_subtitle = footer(outline.size, total, len(outline.forks), room)
+
+    def on_resize(self) -> None:
+        self._footer()
 
     # --- building ------------------------------------------------------------------------
 
@@ -256,7 +291,7 @@ class EventTreeView(Tree, inherit_bindings=True):
                     stack.extend(node.children)
         self._walk, self.forks, self.shown_size = walk, outline.forks, outline.size
         self.clear()
-        self.root.label = Text(f"conversation · {outline.size:,} events")
+        self.root.label = Text(f"conversation · {events(outline.size)}")
         for items in outline.lines:
             self._add_items(self.root, items)
         self.root.expand()
@@ -267,7 +302,7 @@ class EventTreeView(Tree, inherit_bindings=True):
         if not keep_state or (cursor_line < 0 and self.has_focus):
             cursor_line = 0 if self.has_focus else -1  # where keys act on something (on_focus)
         if cursor_line >= 0:
-            self.call_after_refresh(setattr, self, "cursor_line", cursor_line)
+            self.call_after_refresh(self._place_cursor, cursor_line)
         self._footer()
 
     def _grow_in_place(self, walk: TreeWalk, outline: Outline) -> bool:
@@ -301,16 +336,14 @@ class EventTreeView(Tree, inherit_bindings=True):
         if node is None or node.data != was:
             return False
         self._walk, self._outline, self.shown_size = walk, outline, outline.size
-        self.root.label = Text(f"conversation · {outline.size:,} events")
+        self.root.label = Text(f"conversation · {events(outline.size)}")
         node.data = now
         node.set_label(run_label(self._walk, now))
         if node.children:  # open: its leaves, then at most one "… more"
             tail = node.children[-1]
             if isinstance(tail.data, More):
                 tail.data = More(now, tail.data.offset)
-                tail.set_label(
-                    Text(f"… {len(now.positions) - tail.data.offset:,} more", style="dim italic")
-                )
+                tail.set_label(more_events_label(len(now.positions) - tail.data.offset))
             else:
                 self._fill_run(node, now, len(was.positions))
         return True
@@ -331,29 +364,33 @@ class EventTreeView(Tree, inherit_bindings=True):
         return first_words(self._walk, pos)
 
     def _add_items(self, parent: TreeNode, items: Sequence[LineItem]) -> None:
-        """Add a line: runs at this indent, side branches nested."""
+        """Add a line: runs at this indent, side branches nested, each branch numbered
+        among its fork's (the oldest first; the newest, last, goes on below)."""
+        count = index = 0  # the branches of the fork the line is at, and the last one named
         for item in items:
             if isinstance(item, Run):
                 self._add_run(parent, item)
+                count, index = len(self._walk.real_children(item.end)), 0
             elif isinstance(item, SideBranch):
-                parent.add(side_label(self._walk, item), data=Branch(item.start), allow_expand=True)
+                index += 1
+                label = side_label(self._walk, item, index, count)
+                parent.add(label, data=Branch(item.start), allow_expand=True)
             elif isinstance(item, MoreBranches):
                 parent.add_leaf(more_label(item), data=item)
             elif isinstance(item, MainBranch):
-                label = Text.assemble(
-                    ("↳ ", "bold"),
-                    ("newest branch, continues below · ", "dim"),
-                    first_words(self._walk, item.start),
-                )
-                parent.add_leaf(label, data=Branch(item.start))
+                parent.add_leaf(main_label(count), data=Branch(item.start))
 
     def _open_branches(self, node: TreeNode, more: MoreBranches) -> None:
         """List the next chunk of a fork's folded side branches where ``node`` stands."""
         parent = node.parent
         if parent is None:
             return
-        for item in finish(self._walk.side_branches(more, EXPAND_CHUNK)):
-            parent.add(side_label(self._walk, item), data=Branch(item.start), before=node)
+        count = len(more.sides) + 1  # the newest branch is not among the sides
+        for index, item in enumerate(
+            finish(self._walk.side_branches(more, EXPAND_CHUNK)), start=more.offset + 1
+        ):
+            label = side_label(self._walk, item, index, count)
+            parent.add(label, data=Branch(item.start), before=node)
         rest = MoreBranches(more.sides, min(len(more.sides), more.offset + EXPAND_CHUNK))
         if rest.count:
             node.data = rest
@@ -388,9 +425,7 @@ class EventTreeView(Tree, inherit_bindings=True):
             node.add_leaf(event_label(self._walk, pos), data=EventNode(pos))
         rest = len(run.positions) - offset - len(chunk)
         if rest > 0:
-            node.add_leaf(
-                Text(f"… {rest:,} more", style="dim italic"), data=More(run, offset + len(chunk))
-            )
+            node.add_leaf(more_events_label(rest), data=More(run, offset + len(chunk)))
 
     # --- choosing --------------------------------------------------------------------------
 
@@ -415,39 +450,10 @@ class EventTreeView(Tree, inherit_bindings=True):
 
     # --- keys -------------------------------------------------------------------------------
 
-    def action_expand_or_down(self) -> None:
-        """→: open the node under the cursor; on an open one, step to its first line."""
-        node = self.cursor_node
-        if node is None:
-            return
-        if node.allow_expand and not node.is_expanded:
-            node.expand()
-        elif node.is_expanded and node.children:
-            self.move_cursor(node.children[0])
-
-    def action_collapse_or_up(self) -> None:
-        """←: close the node under the cursor; on a closed one or a leaf, step to its parent."""
-        node = self.cursor_node
-        if node is None:
-            return
-        if node.is_expanded and node.allow_expand:
-            node.collapse()
-        elif node.parent is not None and not node.parent.is_root:
-            self.move_cursor(node.parent)
-
     def action_select_branch(self) -> None:
         node = self.cursor_node
-        if node is None or node.data is None:
+        if node is None:
             return
-        data = node.data
-        pos = (
-            data.start
-            if isinstance(data, Branch)
-            else data.position
-            if isinstance(data, EventNode)
-            else data.positions[0]
-            if isinstance(data, Run)
-            else None
-        )
+        pos = node_position(node.data)
         if pos is not None:
             self.post_message(self.BranchChosen(pos, first_words(self._walk, pos).plain))

@@ -1,17 +1,13 @@
 """Insights (``i``, palette "Insights"): open the view, and go to the event it names.
 
 The view (:mod:`..insights`) is pushed over the conversation; Enter on one of its rows
-dismisses it with an event id, and the list moves there the way a tree choice does: the
-whole conversation shown, the cursor on the event (or, where the list cannot show it at
-once, the event in the detail pane).
+dismisses it with an event id, and the list moves there the way a tree choice does
+(``tree_follow.py``: the whole conversation shown, the cursor on the event).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from ...rows import EventRow
-from ...widgets.event_list import EventList
 
 if TYPE_CHECKING:
     from tui.models import AppConversation
@@ -42,19 +38,3 @@ class InsightsMixin:
             ),
             self.go_to_event,
         )
-
-    def go_to_event(self, event_id: str | None) -> None:
-        if not event_id:
-            return
-        rows = self.events.base.head
-        position = next((n for n, row in enumerate(rows) if row.id == event_id), None)
-        if position is None:  # not indexed yet: show it in the detail pane meanwhile
-            self.show_detail(EventRow(event_id, "", "", "", ""))
-            return
-        if self.window is not self.events.base:
-            self.action_show_all()
-        if self.window is self.events.base and not self.events.base.query.descending:
-            self.query_one(EventList).cursor = position
-            self.query_one(EventList).focus()
-        else:
-            self.show_detail(rows[position])

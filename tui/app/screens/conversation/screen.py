@@ -2,9 +2,10 @@
 
 The screen composes the panes and routes what the widgets say. Each concern beside it lives
 in its own module and is mixed in: loading through the event store (``loading.py``), find
-and jump (``find.py``), copy and export (``exporting.py``), following a live run
-(``following.py``), steering its agent (``agent.py``). Every switch of what the
-list shows goes through one reactive, :attr:`ConversationScreen.window`.
+and jump (``find.py``), the tree's cursor moving the list (``tree_follow.py``), copy and
+export (``exporting.py``), following a live run (``following.py``), steering its agent
+(``agent.py``). Every switch of what the list shows goes through one reactive,
+:attr:`ConversationScreen.window`.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from .insights import InsightsMixin
 from .keys import CONVERSATION_KEYS
 from .loading import LoadingMixin
 from .panes import PanesMixin
+from .tree_follow import TreeFollowMixin
 from .waiting import WaitingMixin
 
 if TYPE_CHECKING:
@@ -69,6 +71,7 @@ PANES = ("event-tree", "event-list", "event-detail")  # what z zooms
 class ConversationScreen(
     GuardedDispatch,
     FindMixin,
+    TreeFollowMixin,
     ExportMixin,
     FollowMixin,
     AgentMixin,
@@ -295,7 +298,8 @@ class ConversationScreen(
             self.show_detail(row)
 
     @work(exclusive=True, group="detail")
-    async def show_detail(self, row: EventRow) -> None:
+    async def show_detail(self, row: EventRow, *, note: str | None = None) -> None:
+        """The event in the detail pane; ``note`` is said over it."""
         await asyncio.sleep(0.03)  # debounce: holding a key doesn't fetch every row
         try:
             event = await self.events.event(row)
@@ -309,7 +313,8 @@ class ConversationScreen(
         if event is None:
             detail.clear_event("This event is no longer available.")
         else:
-            detail.show(event, paired, note=DUPLICATE_NOTE if is_duplicate(row) else None)
+            note = note or (DUPLICATE_NOTE if is_duplicate(row) else None)
+            detail.show(event, paired, note=note)
 
     @on(EventList.Selected)
     def _selected(self, message: EventList.Selected) -> None:
@@ -330,20 +335,6 @@ class ConversationScreen(
         self.notify(
             "Showing one branch (root → its newest leaf). Press a for all events.", markup=False
         )
-
-    @on(EventTreeView.EventChosen)
-    def _event_chosen(self, message: EventTreeView.EventChosen) -> None:
-        rows = self.events.base.head
-        if message.position >= len(rows):
-            return
-        target = rows[message.position]
-        if self.window is not self.events.base:
-            self.action_show_all()
-        event_list = self.query_one(EventList)
-        if self.window is self.events.base and not self.events.base.query.descending:
-            event_list.cursor = message.position
-        else:
-            self.show_detail(target)
 
     # --- keys --------------------------------------------------------------------------------
 
