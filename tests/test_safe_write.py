@@ -192,8 +192,8 @@ def test_a_failed_export_leaves_the_old_file_and_no_debris(demo_server, folder, 
     target = folder / "out.md"
     target.write_text("old\n")
     inode = target.stat().st_ino
-    assert main(["export", "0" * 32, "--url", demo_server.base_url, "-o", str(target)]) == 1
-    assert "no conversation" in capsys.readouterr().err
+    assert main(["export", "0" * 32, "--url", demo_server.base_url, "-o", str(target)]) == 2
+    assert "conversation not found" in capsys.readouterr().err
     assert target.read_text() == "old\n" and target.stat().st_ino == inode
     assert names(folder) == ["out.md"]
 
