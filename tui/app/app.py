@@ -8,7 +8,6 @@ results to the screens; nothing here builds URLs or touches JSON.
 from __future__ import annotations
 
 import asyncio
-import gc
 import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -19,9 +18,10 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from tui import memory
+
 from .board.options import BoardOptions
 from .commands import OhtuiCommands
-from .gc_freeze import freeze_long_lived
 from .guard import AppGuard, GuardedDispatch
 from .keymap_ids import binding_ids
 from .messages import AgentStatusChanged
@@ -186,8 +186,7 @@ class OhtuiApp(RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, App):
     def _started(self) -> None:
         """Startup's imports are done: freeze what they built, and collect garbage again
         (``ohtui`` pauses the collector while it starts: ``cli.run_app``)."""
-        freeze_long_lived()
-        gc.enable()
+        memory.started()
 
     @work(thread=True, group="warm-up", exit_on_error=False)
     def warm_up(self) -> None:
