@@ -1,9 +1,8 @@
 """The conversation screen's first frame skips restyling work, and nothing shows it.
 
 The screen's first resume keeps the styles its widgets were given as they mounted
-(``screens/conversation/first_frame.py``) and the event list works out its component
-styles once per state (``widgets/component_styles.py``). What a person sees must still
-follow focus, theme changes and later resumes.
+(``screens/conversation/first_frame.py``). What a person sees must still follow focus,
+theme changes and later resumes.
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ from __future__ import annotations
 from tests.app_helpers import SIZE, conversations_shown, list_ready, make_app, settled, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import FilterDialog
-from tui.app.widgets.component_styles import StyledOnce
 from tui.app.widgets.event_list import EventList
 from tui.server import Store, load_demo
 
@@ -31,13 +29,6 @@ async def _opened(pilot) -> ConversationScreen:
 
 def _cursor(event_list: EventList):
     return event_list.get_component_rich_style("event-list--cursor")
-
-
-def test_the_list_keeps_its_textual_base_css():
-    """The mixin is no DOMNode: the list's CSS type names still run through ScrollView."""
-    assert not hasattr(StyledOnce, "_css_type_name")
-    assert "ScrollView" in EventList._css_type_names
-    assert "Widget" in EventList._css_type_names
 
 
 async def test_the_cursor_style_follows_focus_both_ways(demo_server):

@@ -8,7 +8,9 @@
     models                               pydantic data, no I/O
     text · lazy · paths · loopback · lru the bottom: neutral helpers, the package's version
     · children · safe_output · untrusted_files · tui       (safe_output, the one writer of
-                                         output files, cleans the paths it names with text)
+    · memory                             output files, cleans the paths it names with text;
+                                         memory, the collector's and the heap's tuning, is
+                                         called from the command line to the servers)
 
 Every import counts: at module level, inside functions (the lazy ones), under
 ``TYPE_CHECKING`` (a type is a dependency too), and ``importlib.import_module("tui…")``
@@ -37,6 +39,7 @@ BOTTOM = frozenset(
         "children",
         "safe_output",
         "untrusted_files",
+        "memory",
     }
 )
 #: area (the first name under ``tui``) → the areas it may import (its own is always allowed)
@@ -51,6 +54,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "children": frozenset(),
     "safe_output": frozenset({"text"}),
     "untrusted_files": frozenset(),
+    "memory": frozenset(),
     "models": BOTTOM,
     "client": BOTTOM | {"models"},
     "export": BOTTOM | {"models", "client"},

@@ -4,11 +4,11 @@ so ``ohtui --version`` and ``--help`` stay instant (no Textual, httpx or pydanti
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from typing import Any
 
+from tui import memory
 from tui.commands.connect import load_settings, make_client, warn_keys_on_argv
 from tui.commands.options import (
     COMMANDS,
@@ -151,11 +151,7 @@ def run_app(args: argparse.Namespace) -> int:
         if problem is not None:
             say(f"ohtui: --conversation: {problem}", file=sys.stderr)
             return 2
-    # Startup's imports (Textual, pydantic's schemas, the server, the client) allocate much
-    # and free little: full collections meanwhile scan it all again and again (~8% of the CPU
-    # to the first page). The app enables the collector again once they are done
-    # (``OhtuiApp._started``, after freezing what they built).
-    gc.disable()
+    memory.pause_collector()  # until the app's imports are done (``OhtuiApp._started``)
     local = args.local or args.path
     folders = zipped = None
     try:
@@ -173,7 +169,7 @@ def run_app(args: argparse.Namespace) -> int:
             folders.stop()
         if zipped is not None:
             zipped.remove()
-        gc.enable()
+        memory.resume_collector()
 
 
 def _is_zip(path: str) -> bool:

@@ -8,7 +8,6 @@ results to the screens; nothing here builds URLs or touches JSON.
 from __future__ import annotations
 
 import asyncio
-import gc
 import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -19,10 +18,11 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from tui import memory
+
 from .board.options import BoardOptions
 from .commands import OhtuiCommands
 from .copy_key import CopyKey
-from .gc_freeze import freeze_long_lived
 from .guard import AppGuard, GuardedDispatch
 from .keymap_ids import binding_ids, current_ids
 from .messages import AgentStatusChanged
@@ -192,8 +192,7 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
     def _started(self) -> None:
         """Startup's imports are done: freeze what they built, and collect garbage again
         (``ohtui`` pauses the collector while it starts: ``cli.run_app``)."""
-        freeze_long_lived()
-        gc.enable()
+        memory.started()
 
     @work(thread=True, group="warm-up", exit_on_error=False)
     def warm_up(self) -> None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tui.memory import release_free_memory
 from tui.models import EventTree
 from tui.models.events import SecurityAnalysisEvent
 
 from .action_index import ActionIndex, Risk
-from .heap import release_free_memory
 from .row_windows import PagedWindow, PathWindow
 from .rows import EventRow
 

@@ -7,9 +7,9 @@ stopped for good. Here the failures are caught where they happen, told to the us
 notification with the reason, logged with their traceback (secrets masked) to the log file
 the notice names (``log_file.py``), and the app keeps running:
 
-* :class:`AppGuard` (on the app): every key action (``_dispatch_action``), and what still
-  reaches ``_handle_exception`` once the app runs: a worker's failure, a timer's or a
-  callback's error. A failure while the app starts, or a storm of them
+* :class:`AppGuard` (on the app): every action (``run_action``: keys, links, the palette),
+  and what still reaches Textual's last handler once the app runs: a worker's failure, a
+  timer's or a callback's error. A failure while the app starts, or a storm of them
   (:data:`STORM` in :data:`STORM_S` seconds: something fails on every frame), still ends
   the app with the traceback, as Textual does.
 * :class:`GuardedDispatch` (on a screen or widget): its message handlers and posted
@@ -23,18 +23,22 @@ import asyncio
 import logging
 import time
 import traceback
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from textual import events
+from textual import actions, events
+from textual.app import App
 from textual.worker import WorkerFailed
 
 from tui.client.known_secrets import redact_known
 from tui.text import clean
 
 from .log_file import current as current_log_file
+from .textual_compat import EscapedFailureHook, HandlerFailureHook
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from textual.actions import ActionParseResult
+    from textual.dom import DOMNode
     from textual.message import Message
 
 log = logging.getLogger("tui.app")
@@ -75,7 +79,25 @@ def report(app: App, where: str, exc: BaseException) -> None:
         log.exception("could not report a failure")
 
 
-class AppGuard:
+def being_removed(node: DOMNode) -> bool:
+    """The node is being taken off the screen (closing, closed or pruned: Textual's
+    ``display`` is then False), is no longer attached, or its app was told to exit (a
+    node's ``is_attached`` is then False; the app's return code is set)."""
+    exiting = node.return_code is not None if isinstance(node, App) else not node.is_attached
+    return exiting or (node.styles.display != "none" and not node.display)
+
+
+def action_name(action: str | ActionParseResult) -> str:
+    """The action's name without its namespace and parameters (``app.quit`` → ``quit``)."""
+    if not isinstance(action, str):
+        return action[1]
+    try:
+        return actions.parse(action)[1]
+    except actions.ActionError:
+        return action
+
+
+class AppGuard(EscapedFailureHook):
     """Mixed into the app ahead of :class:`textual.app.App` (see the module doc)."""
 
     _guard_times: list[float]
@@ -95,58 +117,53 @@ class AppGuard:
         """The app runs normally (not starting, not exiting) with a screen to notify on."""
         app: Any = self
         return bool(
-            app.is_running and not app._exit and app._screen_stack and app.screen.is_mounted
+            app.is_running
+            and app.return_code is None
+            and app.screen_stack
+            and app.screen.is_mounted
         )
 
-    async def _dispatch_action(self, namespace: Any, action_name: str, params: Any) -> bool:
+    async def run_action(
+        self,
+        action: str | ActionParseResult,
+        default_namespace: DOMNode | None = None,
+        namespaces: Mapping[str, DOMNode] | None = None,
+    ) -> bool:
         try:
-            return await super()._dispatch_action(namespace, action_name, params)  # type: ignore[misc]
+            return await super().run_action(action, default_namespace, namespaces)  # type: ignore[misc]
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             if not self._guard_ready() or self._guard_storm():
                 raise
-            report(self, f"The {action_name.replace('_', ' ')} action", exc)  # type: ignore[arg-type]
+            name = action_name(action)
+            report(self, f"The {name.replace('_', ' ')} action", exc)  # type: ignore[arg-type]
             return True
 
-    def _handle_exception(self, error: Exception) -> None:
+    def failure_escaped(self, error: Exception) -> bool:
         if self._guard_ready() and not self._guard_storm():
             what = "A background task" if isinstance(error, WorkerFailed) else "A callback"
             report(self, what, error)  # type: ignore[arg-type]
-            return
-        super()._handle_exception(error)  # type: ignore[misc]
+            return True
+        return False
 
 
-class GuardedDispatch:
+class GuardedDispatch(HandlerFailureHook):
     """Mixed into a screen or widget ahead of its Textual base (see the module doc)."""
 
-    async def _dispatch_message(self, message: Message) -> None:
-        try:
-            await super()._dispatch_message(message)  # type: ignore[misc]
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            app: Any = getattr(self, "app", None)
-            if isinstance(message, events.Compose) or app is None:
-                raise
-            guard = app if isinstance(app, AppGuard) else None
-            if self._being_removed():
-                # a screen pushed just before the app closes (or the screen is popped) gets
-                # its Mount after its widgets are gone (``ohtui PATH --conversation ID``,
-                # then q at once): nothing is left to act on, and nothing to tell
-                log.debug("%s: %s while removed", type(self).__name__, type(exc).__name__)
-                return
-            if guard is None or not guard._guard_ready() or guard._guard_storm():
-                raise
-            name = getattr(message, "handler_name", type(message).__name__)
-            report(app, f"{type(self).__name__} ({name.removeprefix('on_')})", exc)
-
-    def _being_removed(self) -> bool:
-        """The node is being taken off the screen, or its app was told to exit (its screens
-        are then taken down before they are pruned): Textual's own flags."""
-        return bool(
-            getattr(self, "_pruning", False)
-            or getattr(self, "_closing", False)
-            or getattr(self, "_closed", False)
-            or getattr(getattr(self, "app", None), "_exit", False)
-        )
+    def handler_failed(self, message: Message, error: Exception) -> bool:
+        app: Any = getattr(self, "app", None)
+        if isinstance(message, events.Compose) or app is None:
+            return False
+        guard = app if isinstance(app, AppGuard) else None
+        if being_removed(self):  # type: ignore[arg-type]
+            # a screen pushed just before the app closes (or the screen is popped) gets
+            # its Mount after its widgets are gone (``ohtui PATH --conversation ID``,
+            # then q at once): nothing is left to act on, and nothing to tell
+            log.debug("%s: %s while removed", type(self).__name__, type(error).__name__)
+            return True
+        if guard is None or not guard._guard_ready() or guard._guard_storm():
+            return False
+        name = getattr(message, "handler_name", type(message).__name__)
+        report(app, f"{type(self).__name__} ({name.removeprefix('on_')})", error)
+        return True

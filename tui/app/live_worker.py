@@ -150,12 +150,12 @@ def handle(payload: Any) -> list[Answer]:
 
 
 if __name__ == "__main__":
-    import gc
     import importlib
 
     from tui.client.process_worker import serve
+    from tui.memory import freeze_long_lived
 
     # by its name, not as __main__: what it sends must unpickle in the UI
     worker = importlib.import_module(MODULE)
-    gc.freeze()  # the imports (models, schemas) stay: collections need not scan them
+    freeze_long_lived()  # the imports (models, schemas) stay: collections need not scan them
     serve(worker.handle)

@@ -156,17 +156,13 @@ def handle(payload: Any) -> Any:
 
 
 if __name__ == "__main__":
-    import gc
     import importlib
 
     from tui.client.process_worker import serve
+    from tui.memory import helper_started
 
     # by its name, not as __main__: what it sends must unpickle in the UI
     worker = importlib.import_module(MODULE)
     importlib.import_module("tui.app.page_walker")
-    gc.freeze()  # the imports (models, schemas) stay: collections need not scan them (~7%)
-    # a page's objects die by their counts; a young collection every 700 allocations
-    # (~20 a page) cost 4-6% of the reading (1.42-1.43 vs 1.34-1.37 ms a page at 10,000);
-    # the older generations are still collected, only less often
-    gc.set_threshold(10_000, 10, 10)
+    helper_started()
     serve(worker.handle)

@@ -18,8 +18,16 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from textual import actions
+
+from .textual_compat import UnboundKeyHook, modal_bindings
+
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.dom import DOMNode
+
+#: the namespaces an action may name (``app.quit``): the app's properties of those names
+NAMESPACES = ("app", "screen", "focused")
 
 #: how long a reason stays on screen; the same reason is not repeated meanwhile
 REASON_S = 4.0
@@ -34,12 +42,28 @@ def read_only_reason(app: object) -> str:
     return "Read-only mode: nothing can be changed (--readonly, readonly = true or OHTUI_READONLY)."
 
 
+def action_target(app: App, action: str, namespace: DOMNode) -> tuple[DOMNode, str, tuple] | None:
+    """Where a binding's action runs, its name and parameters (as Textual runs it: the
+    binding's own node unless the action names a namespace); None if that is not there."""
+    try:
+        named, name, parameters = actions.parse(action)
+    except actions.ActionError:
+        return None
+    if not named:
+        return namespace, name, parameters
+    target = getattr(app, named, None) if named in NAMESPACES else None
+    return None if target is None else (target, name, parameters)
+
+
 def refusal(app: App, key: str) -> str | None:
     """Why ``key`` does nothing on the current screen: the reason of the first binding of
     the key (from the focused widget up) whose action is refused and has one."""
-    for namespace, bindings in app.screen._modal_binding_chain:
+    for namespace, bindings in modal_bindings(app.screen):
         for binding in bindings.key_to_bindings.get(key, ()):
-            target, name, parameters = app._parse_action(binding.action, namespace)
+            found = action_target(app, binding.action, namespace)
+            if found is None:
+                continue
+            target, name, parameters = found
             if target.check_action(name, parameters) is not False:
                 continue  # it applies (it ran, or chose to do nothing itself)
             why_not = getattr(target, "why_not", None)
@@ -49,7 +73,7 @@ def refusal(app: App, key: str) -> str | None:
     return None
 
 
-class RefusedKeys:
+class RefusedKeys(UnboundKeyHook):
     """Mixed into the app ahead of :class:`textual.app.App`: a key nothing took says why.
 
     Textual checks the (non-priority) bindings once a key has bubbled back to the app,
@@ -60,11 +84,7 @@ class RefusedKeys:
 
     _said: tuple[str, float] = ("", 0.0)
 
-    async def _check_bindings(self, key: str, priority: bool = False) -> bool:
-        if await super()._check_bindings(key, priority):  # type: ignore[misc]
-            return True
-        if priority:
-            return False  # the key goes on to the focused widget first
+    def unbound_key(self, key: str) -> bool:
         app: App = self  # type: ignore[assignment]
         reason = refusal(app, key)
         if reason is None:

@@ -10,10 +10,11 @@ longer share the UI's GIL either. How it is started and ended with the app:
 
 from __future__ import annotations
 
-import gc
 import os
 import socket
 import sys
+
+from tui.memory import pause_collector, started
 
 from .server_process import ServerProcess, serve_until_parent_ends, spawn_server, tell_failure
 
@@ -32,7 +33,7 @@ def start_demo_process() -> ServerProcess:
 def main(argv: list[str] | None = None) -> int:
     """The child: serve the demo on the inherited socket until stdin reaches end of file."""
     os.nice(NICENESS)
-    gc.disable()  # the imports and the demo data make little garbage: no full scans meanwhile
+    pause_collector()  # the imports and the demo data make little garbage: no full scans meanwhile
     (fd,) = argv or sys.argv[1:]
     sock = socket.socket(fileno=int(fd))
     try:
@@ -43,8 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         sock.close()
         tell_failure(exc)
         return 1
-    gc.freeze()  # modules, schemas and the demo's data live as long as the process
-    gc.enable()
+    started()  # modules, schemas and the demo's data live as long as the process
     # in memory: nothing to save; stop() removes the demo's temporary workspace
     serve_until_parent_ends(tell_ready=True, before_exit=lambda: stop(server_too=False))
     return 0

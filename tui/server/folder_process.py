@@ -13,11 +13,12 @@ are written (``folder_watch.py``).
 
 from __future__ import annotations
 
-import gc
 import secrets
 import socket
 import sys
 from pathlib import Path
+
+from tui.memory import pause_collector, started
 
 from .folder_scan import conversation_folders
 from .server_process import ServerProcess, serve_until_parent_ends, spawn_server
@@ -37,7 +38,7 @@ def start_folder_process(path: str | Path) -> ServerProcess | None:
 
 def main(argv: list[str] | None = None) -> int:
     """The child: serve ``root`` on the inherited socket until stdin reaches end of file."""
-    gc.disable()  # the imports and the index make little garbage: no full scans meanwhile
+    pause_collector()  # the imports and the index make little garbage: no full scans meanwhile
     fd, root = argv or sys.argv[1:]
     key = sys.stdin.buffer.readline().decode().strip()
     sock = socket.socket(fileno=int(fd))
@@ -47,8 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     if served is None:
         sock.close()
         return NO_FOLDERS
-    gc.freeze()  # modules, schemas and the index live as long as the process
-    gc.enable()
+    started()  # modules, schemas and the index live as long as the process
     serve_until_parent_ends()  # read-only: nothing to flush
     return 0
 

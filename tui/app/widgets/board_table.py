@@ -29,6 +29,7 @@ from ..board.model import BY_KEY, board_columns
 from ..board.row import BoardRow
 from ..format import STATUS_STYLES
 from ..table_columns import Column
+from ..textual_compat import resize_scrollable
 from ..themes import theme_style
 from .board_cells import fit_cells, row_cells
 from .cursor_moves import CursorMoves
@@ -166,15 +167,7 @@ class BoardTable(CursorMoves, ScrollView, can_focus=True, inherit_bindings=False
                 self.refresh_lines(top + offset + 1)
 
     def _resize_virtual(self) -> None:
-        size = Size(self.size.width, len(self.rows) + 1)
-        if size == self.virtual_size:
-            return
-        if not self.size:
-            self.virtual_size = size
-            return
-        # only the scrollbars need to know (see EventList._resize_virtual)
-        self.set_reactive(BoardTable.virtual_size, size)
-        self._scroll_update(size)
+        resize_scrollable(self, Size(self.size.width, len(self.rows) + 1))
 
     def on_resize(self) -> None:
         self._strips.clear()

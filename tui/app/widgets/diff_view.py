@@ -18,7 +18,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..diff_rows import DiffRow, FileDiff, SidePair
-from .component_styles import StyledOnce
 
 MARKS = {"same": " ", "removed": "-", "added": "+"}
 SEPARATOR = "│"
@@ -26,7 +25,7 @@ SEPARATOR = "│"
 Item = DiffRow | SidePair | str  # a str is a note line (what was cut, a caveat)
 
 
-class DiffView(StyledOnce, ScrollView, can_focus=True):
+class DiffView(ScrollView, can_focus=True):
     """Shows one :class:`FileDiff` (:meth:`show`) or a sentence (:meth:`say`)."""
 
     BINDING_GROUP_TITLE = "Diff"

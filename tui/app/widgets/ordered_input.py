@@ -14,14 +14,13 @@ from textual.widgets import Input
 
 
 class OrderedInput(Input):
-    async def _on_key(self, event: events.Key) -> None:
-        if not event.is_printable:
-            for binding in self._bindings.key_to_bindings.get(event.key, ()):
-                if self.check_action(binding.action, ()) is False:
-                    continue
-                event.stop()
-                event.prevent_default()
-                self._restart_blink()
-                await self.run_action(binding.action)
-                return
-        await super()._on_key(event)
+    async def on_key(self, event: events.Key) -> None:
+        """Runs before Input's own key handler (a subclass's handler comes first in
+        Textual's dispatch), which then restarts the cursor's blink as for any key."""
+        if event.is_printable:
+            return
+        active = self.screen.active_bindings.get(event.key)
+        if active is None or active.node is not self:
+            return  # not one of this Input's bindings (or refused now): Textual's way
+        event.stop()  # handled here: the app does not run it again
+        await self.run_action(active.binding.action)

@@ -30,7 +30,7 @@ from textual.widgets import DataTable, Static
 
 from tui.models.workspace import GitChange
 
-from ...guard import GuardedDispatch
+from ...guard import GuardedDispatch, being_removed
 from ...widgets.changes_tables import CommitsTable, FilesTable, shown
 from ...widgets.diff_view import DiffView
 from ...widgets.key_bar import KeyBar
@@ -132,7 +132,7 @@ class ChangesScreen(
 
     @property
     def closing(self) -> bool:
-        return not self.is_attached or self._closing or self._closed or self._pruning
+        return being_removed(self)
 
     # --- layout ------------------------------------------------------------------------------
 

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.memory import FREEZE_EVERY, freeze_long_lived
 from tui.text import clean
 
 from ...format import status_value, title_of
-from ...gc_freeze import FREEZE_EVERY, freeze_long_lived
 from ...live_session import LiveSession, can_follow
 from ...messages import AgentStatusChanged
 from ...widgets.event_list import EventList
@@ -54,7 +54,7 @@ class FollowMixin:
     conversation: AppConversation | None
     live: LiveSession | None
     new_below: int  # live rows below a cursor that does not follow them
-    frozen_rows: int  # rows when long-lived objects were last frozen (gc_freeze.py)
+    frozen_rows: int  # rows when long-lived objects were last frozen (tui/memory.py)
     _tree_grown_at = 0.0  # perf_counter time the tree pane last grew with a batch
     _tree_due: Timer | None = None  # the pane's deferred growth while the stream is fast
 

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from ...gc_freeze import freeze_long_lived
+from tui.memory import freeze_long_lived
+
 from ...live_session import can_follow
 from ...row_windows import PagedWindow
 from ...widgets.event_list import EventList

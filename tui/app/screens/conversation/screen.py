@@ -28,7 +28,7 @@ from tui.text import clean
 from ...conversation_events import ConversationEvents
 from ...duplicate_rows import NOTE as DUPLICATE_NOTE
 from ...duplicate_rows import is_duplicate
-from ...guard import GuardedDispatch
+from ...guard import GuardedDispatch, being_removed
 from ...live_session import LiveSession
 from ...refusals import read_only_reason
 from ...row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
@@ -118,7 +118,7 @@ class ConversationScreen(
         self._title = title
         self.live: LiveSession | None = None
         self.new_below = 0  # live rows below a cursor that does not follow them
-        self.frozen_rows = 0  # rows when long-lived objects were last frozen (gc_freeze.py)
+        self.frozen_rows = 0  # rows when long-lived objects were last frozen (tui/memory.py)
         self._detail_pending: EventRow | None = None  # the newest followed row, detail due
         self._detail_shown_at = 0.0  # when the detail last caught up with followed rows
         self._wanted_rows: tuple[PagedWindow, int, int] | None = None  # the list's newest ask
@@ -156,7 +156,7 @@ class ConversationScreen(
     @property
     def closing(self) -> bool:
         """Being closed: the panes may already be gone, so late worker results are dropped."""
-        return not self.is_attached or self._closing or self._closed or self._pruning
+        return being_removed(self)
 
     @property
     def conversation(self) -> AppConversation | None:
