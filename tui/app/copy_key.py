@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.actions import parse as parse_action
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -23,8 +25,9 @@ def copy_action(app: App) -> str | None:
     action = getattr(screen, "COPY_ACTION", None)
     if not action:
         return None
-    target, name, parameters = app._parse_action(action, screen)
-    return action if target.check_action(name, parameters) is not False else None
+    target, name, parameters = parse_action(action)
+    node = app if target == "app" else screen
+    return action if node.check_action(name, parameters) is not False else None
 
 
 def quit_keys(app: App) -> list[str]:
@@ -49,12 +52,12 @@ def how_to_copy_and_quit(app: App) -> str:
 class CopyKey:
     """Mixed into the app: ``ctrl+c`` where no field and no mouse selection took it."""
 
-    async def _check_bindings(self, key: str, priority: bool = False) -> bool:
-        if await super()._check_bindings(key, priority):  # type: ignore[misc]
-            return True
-        if priority or key != "ctrl+c":
-            return False
-        await self.action_help_quit()  # a dialog: nothing of the app's had the key
+    def unbound_key(self, key: str) -> bool:
+        """``ctrl+c`` that no binding took (a dialog: nothing of the app's had the key)."""
+        if key != "ctrl+c":
+            return super().unbound_key(key)  # type: ignore[misc]
+        app: App = self  # type: ignore[assignment]
+        app.call_next(self.action_help_quit)
         return True
 
     async def action_help_quit(self) -> None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from textual.binding import Binding, BindingsMap
+
 if TYPE_CHECKING:
     from textual.screen import Screen
 
@@ -34,9 +36,19 @@ def _main_screens() -> list[type]:
     return [ConversationsScreen, ConversationScreen, BoardScreen, SandboxesScreen]
 
 
+def class_bindings(cls: type) -> BindingsMap:
+    """The bindings a screen of class ``cls`` has of its own, merged along its classes as
+    Textual merges them (a subclass's key replaces its base's), without making one."""
+    keys: dict[str, list[Binding]] = {}
+    for base in reversed(cls.__mro__):
+        for key, each in BindingsMap(base.__dict__.get("BINDINGS", [])).key_to_bindings.items():
+            keys[key] = each
+    return BindingsMap.from_keys(keys)
+
+
 def meanings(cls: type, keymap: dict[str, str]) -> dict[str, str]:
     """Key → what it does on a screen of class ``cls`` (its own keys, keymap applied)."""
-    bindings = cls._merged_bindings.copy()  # type: ignore[attr-defined]
+    bindings = class_bindings(cls)
     if keymap:
         bindings.apply_keymap(keymap)
     out: dict[str, str] = {}
