@@ -1,6 +1,6 @@
 """big_output: a 50 MB terminal output and a 1,000,000-character line, opened and shown.
 
-What ``tests/test_hostile_content.py`` checks for correctness (abbreviated, cut said, bounded
+What ``tests/app/test_hostile_content.py`` checks for correctness (abbreviated, cut said, bounded
 memory), timed here: from opening the conversation to its tree pane showing every event
 (load), and from moving the cursor onto each huge event to the first paint whose detail pane
 shows it. Targets: load ≤ 10 s, each detail ≤ 5 s. Also the app's peak RSS growth (the

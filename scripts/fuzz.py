@@ -1,4 +1,4 @@
-"""Run the display-path fuzz campaign of ``tests/test_fuzz.py`` at full size and print figures.
+"""Run the display-path fuzz campaign of ``tests/models/test_fuzz.py`` at full size and print figures.
 
 The test suite runs every mutation on every kind of sample event once (~240 cases) and 200
 hypothesis examples to stay quick; this runs as many random cases as asked (10,000 by default)
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.test_fuzz import Stats, make_cases, run_campaign
+from tests.models.test_fuzz import Stats, make_cases, run_campaign
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
 """Write the sample conversation's Markdown export anew as the golden file the tests compare with.
 
-``tests/test_export.py`` renders the real sample conversation (``../shared/samples``) with the
+``tests/cli/test_export.py`` renders the real sample conversation (``../shared/samples``) with the
 current code and compares it with ``tests/data/demo-export.md``. When the export changes on
 purpose, run this, read ``git diff tests/data/demo-export.md`` as a reviewer would, and commit
 the file with the change that caused it.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.test_export import GOLDEN, demo_markdown
+from tests.cli.test_export import GOLDEN, demo_markdown
 
 
 def main() -> int:

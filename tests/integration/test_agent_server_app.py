@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.app_helpers import SIZE, conversations_shown, list_ready, screen_text, wait_for
+from tests.helpers.app_helpers import SIZE, conversations_shown, list_ready, screen_text, wait_for
 from tests.integration.fake_llm import slow_steps, two_commands
 from tests.integration.waiting import status_in, until
 from tui.app.app import OhtuiApp

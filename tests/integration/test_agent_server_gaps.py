@@ -13,10 +13,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.helpers.tcp_proxy import TcpProxy
 from tests.integration.fake_llm import slow_steps
 from tests.integration.followed_run import endpoint
 from tests.integration.waiting import status_in, until
-from tests.tcp_proxy import TcpProxy
 from tui.client import EventStream, StreamEvent, StreamState, StreamStatus
 
 pytestmark = pytest.mark.xdist_group("agent-server")

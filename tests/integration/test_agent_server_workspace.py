@@ -11,11 +11,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.workspace_helpers import (
+    applies,
+    apply,
+    base_copy,
+    git,
+    need_git,
+    status_changes,
+    tree,
+)
 from tests.integration.conftest import conversation_request
 from tests.integration.fake_llm import Step, create_file, terminal
 from tests.integration.fake_llm import finish as finish_call
 from tests.integration.waiting import status_in
-from tests.workspace_helpers import applies, apply, base_copy, git, need_git, status_changes, tree
 from tui.client.workspace_patch import computed_patch
 
 pytestmark = pytest.mark.xdist_group("agent-server")

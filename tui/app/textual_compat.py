@@ -1,7 +1,7 @@
 """Every private Textual name ohtui touches, and nowhere else.
 
 Textual offers no public hook for these five; each is wrapped here under a name of our own,
-and ``tests/test_textual_compat.py`` fails, naming the Textual version and the name, when a
+and ``tests/app/test_textual_compat.py`` fails, naming the Textual version and the name, when a
 Textual release renames, removes or reshapes one. Elsewhere ``tui/`` uses Textual's public
 API only (the same test looks for private names outside this module).
 

@@ -175,7 +175,7 @@ def verbose_script(b: LiveBuilder, n: int) -> Script:
     yield from unknown_tool(b)
     yield from terminal(
         b,
-        "pytest -q tests/test_cli.py",
+        "pytest -q tests/cli/test_cli.py",
         "....................\n20 passed in 1.84s",
         summary="Run the CLI tests",
         hook=True,

@@ -42,7 +42,7 @@ _ASYNC_EDITS = [
     ),
 ]
 _COMMANDS = [
-    ("pytest -q tests/test_cli.py", "....................\n20 passed in 1.84s", 0),
+    ("pytest -q tests/cli/test_cli.py", "....................\n20 passed in 1.84s", 0),
     (
         "pytest -q tests/test_transport.py -x",
         (
