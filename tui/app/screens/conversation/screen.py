@@ -172,7 +172,8 @@ class ConversationScreen(
     # --- what the list shows ----------------------------------------------------------------
 
     def watch_window(self, window: RowWindow) -> None:
-        self.query_one(EventList).set_source(window)
+        cursor, self.start_cursor = self.start_cursor, 0
+        self.query_one(EventList).set_source(window, cursor=cursor)
         self.update_list_title()
         self.find_view_changed()  # find's count and words were for the old view
 
