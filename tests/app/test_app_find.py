@@ -152,8 +152,9 @@ async def test_jump_keys(demo_server):
         event_list.focus()
         rows = [screen.window.row(i) for i in range(len(screen.window))]
         users = [i for i, r in enumerate(rows) if r.kind == "MessageEvent" and r.source == "user"]
+        after = next(i for i in users if i > event_list.cursor)  # it opens on the first one
         await pilot.press("u")
-        await wait_for(lambda: event_list.cursor == next(i for i in users if i > 0), pilot=pilot)
+        await wait_for(lambda: event_list.cursor == after, pilot=pilot)
         await pilot.press("U")
         await wait_for(
             lambda: event_list.cursor == users[0] or event_list.cursor == users[-1], pilot=pilot
@@ -179,6 +180,7 @@ async def test_jump_keys(demo_server):
         event_list.focus()
         errors = [i for i in range(len(screen.window)) if screen.window.row(i).is_error]
         assert errors
+        event_list.cursor = 0
         await pilot.press("e")
         await wait_for(lambda: event_list.cursor == errors[0], pilot=pilot)
         await pilot.press("E")

@@ -90,7 +90,8 @@ async def test_a_key_typed_right_after_a_pane_switch_goes_to_the_new_pane(demo_s
     async with app.run_test(size=NARROW) as pilot:
         screen = await _open(app, pilot, "branches")
         tree, event_list = screen.query_one(EventTreeView), screen.query_one(EventList)
-        assert tree.cursor_line == -1 and event_list.cursor == 0
+        start = event_list.cursor  # the first user message
+        assert tree.cursor_line == -1
         _type_at_once(app, "t", "j", "j")  # focused, the tree's cursor starts on line 0
         await wait_for(lambda: tree.cursor_line == 2, pilot=pilot)
         # the list never saw the j's: it follows the tree's cursor to its line's event
@@ -241,6 +242,9 @@ async def test_enter_on_the_detail_opens_and_closes_its_sections(demo_server):
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot, "branches")
         detail = screen.query_one(EventDetail)
+        window = screen.window
+        system = next(i for i in range(len(window)) if window.row(i).kind == "SystemPromptEvent")
+        screen.query_one(EventList).cursor = system
         await wait_for(lambda: bool(detail.query(Collapsible)), pilot=pilot)  # the system prompt
         await pilot.press("enter")  # from the list: the detail takes the keys
         assert app.focused is detail

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-from textual.widgets import OptionList
+from textual.widgets import SelectionList
 
 from tests.helpers.app_helpers import (
     SIZE,
@@ -14,11 +14,12 @@ from tests.helpers.app_helpers import (
     make_app,
     screen_ready,
     screen_text,
+    send_burst,
     wait_for,
 )
 from tui.app.rows import KIND_LABELS
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversation.filter_dialog import ALL, FilterDialog
+from tui.app.screens.conversation.filter_dialog import ALL, PLUMBING, FilterDialog, KindList
 from tui.app.widgets.filter_bar import FilterBar, kind_choices, kind_label, show_time
 from tui.models import EVENT_KINDS
 from tui.server import Store, load_demo
@@ -54,7 +55,7 @@ def test_every_kind_has_the_lists_name_sorted():
 
 
 def _prompts(dialog) -> dict[str, str]:
-    options = dialog.query_one("#filter-kind", OptionList)
+    options = dialog.query_one("#filter-kind", SelectionList)
     return {
         options.get_option_at_index(i).id: str(options.get_option_at_index(i).prompt)
         for i in range(options.option_count)
@@ -76,7 +77,11 @@ async def test_the_dialog_lists_kinds_with_counts_as_they_arrive(demo_server):
         total = f"{len(rows):,}"  # the total needs no kind: shown while the kinds are held
         await wait_for(lambda: _prompts(dialog)[ALL].rstrip().endswith(total), pilot=pilot)
         prompts = _prompts(dialog)
-        names = [text.split(" (")[0].strip() for key, text in prompts.items() if key != ALL]
+        names = [
+            text.split(" (")[0].strip()
+            for key, text in prompts.items()
+            if key not in (ALL, PLUMBING)
+        ]
         assert names == sorted(names) and "state" in names and "action" in names
         assert prompts["ConversationStateUpdateEvent"].startswith(
             "state (ConversationStateUpdateEvent)"
@@ -90,9 +95,12 @@ async def test_the_dialog_lists_kinds_with_counts_as_they_arrive(demo_server):
             ),
             pilot=pilot,
         )
-        options = dialog.query_one("#filter-kind", OptionList)
-        assert options.highlighted_option.id == ALL  # the kind applied now
-        await pilot.press("down", "enter")  # the first kind by name: "acp tool"
+        options = dialog.query_one("#filter-kind", KindList)
+        assert options.highlighted_option.id == ALL and ALL in options.selected
+        # as a terminal sends them: clear every kind, down past "hide plumbing" to the
+        # first kind by name ("acp tool"), check it, apply exactly that
+        send_burst(app, [("space", " "), ("j", "j"), ("down", None), ("space", " ")])
+        send_burst(app, [("enter", "\r")])
         await wait_for(lambda: app.screen is screen, pilot=pilot)
         first = kind_choices()[0][1]
         await wait_for(lambda: screen.window.query.kind == first, pilot=pilot)

@@ -92,6 +92,7 @@ async def test_the_count_covers_the_whole_conversation_and_says_at_least_meanwhi
         screen = await _open(app, pilot, cid)
         first = screen.window.row(0)
         needle = first.summary.split()[0]  # a word of the first row: the first hit is row 0
+        screen.query_one(EventList).cursor = 0  # (it opens on the first user message)
         await pilot.press("slash", *needle, "enter")
         await wait_for(lambda: transport.held > 0, pilot=pilot)
         await wait_for(lambda: "at least" in _status(screen), pilot=pilot)

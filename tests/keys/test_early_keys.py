@@ -13,6 +13,7 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
+from tui.app.screens.conversation.loading import first_user_message
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.server import Store
@@ -50,7 +51,8 @@ async def test_keys_typed_right_after_the_open_move_the_cursor_in_order(make_ser
         await pilot.press("j", "j", "j", "k")
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         event_list = screen.query_one(EventList)
-        await wait_for(lambda: event_list.cursor == 2, pilot=pilot)
+        start = first_user_message(screen.window)  # where the list opens
+        await wait_for(lambda: event_list.cursor == start + 2, pilot=pilot)
         await wait_for(lambda: _detail_follows_cursor(screen), pilot=pilot)
         await pilot.press("shift+tab")  # list → tree (Tab order: tree, list, detail)
         await settled(pilot)

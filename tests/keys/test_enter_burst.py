@@ -14,6 +14,7 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
+from tui.app.screens.conversation.loading import first_user_message
 from tui.app.widgets.event_list import EventList
 from tui.server import Store
 from tui.server.demo import generate_conversation
@@ -40,5 +41,7 @@ async def test_keys_that_reach_the_list_before_its_rows_act_in_order(make_server
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         event_list = screen.query_one(EventList)
         await wait_for(lambda: list_ready(screen) and screen.window.total, pilot=pilot)
-        wanted = len(screen.window) - 1 if where == "last" else where
+        # counted from where the list opens: its first user message
+        start = first_user_message(screen.window)
+        wanted = len(screen.window) - 1 if where == "last" else start + where
         await wait_for(lambda: event_list.cursor == wanted, pilot=pilot)

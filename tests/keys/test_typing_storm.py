@@ -31,6 +31,7 @@ from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import FilterDialog
 from tui.app.screens.conversation.find import NO_FAILURES
+from tui.app.screens.conversation.loading import first_user_message
 from tui.app.screens.insights import InsightsScreen
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.event_tree import EventTreeView
@@ -85,13 +86,16 @@ async def test_a_jump_typed_with_the_enter_that_opens_lands_where_it_would_later
         rows = [window.row(i) for i in range(len(window))]
         hits = [i for i, row in enumerate(rows) if _wanted(key)(row)]
         cursor = screen.query_one(EventList).cursor
+        start = first_user_message(window)  # where the list opens
         if not hits:
-            assert cursor == 0
+            assert cursor == start
             failures = NO_FAILURES.capitalize() + "."
             assert notes[-1] == (failures if key in "eE" else "No user messages.")
             return
-        # from the first row: the next one after it, or the last one (wrapping back)
-        expected = next((i for i in hits if i > 0), hits[0]) if key.islower() else hits[-1]
+        # from where it opens: the next one after it, or the last one (wrapping back)
+        after = next((i for i in hits if i > start), hits[0])
+        before = [i for i in hits if i < start]
+        expected = after if key.islower() else (before[-1] if before else hits[-1])
         assert cursor == expected, (cursor, hits[:5], hits[-5:])
         assert screen.find_bar.status.startswith(f"row {expected + 1:,} of {len(window):,}")
 

@@ -59,7 +59,7 @@ async def test_the_index_goes_on_once_the_total_lands_not_when_its_count_ends(
 
     try:
         events = _in_line(client, cid)
-        events._counted_kind = folded_count
+        events._counted_kinds = folded_count
         later: list = []
         await events.open_window(events.base.query, lambda w: None, later.append)
         index = asyncio.ensure_future(events.index_page())

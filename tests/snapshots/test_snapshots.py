@@ -42,7 +42,7 @@ async def _open(pilot, name_or_id: str, *, select: str | None = None) -> Convers
     await wait_for(lambda: isinstance(app.screen, ConversationScreen), pilot=pilot)
     screen = app.screen
     await wait_for(lambda: tree_ready(screen), pilot=pilot)
-    target = 0
+    target = screen.query_one(EventList).cursor  # where it opens: the first user message
     if select is not None:
         target = next(
             i for i in range(len(screen.window)) if screen.window.row(i).summary.startswith(select)

@@ -38,7 +38,7 @@ from .load_patience import (  # re-exported: the store's callers and tests name 
 )
 from .page_pipeline import PagePipeline
 from .page_worker import LazyEvent, PageBody, ParsedPage, shared_sizes
-from .row_windows import FOLDED_COUNTED_KIND, START, EventQuery, PagedWindow
+from .row_windows import START, EventQuery, PagedWindow
 from .rows import EventRow
 
 if TYPE_CHECKING:
@@ -52,6 +52,8 @@ PAGE_BYTES = 16 * 1024 * 1024
 MIN_PAGE = 10
 #: seconds the index's first page waits for the total (long conversations start a helper)
 COUNT_WAIT_S = 3.0
+#: count queries a window's length waits on at once (a steps view asks for six kinds)
+PARALLEL_COUNTS = 4
 
 __all__ = [
     "MAX_RETRY_AFTER",
@@ -140,18 +142,30 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
             timestamp_lt=query.until,
         )
 
-    async def _counted_kind(self, query: EventQuery) -> int | None:
-        """How many of the query's events a folding window leaves out that the server can
-        count up front (streaming deltas): one more count, alongside the query's own.
+    async def _counted_kinds(self, query: EventQuery) -> dict[str, int] | None:
+        """The counts of the kinds that decide how many rows the query's window has
+        (``EventQuery.counted_kinds``: the streaming deltas it leaves out; the plumbing and
+        results a steps view folds; the kinds a kinds filter shows), alongside the query's
+        own count, a few at a time.
 
-        A server that cannot count by this kind is not a failure of the query: its deltas
-        (none, on an agent server) are then taken off as pages bring them, as snapshots are."""
-        if not query.folds or query.kind is not None:
-            return 0
+        A server that cannot count by kind is not a failure of the query: None, and the
+        window takes each event not loaded for a row until pages say otherwise."""
+        kinds = list(query.counted_kinds())
+        if not kinds:
+            return {}
+        limit = asyncio.Semaphore(PARALLEL_COUNTS)
+
+        async def one(kind: str) -> int | None:
+            async with limit:
+                return await self.count(EventQuery(kind, query.since, query.until))
+
         try:
-            return await self.count(EventQuery(FOLDED_COUNTED_KIND, query.since, query.until))
+            counts = await asyncio.gather(*(one(kind) for kind in kinds))
         except Exception:  # noqa: BLE001 - see above; the query's own count still decides
-            return 0
+            return None
+        if any(count is None for count in counts):
+            return None
+        return dict(zip(kinds, counts, strict=True))
 
     async def _page(
         self, query: EventQuery, page_id: str | None, descending: bool, limit: int
@@ -193,16 +207,16 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         limit = None if window is self.base else first_rows  # the index's pages stay full
 
         async def count() -> None:
-            total, counted = await asyncio.gather(self.count(query), self._counted_kind(query))
+            total, counted = await asyncio.gather(self.count(query), self._counted_kinds(query))
             if total is not None and window.head_page is not None:
-                window.set_count(total, counted or 0)
+                window.set_count(total, counted)
 
         async def count_first(on_total: Callable[[PagedWindow], None]) -> None:
-            """The total as soon as the server has counted the query; the folded kind among
-            it after that. Counting one kind makes a folder server read every file (~1 s at
-            50,000): the list's length, and End, do not wait for it (it is 0 but where a
-            server keeps streaming deltas, and then the list shrinks by them when known)."""
-            folded = asyncio.ensure_future(self._counted_kind(query))
+            """The total as soon as the server has counted the query; the kinds that decide
+            its rows after that. Counting one kind makes a folder server read every file (~1 s
+            at 50,000): the list's length, and End, do not wait for them (the list then
+            shrinks to what they say)."""
+            folded = asyncio.ensure_future(self._counted_kinds(query))
             try:
                 total = await self.count(query)
             except BaseException:
@@ -213,7 +227,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
                 if window.total is not None:  # walked to the end already: the rows are the count
                     on_total(window)
                 return
-            window.set_count(total, 0)
+            window.set_count(total)
             self._count_news.set()
             on_total(window)
             counted = await folded

@@ -18,10 +18,18 @@ MARK = "duplicate id · "
 NOTE = "Duplicate id: an earlier event has the same id. This is the later one."
 
 
-class DuplicateRow(EventRow):
-    """The ``copy``-th event (2, 3, …) of a window whose id an earlier row already has."""
+class KeyedRow(EventRow):
+    """A row whose full event is kept under :attr:`key` (not only its id): a duplicate, or a
+    reading view's step (``step_rows.py``) made over one. ``copy``: which event of its id
+    it is (0: not a duplicate)."""
 
     __slots__ = ("copy", "key")
+
+
+class DuplicateRow(KeyedRow):
+    """The ``copy``-th event (2, 3, …) of a window whose id an earlier row already has."""
+
+    __slots__ = ()
 
     def __init__(self, row: EventRow, copy: int) -> None:
         made = row.args()
@@ -33,8 +41,8 @@ class DuplicateRow(EventRow):
 
 def row_key(row: EventRow) -> str | None:
     """Where a row's full event is kept: its id, or a duplicate's own key."""
-    return row.key if isinstance(row, DuplicateRow) else row.id
+    return row.key if isinstance(row, KeyedRow) else row.id
 
 
 def is_duplicate(row: EventRow | None) -> bool:
-    return isinstance(row, DuplicateRow)
+    return isinstance(row, KeyedRow) and row.copy > 1

@@ -79,8 +79,8 @@ class LiveRows:
             self._keep(row_key(taken.get(index, row)), *kept[index])
         if self.base.complete:
             self._index_pairs(before)
-        for window in windows:
-            if window is not self.base and window.query.is_plain:
+        for window in windows:  # a view without a server-side filter takes them too
+            if window is not self.base and window.query.takes_live:
                 window.append_live(fresh)
         if replaced:
             self._tree_size = -1  # a parent changed: the tree must be rebuilt

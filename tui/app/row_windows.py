@@ -12,73 +12,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .duplicate_rows import DuplicateRow
-from .rows import KIND_LABELS, EventRow
+from .event_query import FOLDED_COUNTED_KIND, EventQuery
+from .rows import EventRow
+from .step_rows import LIVE, StepFold
+
+__all__ = ["FOLDED_COUNTED_KIND", "START", "EventQuery", "PagedWindow", "PathWindow", "RowWindow"]
 
 START = ""  # page id meaning "not started yet"; None means "no more pages"
-
-
-@dataclass(frozen=True)
-class EventQuery:
-    """One event query: server-side filters, the sort order, and whether the history is
-    shown raw (see :attr:`folds`)."""
-
-    kind: str | None = None
-    since: str | None = None  # timestamp__gte
-    until: str | None = None  # timestamp__lt
-    descending: bool = False
-    raw: bool = False  # everything stored, streaming deltas and state snapshots included
-
-    @property
-    def is_plain(self) -> bool:
-        return self.kind is None and self.since is None and self.until is None
-
-    @property
-    def folds(self) -> bool:
-        """Transient events (streaming deltas, ``full_state`` snapshots) are left out, as
-        a live view never has them (``screens/conversation/history.py`` says why); a filter
-        for deltas shows them."""
-        return not self.raw and self.kind != FOLDED_COUNTED_KIND
-
-    def search(self, page_id: str | None, descending: bool, limit: int) -> dict[str, Any]:
-        """One page of this query as the client's event searches take it (``descending``:
-        the side read, which may be against the query's own order)."""
-        return {
-            "kind": self.kind,
-            "timestamp_gte": self.since,
-            "timestamp_lt": self.until,
-            "sort_order": "TIMESTAMP_DESC" if descending else "TIMESTAMP",
-            "page_id": page_id or None,
-            "limit": limit,
-        }
-
-    def describe(self) -> str:
-        parts = []  # in the list's words: the kind as its rows name it, times as typed
-        if self.kind:
-            parts.append(KIND_LABELS.get(self.kind, self.kind))
-        if self.since:
-            parts.append(f"from {self.since.replace('T', ' ')}")
-        if self.until:
-            parts.append(f"before {self.until.replace('T', ' ')}")
-        parts.append("newest first" if self.descending else "oldest first")
-        if self.raw:
-            parts.append("raw history")
-        return " · ".join(parts)
-
-
-#: The folded kind the server can count up front (``full_state`` snapshots share their kind
-#: with every other state update, so they are counted as pages bring them).
-FOLDED_COUNTED_KIND = "StreamingDeltaEvent"
 
 
 @dataclass
 class PagedWindow:
     """The rows of one :class:`EventQuery`, loaded from both ends.
 
-    A folding window (``query.folds``) leaves transient rows out as pages arrive. Its
-    length stays exact without walking the log first: the server counts the query and the
-    deltas in it (:meth:`set_count`), the deltas not yet seen are taken off the unloaded
-    middle, and each ``full_state`` snapshot is taken off as a page brings it (they are
-    few: one per run's end or pause). ``raw_*`` count rows as the server does."""
+    A folding window (``query.folds``) leaves transient rows out as pages arrive; a shaped
+    one (``query.shaped``) folds plumbing under its steps and joins results to their
+    actions (``step_rows.py``); a kinds filter leaves the other kinds out. Its length
+    stays exact without walking the log first: the server counts the query and the kinds
+    that decide how many rows it has (``EventQuery.counted_kinds``, :meth:`set_count`);
+    what those counts leave unknown (a ``full_state`` snapshot, a hook that failed, an
+    agent error joining its action) is taken off or put back as a page brings it.
+    ``raw_*`` count rows as the server does."""
 
     query: EventQuery
     total: int | None = None  # rows shown, once known
@@ -90,9 +44,10 @@ class PagedWindow:
     raw_total: int | None = None  # the server's count, folded rows included
     raw_head: int = 0  # rows taken from head pages, folded ones included
     raw_tail: int = 0
-    counted: int = 0  # folded rows of the kind the server counted up front
-    counted_seen: int = 0  # of those, how many pages have brought
-    folded: int = 0  # rows left out so far
+    #: the server's counts of the kinds ``query.counted_kinds`` names (None: not known)
+    counts: dict[str, int] | None = None
+    seen: dict[str, int] = field(default_factory=dict)  # of those, how many pages brought
+    folded: int = 0  # rows left out so far (transient, folded into steps, or filtered out)
     copies: dict[str, int] = field(default_factory=dict)  # copies of an id seen more than once
     #: the last row each walk met, folded or not (where the other walk stops)
     head_end: EventRow | None = None
@@ -107,6 +62,9 @@ class PagedWindow:
     def __post_init__(self) -> None:
         if self.raw_total is None:
             self.raw_total = self.total
+        self._counted = self.query.counted_kinds()
+        #: the steps view's fold (None: rows are shown as they come)
+        self.fold = StepFold(self.query) if self.query.shaped else None
 
     def __len__(self) -> int:
         if self.total is None:
@@ -119,20 +77,58 @@ class PagedWindow:
             self.raw_total is not None and self.raw_head + self.raw_tail >= self.raw_total
         )
 
-    def set_count(self, raw_total: int, counted: int = 0) -> None:
-        """The server's count of the query's events, and of the folded kind among them."""
+    def set_count(self, raw_total: int, counted: int | dict[str, int] | None = None) -> None:
+        """The server's count of the query's events, and of the kinds that decide its
+        rows (``EventQuery.counted_kinds``; a number: the streaming deltas among them;
+        None: not known yet, every event not loaded is taken for a row)."""
         if self.head_page is None:
             return  # walked to the end already: the rows are the count
         self.raw_total = max(raw_total, self.raw_head + self.raw_tail)
-        self.counted = counted if self.query.folds else 0
+        if isinstance(counted, int):
+            counted = {FOLDED_COUNTED_KIND: counted} if FOLDED_COUNTED_KIND in self._counted else {}
+        self.counts = counted
         self._recount()
 
     def _recount(self) -> None:
         if self.raw_total is None:
             return
-        unloaded = self.raw_total - self.raw_head - self.raw_tail
-        unseen = max(0, self.counted - self.counted_seen)
-        self.total = len(self.head) + len(self.tail) + max(0, unloaded - unseen)
+        unloaded = max(0, self.raw_total - self.raw_head - self.raw_tail)
+        self.total = len(self.head) + len(self.tail) + self._middle(unloaded)
+
+    def _middle(self, unloaded: int) -> int:
+        """Rows among the ``unloaded`` events, from the counts: each counted kind's events
+        not seen yet are rows or not as the query says; the uncounted are rows unless a
+        kinds filter leaves them out."""
+        counts, seen = self.counts, self.seen
+        if counts is None:
+            return unloaded
+        rows = folded = 0
+        for kind, is_row in self._counted.items():
+            unseen = max(0, counts.get(kind, 0) - seen.get(kind, 0))
+            if is_row:
+                rows += unseen
+            else:
+                folded += unseen
+        if self.query.kinds:
+            return min(unloaded, rows)
+        return max(0, unloaded - folded - rows) + rows
+
+    @property
+    def events(self) -> int | None:
+        """The events this window's rows stand for (with what folded into them), once its
+        length is known: what the event log shows of the same filters."""
+        if self.total is None:
+            return None
+        fold = self.fold
+        if fold is None:
+            return self.total
+        counts = self.counts or {}
+        unseen = sum(
+            max(0, counts.get(kind, 0) - self.seen.get(kind, 0))
+            for kind, is_row in self._counted.items()
+            if not is_row and kind != FOLDED_COUNTED_KIND
+        )
+        return self.total + fold.folded_in + (0 if self.complete else unseen)
 
     def row(self, index: int) -> EventRow | None:
         if 0 <= index < len(self.head):
@@ -196,7 +192,12 @@ class PagedWindow:
         a second event carrying it: kept, as a :class:`DuplicateRow` (never dropped, or the
         list would stay one row short of the server's count)."""
         taken: list[tuple[int, EventRow]] = []
-        fold, new = self.query.folds, 0
+        query, counted, seen, shape = self.query, self._counted, self.seen, self.fold
+        transient, kinds, new = query.folds, query.kinds, 0
+        if shape is not None:  # where a live event's plumbing folds without a step
+            newest = self._newest() if side == LIVE else None
+            home = self._live_home() if side == LIVE else LIVE
+            shape.live_last = None
         try:
             for index, row in enumerate(rows):
                 row_id = row.id
@@ -216,9 +217,21 @@ class PagedWindow:
                     self.head_end = row
                 elif side == "tail":
                     self.tail_end = row
-                if fold and row.transient:
+                kind = row.kind
+                if kind in counted:
+                    seen[kind] = seen.get(kind, 0) + 1
+                if transient and row.transient:
                     self.folded += 1
-                    self.counted_seen += row.kind == FOLDED_COUNTED_KIND
+                    continue
+                if shape is not None:
+                    taken.append((index, row))  # cached: it may join a step
+                    step = shape.shape(row, side or LIVE, target, newest, home)
+                    if step is None:
+                        self.folded += 1
+                    else:
+                        target.append(step)
+                elif kinds and kind not in kinds:
+                    self.folded += 1
                 else:
                     target.append(row)
                     taken.append((index, row))
@@ -229,14 +242,36 @@ class PagedWindow:
             elif side == "tail":
                 self.raw_tail += new
 
+    def _newest(self) -> EventRow | None:
+        """The newest row loaded next to where live events go (None: none is)."""
+        if self.query.descending:
+            return self.head[0] if self.head else None
+        if self.complete:
+            return self.head[-1] if self.head else None
+        return self.tail[0] if self.tail else None
+
+    def _live_home(self) -> str:
+        """The walk that brings the row before a live event while none is loaded."""
+        if self.complete:
+            return LIVE
+        return "head" if self.query.descending else "tail"
+
     def _meet(self) -> None:
         """When the two walks meet, join them into one complete head."""
         if not self.complete:
             self._recount()
             return
+        fold = self.fold
+        if fold is not None:  # what waits for the other walk is placed first
+            if self.query.descending:
+                fold.settle(self.tail, self.head, "head")
+            else:
+                fold.settle(self.head, self.tail, "tail")
         if self.tail:
             self.head.extend(reversed(self.tail))
             self.tail = []
+        if fold is not None:
+            fold.lead(self.head)
         self.raw_total = self.raw_head + self.raw_tail
         self.total = len(self.head)
         self.head_page = self.tail_page = None
@@ -287,27 +322,35 @@ class PagedWindow:
         if not self.complete and self.total is None and not self.query.descending:
             return []  # nowhere to put them yet: the head walk brings them in their place
         # a live copy of an event already here is replaced (the store does that), never a
-        # second row; another event with a known id is one
-        new = [
-            (at, r)
-            for at, r in enumerate(rows)
-            if r.id is None or self.find_copy(r.id, r.timestamp, r.kind) is None
-        ]
+        # second row; another event with a known id is one. A steps view holds events that
+        # are no row of their own (results, plumbing): any id it has seen is a copy there.
+        if self.fold is not None:
+            new = [(at, r) for at, r in enumerate(rows) if r.id is None or r.id not in self.ids]
+        else:
+            new = [
+                (at, r)
+                for at, r in enumerate(rows)
+                if r.id is None or self.find_copy(r.id, r.timestamp, r.kind) is None
+            ]
         if not new:
             return []
         fresh: list[EventRow] = []
-        taken = self._add(fresh, [r for _, r in new], None)[0]
+        taken = self._add(fresh, [r for _, r in new], None, LIVE)[0]
         count = len(new)
         if self.query.descending:
             # newest first: live rows go on top, shifting everything down
             self.head[0:0] = list(reversed(fresh))
             self.raw_head += count
+            if self.fold is not None:
+                self.fold.shifted("head", len(fresh))
         elif self.complete:
             self.head.extend(fresh)
             self.raw_head += count
         else:
             self.tail[0:0] = list(reversed(fresh))
             self.raw_tail += count
+            if self.fold is not None:
+                self.fold.shifted("tail", len(fresh))
         if self.raw_total is not None:
             self.raw_total += count
         if self.total is not None:

@@ -21,6 +21,7 @@ from tui.text import one_line
 
 from .format import money, tokens
 from .row_search import search_text
+from .step_kinds import step_brief
 
 #: Short, fixed-width labels for the kind column.
 KIND_LABELS = {
@@ -57,6 +58,7 @@ class EventRow:
     __slots__ = (
         "_stamp",
         "action_id",
+        "brief",
         "flag",
         "id",
         "kind",
@@ -81,6 +83,7 @@ class EventRow:
         text: str = "",
         action_id: str | None = None,
         transient: bool = False,
+        brief: str = "",
     ) -> None:
         self.id = id
         self.timestamp = timestamp
@@ -99,6 +102,8 @@ class EventRow:
         #: server's log, but kept in an app server's stored history (folded out of views:
         #: ``row_windows.PagedWindow``)
         self.transient = transient
+        #: what the event adds to its step's row in a reading view (``step_kinds.py``)
+        self.brief = brief
 
     @property
     def timestamp(self) -> str:
@@ -138,6 +143,7 @@ class EventRow:
             self.text,
             self.action_id,
             self.transient,
+            self.brief,
         )
 
     def state(self) -> tuple[Any, ...]:
@@ -155,6 +161,7 @@ class EventRow:
         (
             row._stamp,
             row.action_id,
+            row.brief,
             row.flag,
             row.id,
             row.kind,
@@ -376,18 +383,20 @@ def make_row(event: AnyEvent) -> EventRow:
     fields = event.__dict__  # not getattr: a field a model lacks costs a pydantic AttributeError
     call = fields.get("tool_call_id")
     answers = fields.get("action_id") if kind != "HookExecutionEvent" else None
+    summary = _masked(event, summarize(event))  # shown: secrets masked (tui.models.redact)
     return EventRow(
         id=event.id,
         timestamp=timestamp,
         source=_label(event.source or "", 40, "?"),
         kind=kind,
-        summary=_masked(event, summarize(event)),  # shown: secrets masked (tui.models.redact)
+        summary=summary,
         parent_id=event.parent_id,
         tool_call_id=call if isinstance(call, str) else None,
         flag=_flag(event),
         text=search_text(event),
         action_id=answers if isinstance(answers, str) else None,
         transient=is_transient(event),
+        brief=step_brief(event, summary),
     )
 
 

@@ -2,8 +2,8 @@
 
 It used to hold the controls themselves (a kind menu, two time fields, a sort button):
 at 80 columns they ran off the edge, the sort button was off-screen yet still took Tab,
-and Tab stopped four times inside the bar. Now the bar only says what applies (kind, time
-range, order: what is narrowed stands out) and ``f`` or a click opens the filter dialog
+and Tab stopped four times inside the bar. Now the bar only says what applies (kinds,
+plumbing, time range, order: what is narrowed stands out) and ``f`` or a click opens the filter dialog
 (``screens/conversation/filter_dialog.py``); nothing in it takes focus.
 """
 
@@ -99,11 +99,18 @@ class FilterBar(Widget, can_focus=False):
         muted = self.get_component_rich_style("filter-bar--muted")
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("filter ", muted)
-        if query.kind:
-            text.append(kind_label(query.kind), strong)
+        kinds = sorted(kind_label(kind) for kind in query.selected_kinds or ())
+        if kinds:
+            text.append(", ".join(kinds) if len(kinds) <= 3 else f"{len(kinds)} kinds", strong)
         else:
             text.append("all kinds")
         text.append(" · ", muted)
+        if query.hides_plumbing and not query.steps:
+            text.append("plumbing folded", strong)
+            text.append(" · ", muted)
+        elif query.merges and not query.hide_plumbing:
+            text.append("plumbing shown", strong)
+            text.append(" · ", muted)
         if query.since or query.until:
             span = f"{show_time(query.since) or '…'} → {show_time(query.until) or '…'}"
             text.append(span, strong)
@@ -111,7 +118,7 @@ class FilterBar(Widget, can_focus=False):
             text.append("any time")
         text.append(" · ", muted)
         text.append("newest first" if query.descending else "oldest first")
-        text.append("   f change · o order · a all", muted)
+        text.append("   f change · h plumbing · o order · a all", muted)
         return text
 
     def on_click(self, event: events.Click) -> None:

@@ -169,11 +169,15 @@ class FollowMixin:
         assert live is not None
         events, frames = live.take_held()
         event_list = self.query_one(EventList)
-        shows_base = self.window is self.events.base or (
-            self.window is self.query_window and self.query_window.query.is_plain
+        shows_live = self.window is self.events.base or (
+            self.window is self.query_window and self.query_window.query.takes_live
         )
-        follow = shows_base and event_list.at_end and not self.window.query.descending
+        follow = shows_live and event_list.at_end and not self.window.query.descending
+        before = len(self.window)
         added = self.events.add_live(events, [self.query_window], frames)
+        # the rows the list gained: a steps view may gain none (a result joins its action,
+        # plumbing is counted on its step) though its rows changed
+        grown = len(self.window) - before
         self._grow_tree(added)
         self.note_live_rows(added)  # an open Changes view reads the workspace again
         if not added:
@@ -181,12 +185,12 @@ class FollowMixin:
         if self.frozen_rows and len(self.events.base.head) - self.frozen_rows >= FREEZE_EVERY:
             freeze_long_lived()  # a long stream's rows, out of the collector's way too
             self.frozen_rows = len(self.events.base.head)
-        if shows_base:
+        if shows_live:
             if self.window.query.descending and event_list.cursor > 0:
-                event_list.cursor += added  # keep the same event under the cursor
-            event_list.rows_appended(added, follow=follow)
+                event_list.cursor += grown  # keep the same event under the cursor
+            event_list.rows_appended(grown, follow=follow)
             if not follow and not self.window.query.descending:
-                self.new_below += added
+                self.new_below += grown
         self.update_list_title()
 
     def _grow_tree(self, added: int) -> None:

@@ -43,10 +43,23 @@ def _read_failure(future: asyncio.Future) -> None:
         future.exception()
 
 
+def first_user_message(window: PagedWindow) -> int:
+    """Where the first user message is among the rows loaded from the window's head (0:
+    not among them, or the window is newest first)."""
+    if window.query.descending:
+        return 0
+    for index, row in enumerate(window.head):
+        if row.kind == "MessageEvent" and row.source == "user":
+            return index
+    return 0
+
+
 class LoadingMixin:
     """Part of :class:`~.screen.ConversationScreen`: what gets its rows loaded."""
 
     events: ConversationEvents
+    #: where the list's cursor starts when it is next given a window (then 0 again)
+    start_cursor = 0
     _first_page: asyncio.Future[PagedWindow] | None = None
     _first_shown = False  # the first page went into the list
     #: why the first page could not be had, while the list says so (``r`` asks again)
@@ -97,6 +110,9 @@ class LoadingMixin:
             if window.total == 0
             else "No events."
         )
+        # the conversation opens where a person starts reading: its first user message
+        # (not a hook_config state update), if the first page holds it
+        self.start_cursor = first_user_message(window)
         self.query_window = self.window = window
         # the first rows are painted before the rest of the screen is built (deferred.py)
         # and the background walk starts taking turns (rest_ready)

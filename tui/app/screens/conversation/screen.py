@@ -60,6 +60,11 @@ from .waiting import WaitingMixin
 if TYPE_CHECKING:
     from tui.models import AppConversation
 
+PLUMBING_ON = (
+    "Plumbing folded: state updates, LLM logs, tokens and hooks that passed are counted on "
+    "the row they follow (h shows them)."
+)
+PLUMBING_OFF = "Plumbing shown: every state update, LLM log, token event and hook is a row."
 #: the keys that steer the agent (agent.py): only for a live conversation, never read-only
 AGENT_KEYS = frozenset({"approve", "reject", "toggle_run", "message", "interrupt"})
 #: priority keys (keys.py) that go to a focused text field as typing instead
@@ -172,7 +177,8 @@ class ConversationScreen(
     # --- what the list shows ----------------------------------------------------------------
 
     def watch_window(self, window: RowWindow) -> None:
-        self.query_one(EventList).set_source(window)
+        cursor, self.start_cursor = self.start_cursor, 0
+        self.query_one(EventList).set_source(window, cursor=cursor)
         self.update_list_title()
         self.find_view_changed()  # find's count and words were for the old view
 
@@ -233,8 +239,16 @@ class ConversationScreen(
     def filter_kind(self, kind: str | None) -> None:
         """Palette entry point: show only one kind."""
         bar = self.query_one(FilterBar)
-        bar.set_query(EventQuery(**{**bar.applied.__dict__, "kind": kind}))
+        bar.set_query(bar.applied.with_kinds([kind] if kind else None))
         self.apply_query(bar.applied)
+
+    def action_toggle_plumbing(self) -> None:
+        """``h``: fold plumbing (state updates, LLM logs, tokens, hooks that passed) under
+        the rows it follows, or show it again."""
+        bar = self.query_one(FilterBar)
+        hide = not bar.applied.hide_plumbing
+        bar.change(bar.applied.with_plumbing(hide))
+        self.notify(PLUMBING_ON if hide else PLUMBING_OFF, markup=False)
 
     def action_toggle_sort(self) -> None:
         self.query_one(FilterBar).toggle_sort()
@@ -258,7 +272,7 @@ class ConversationScreen(
             self.window = self.query_window
         elif not self.query_window.query.is_plain:
             bar = self.query_one(FilterBar)
-            bar.set_query(EventQuery(descending=self.query_window.query.descending))
+            bar.set_query(self.query_window.query.cleared())
             self.apply_query(bar.applied)
 
     # --- detail ------------------------------------------------------------------------------
