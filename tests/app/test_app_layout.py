@@ -90,7 +90,6 @@ async def test_a_key_typed_right_after_a_pane_switch_goes_to_the_new_pane(demo_s
     async with app.run_test(size=NARROW) as pilot:
         screen = await _open(app, pilot, "branches")
         tree, event_list = screen.query_one(EventTreeView), screen.query_one(EventList)
-        start = event_list.cursor  # the first user message
         assert tree.cursor_line == -1
         _type_at_once(app, "t", "j", "j")  # focused, the tree's cursor starts on line 0
         await wait_for(lambda: tree.cursor_line == 2, pilot=pilot)

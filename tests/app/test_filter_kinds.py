@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from tests.app_helpers import (
+from tests.helpers.app_helpers import (
     dialog_ready,
     list_ready,
     make_app,

@@ -3,7 +3,7 @@ detail pane shows it), not on the hook_config state update that starts the log."
 
 from __future__ import annotations
 
-from tests.app_helpers import list_ready, make_app, screen_text, send_burst, wait_for
+from tests.helpers.app_helpers import list_ready, make_app, screen_text, send_burst, wait_for
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
@@ -41,7 +41,7 @@ async def test_the_cursor_starts_on_the_first_user_message(demo_server):
 async def test_keys_typed_before_the_rows_start_from_there(demo_server):
     app = make_app(demo_server.base_url)
     async with app.run_test(size=(80, 24)) as pilot:
-        from tests.app_helpers import conversations_shown
+        from tests.helpers.app_helpers import conversations_shown
 
         await wait_for(lambda: conversations_shown(app), pilot=pilot)
         app.open_conversation(IDS["hello"])

@@ -84,7 +84,7 @@ def test_no_sleep_or_pause_outside_the_allowed_places():
     }
     assert not unexpected, (
         "sleeps/pauses as synchronisation (wait for the condition instead: "
-        "tests/app_helpers.wait_for, settled(), screen_ready()): "
+        "tests/helpers/app_helpers.wait_for, settled(), screen_ready()): "
         + ", ".join(f"tests/{name} lines {lines}" for name, lines in unexpected.items())
     )
 
