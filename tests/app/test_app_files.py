@@ -24,6 +24,7 @@ from tests.helpers.app_helpers import (
     settled,
     wait_for,
 )
+from tests.helpers.files_helpers import choose, name_path, names, rows, shown, view
 from tests.helpers.workspace_helpers import need_git
 from tui.app import refusals
 from tui.app.commands import OhtuiCommands
@@ -58,25 +59,8 @@ def workdir(tmp_path, monkeypatch) -> Path:
     return folder
 
 
-def rows(screen: FilesScreen) -> list[str]:
-    return screen.query_one(FittedTable).keys
-
-
-def names(screen: FilesScreen) -> list[str]:
-    table = screen.query_one(FittedTable)
-    return [str(table.get_cell(key, "name")) for key in table.keys]
-
-
 def listed(screen: FilesScreen, path: str) -> bool:
     return screen.listing is not None and screen.listing.path == path and bool(rows(screen))
-
-
-def view(screen: FilesScreen) -> FileView:
-    return screen.query_one(FileView)
-
-
-def shown(screen: FilesScreen, path: str) -> bool:
-    return screen.shown_path == path and view(screen).border_subtitle not in ("loading…", "")
 
 
 async def open_files(pilot, cid: str = IDS["hello"]) -> FilesScreen:
@@ -87,24 +71,6 @@ async def open_files(pilot, cid: str = IDS["hello"]) -> FilesScreen:
     screen = pilot.app.screen
     await wait_for(lambda: listed(screen, "/workspace/project"), pilot=pilot)
     return screen
-
-
-async def choose(pilot, screen: FilesScreen, key: str) -> None:
-    """The list's cursor onto the row ``key``."""
-    table = screen.query_one(FittedTable)
-    table.focus()
-    assert table.cursor_to(key), f"no row {key}: {rows(screen)}"
-    await wait_for(lambda: table.current_key == key, pilot=pilot)
-
-
-async def name_path(pilot, text: str, key: str = "o") -> None:
-    await pilot.press(key)
-    await wait_for(lambda: dialog_ready(pilot.app, PathDialog), pilot=pilot)
-    dialog = pilot.app.screen
-    field = dialog.query_one("#path-input")
-    field.value = text
-    await pilot.press("enter")
-    await wait_for(lambda: not isinstance(pilot.app.screen, PathDialog), pilot=pilot)
 
 
 async def test_files_lists_folders_and_the_files_git_knows_and_moves_between_them(demo_server):

@@ -23,6 +23,7 @@ from tests.helpers.workspace_helpers import (
 from tui.client import (
     ApiValidationError,
     BadRequest,
+    NotAFile,
     NotFound,
     OpenHandsClient,
     SandboxNotRunning,
@@ -221,6 +222,8 @@ async def test_downloads_are_streamed_and_bounded(demo) -> None:
             await client.read_file(cid, "assets/logo.png", max_bytes=100)
         with pytest.raises(NotFound, match="File not found"):
             await client.read_file(cid, "nothing-here", max_bytes=100)
+        with pytest.raises(NotAFile, match="^/workspace/project/cli is a folder, not a file$"):
+            await client.read_file(cid, "cli", max_bytes=100)
         with pytest.raises(ApiValidationError, match="inside the conversation workspace"):
             await client.read_file(cid, "/etc/passwd", max_bytes=100)
     assert b"".join(chunks) == (root / "assets/logo.png").read_bytes()

@@ -1,5 +1,6 @@
 """The Files screen as people see it, at 80×24 and 160×48: a workspace folder with a file
-under the cursor shown beside it, and a file's text read with its syntax colours."""
+under the cursor shown beside it, and a file's text read with its syntax colours; at 80×24,
+a workspace named relatively (the files git knows, and the one note saying why)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tui.server import Store, load_demo
 IDS = load_demo(Store())
 
 
-def files_shown(folder: str | None, file: str, enter: bool):
+def files_shown(folder: str | None, file: str, enter: bool, top: str = "/workspace/project"):
     async def run_before(pilot):
         app = pilot.app
         app.animation_level = "none"
@@ -26,7 +27,11 @@ def files_shown(folder: str | None, file: str, enter: bool):
         await wait_for(lambda: app.screen.conversation is not None, pilot=pilot)
         await pilot.press("F")
         await wait_for(
-            lambda: isinstance(app.screen, FilesScreen) and app.screen.listing is not None,
+            lambda: (
+                isinstance(app.screen, FilesScreen)
+                and app.screen.listing is not None
+                and app.screen.listing.path == top
+            ),
             pilot=pilot,
         )
         screen = app.screen
@@ -59,3 +64,22 @@ def test_files_a_file_read_with_its_colours(snap_compare, demo_server, size):
     app = make_app(demo_server.base_url)
     before = files_shown("/workspace/project/cli", "/workspace/project/cli/main.py", enter=True)
     assert snap_compare(app, run_before=before, terminal_size=size)
+
+
+@pytest.fixture
+def relative_server(make_server):
+    """A demo server whose sandboxes name their workspace ".", as app server 1.11.0's
+    process sandboxes do: no folder of it can be listed."""
+    need_git()
+    store = Store()
+    load_demo(store)
+    server = make_server(store, relative_working_dir=True)
+    yield server
+    server.stop()
+    store.close()
+
+
+def test_files_a_workspace_named_relatively(snap_compare, relative_server):
+    app = make_app(relative_server.base_url)
+    before = files_shown(None, "hello.py", enter=False, top=".")
+    assert snap_compare(app, run_before=before, terminal_size=(80, 24))

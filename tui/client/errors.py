@@ -179,6 +179,11 @@ class SandboxNotRunning(Conflict):
         self.sandbox_status = sandbox_status
 
 
+class NotAFile(OpenHandsError):
+    """A file was asked for and the path names a folder (the server said so, in its own
+    way per route: "Path is not a file", or a folder's ``index.html`` or its absence)."""
+
+
 class Unsupported(OpenHandsError):
     """The server's kind has no such call (a bare agent server has no sandboxes, a
     self-hosted app server shares nothing). Raised before any request is sent for it."""
@@ -220,6 +225,7 @@ __all__ = [
     "ConnectionLost",
     "HTTPStatusError",
     "InvalidParameter",
+    "NotAFile",
     "NotFound",
     "NotTheAPI",
     "OpenHandsError",

@@ -13,10 +13,18 @@ raises :class:`Unsupported` naming the server and its version.
 Paths: the listing of changes gives paths relative to the folder asked about; every call
 here takes such a relative path and joins it to the conversation's working directory (its
 record's ``workspace.working_dir``), or an absolute path as it is.
+
+A working directory named relatively (``"."``: app server 1.11.0's process sandboxes, whose
+agent server runs in the sandbox's folder) leaves its paths relative: the git routes read
+them from the server's own folder, but the server-wide file routes refuse them (400 "Path
+must be absolute"), so a file there is read through the conversation's workspace route
+(``/api/conversations/{id}/workspace/{path}``, relative to its working directory, exact
+bytes; 1.34.0 and 1.58.2 have it) and no folder of it can be listed.
 """
 
 from __future__ import annotations
 
+import mimetypes
 import posixpath
 import re
 from collections.abc import Callable
@@ -36,7 +44,15 @@ from tui.models.workspace import (
 
 from . import params as P
 from .downloads import Downloaded, download
-from .errors import BadResponse, HTTPStatusError, InvalidParameter, NotFound, Unsupported
+from .errors import (
+    BadRequest,
+    BadResponse,
+    HTTPStatusError,
+    InvalidParameter,
+    NotAFile,
+    NotFound,
+    Unsupported,
+)
 from .http import HttpCore
 from .params import segment
 
@@ -61,7 +77,11 @@ ROUTE_WORDS = {
     "file/download-trajectory/{id}": "trajectory download (/api/file/download-trajectory)",
     "file/search_subdirs": "folder listing (/api/file/search_subdirs)",
     "file/home": "home folder (/api/file/home)",
+    "workspace/{path}": "way to read a file by a relative path "
+    "(/api/conversations/{id}/workspace/…)",
 }
+#: What the workspace route says of a folder without an ``index.html``.
+NO_INDEX = "No index.html in directory"
 #: Routes only served server-wide (1.58.2 has no conversation copy of them).
 SERVER_WIDE = frozenset({"file/search_subdirs", "file/home"})
 
@@ -135,7 +155,10 @@ class Workspace:
         text = P.check_id(path, "path")
         if posixpath.isabs(text) or self.conversation is None:
             return text
-        return posixpath.join(await self.root(), text)
+        root = await self.root()
+        if not posixpath.isabs(root):  # stays relative: "src/x.py", "." for the root itself
+            return posixpath.normpath(posixpath.join(root, text))
+        return posixpath.join(root, text)
 
     def _scoped(self, name: str, where: str) -> bool:
         """Whether to try the conversation's copy of route ``name`` for a path ``where``:
@@ -293,15 +316,45 @@ class Workspace:
     async def download(
         self, path: str, write: Callable[[bytes], Any], *, max_bytes: int
     ) -> Downloaded:
-        """A file's bytes to ``write``, chunk by chunk (:class:`TooLarge` past ``max_bytes``)."""
+        """A file's bytes to ``write``, chunk by chunk (:class:`TooLarge` past ``max_bytes``;
+        :class:`NotAFile` for a folder)."""
         where = await self.resolve(path)
+        if self.conversation is not None and not posixpath.isabs(where):
+            return await self._served(where, write, max_bytes=max_bytes)
 
         async def send(route: str) -> Downloaded:
-            return await download(
-                self._http, route, write, params={"path": where}, max_bytes=max_bytes
-            )
+            try:
+                return await download(
+                    self._http, route, write, params={"path": where}, max_bytes=max_bytes
+                )
+            except BadRequest as exc:
+                if exc.detail == "Path is not a file":
+                    raise NotAFile(f"{where} is a folder, not a file", url=exc.url) from None
+                raise
 
         return await self._call("file/download", where, send)
+
+    async def _served(
+        self, where: str, write: Callable[[bytes], Any], *, max_bytes: int
+    ) -> Downloaded:
+        """A file by a path relative to the working directory, from the conversation's
+        workspace route: a static file server, which answers a folder with its
+        ``index.html`` (an HTML answer for a name that is no HTML file's) or 404 without one."""
+        quoted = "/".join(segment(part) for part in where.split("/"))
+        route = f"/api/conversations/{segment(self.conversation or '')}/workspace/{quoted}"
+        try:
+            got = await download(self._http, route, write, max_bytes=max_bytes)
+        except HTTPStatusError as exc:
+            said = exc.detail if isinstance(exc.detail, str) else ""
+            if route_missing(exc) or said.startswith("Conversation workspace is not local"):
+                raise await self.unsupported("workspace/{path}") from None
+            if exc.status == 404 and said == NO_INDEX:
+                raise NotAFile(f"{where} is a folder, not a file", url=exc.url) from None
+            raise
+        served = got.headers.get("content-type", "").split(";")[0].strip().lower()
+        if served == "text/html" and mimetypes.guess_type(where)[0] != "text/html":
+            raise NotAFile(f"{where} is a folder, not a file", url=f"{self.base_url}{route}")
+        return got
 
     async def read_file(self, path: str, *, max_bytes: int) -> bytes:
         """A file's bytes, at most ``max_bytes`` of them (:class:`TooLarge` past that)."""
@@ -380,4 +433,11 @@ def _sha(value: Any) -> str | None:
     return value
 
 
-__all__ = ["MAX_PATCH", "ROUTE_MISSING", "Workspace", "count_files", "route_missing"]
+__all__ = [
+    "MAX_PATCH",
+    "NO_INDEX",
+    "ROUTE_MISSING",
+    "Workspace",
+    "count_files",
+    "route_missing",
+]

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from tui.models import SandboxStatus
 from tui.models.workspace import (
+    FileRead,
     FolderListing,
     GitChange,
     GitCommitsPage,
@@ -189,6 +190,15 @@ class WorkspaceCalls(ConversationCalls):
 
     async def read_file(self, conversation_id: str | None, path: str, *, max_bytes: int) -> bytes:
         return await self._on(conversation_id, lambda w: w.read_file(path, max_bytes=max_bytes))
+
+    async def view_file(
+        self, conversation_id: str | None, path: str, *, max_bytes: int
+    ) -> FileRead:
+        """A file to show: its bytes, or, where a server gives none for a file named
+        relatively, git's text of it, marked not exact (see :mod:`.workspace_listing`)."""
+        from .workspace_listing import view_file
+
+        return await self._on(conversation_id, lambda w: view_file(w, path, max_bytes=max_bytes))
 
     async def create_directory(
         self, path: str, *, conversation_id: str | None = None

@@ -87,7 +87,8 @@ class SubdirectoryPage(ClosedModel):
 @dataclass(frozen=True)
 class WorkspaceFile:
     """A file in a folder listing: one git lists as changed (``status``), or one the user
-    named (``status`` None). ``path`` is absolute on the server."""
+    named (``status`` None). ``path`` is absolute on the server, or relative to the working
+    directory where the server names that relatively (``FolderListing.relative``)."""
 
     name: str
     path: str
@@ -102,7 +103,12 @@ class FolderListing:
     as changed in this folder (against the base), never all of them. ``root`` is the
     conversation's working directory (the folder listed when none is named); ``more_folders``:
     the folder holds more subfolders than were read; ``notes`` say what could not be listed
-    and why (a server without a folder listing, git failing), in words."""
+    and why (a server without a folder listing, git failing), in words.
+
+    ``relative``: the folder is named by a path relative to the server's own working
+    directory (a sandbox whose workspace is ``"."``): no server lists such a folder, so its
+    folders are only those holding a file git lists, and ``path`` and the files' paths are
+    relative (``"."`` for the working directory itself)."""
 
     path: str
     root: str
@@ -110,6 +116,18 @@ class FolderListing:
     files: tuple[WorkspaceFile, ...] = ()
     more_folders: bool = False
     notes: tuple[str, ...] = ()
+    relative: bool = False
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """A file's bytes as a screen shows them. ``exact`` False: the server gave no way to its
+    bytes, only git's text of it (``/git/diff``'s ``modified``: line ends made ``\n``, no
+    final newline, nothing for a binary); ``note`` says so in words."""
+
+    data: bytes
+    exact: bool = True
+    note: str | None = None
 
 
 class FileUploadResult(ClosedModel):
@@ -147,6 +165,7 @@ class WorkspacePatch:
 
 __all__ = [
     "FileBrowserEntry",
+    "FileRead",
     "FileUploadResult",
     "FolderListing",
     "GitChange",

@@ -23,6 +23,7 @@ from . import (
     routes_live,
     routes_sandboxes,
     routes_workspace,
+    routes_workspace_served,
 )
 from .auth import require_session_key
 from .faults import FaultMiddleware, Faults
@@ -62,6 +63,7 @@ def create_app(
     webhook_batch: int | None = None,
     kind: str = "app",
     agents: int = 0,
+    relative_working_dir: bool = False,
 ) -> FastAPI:
     """Build a server over ``store`` (a fresh in-memory one if omitted).
 
@@ -112,6 +114,11 @@ def create_app(
     - ``agents``: add this many simulated agents, each working through stories in its own
       conversation on its own sandbox, all at once (``live/swarm.py``; the board's demo and
       benchmark); they step every ``agent_pace`` seconds (the demo's pace if not given).
+    - ``relative_working_dir``: the sandboxes' records name their workspace ``"."``, as the
+      app server 1.11.0's process sandboxes do (app kind only): the git routes then take
+      paths relative to the workspace (the sandbox's own folder), the server-wide file routes
+      still refuse them (400 "Path must be absolute"), and a file is read by a relative path
+      only through ``/api/conversations/{id}/workspace/{path}`` (``routes_workspace_served``).
 
     The agent-server routes (websocket ``/sockets/events/{id}``, ``/api/conversations/{id}/
     events|run|pause|interrupt|events/respond_to_confirmation``) authenticate with the
@@ -119,6 +126,8 @@ def create_app(
     """
     if kind not in ("app", "agent"):
         raise ValueError(f"kind must be 'app' or 'agent', got {kind!r}")
+    if relative_working_dir and kind != "app":
+        raise ValueError("relative_working_dir is a behaviour of an app server's sandboxes")
     store = store if store is not None else Store()
 
     @asynccontextmanager
@@ -140,6 +149,7 @@ def create_app(
     app.state.options = {
         "shared_public_only": shared_public_only,
         "sync_sandbox_start": sync_sandbox_start,
+        "relative_working_dir": relative_working_dir,
     }
     app.state.lifecycle = Lifecycle(
         store,
@@ -200,6 +210,7 @@ def create_app(
     app.include_router(routes_agent.router, dependencies=protected)
     app.include_router(routes_live.router)  # its own auth: sandbox key or session_key
     routes_workspace.install(app, protected, kind=kind)  # git and files of the workspace
+    routes_workspace_served.install(app)  # a workspace's files by relative path
 
     @app.get("/alive", include_in_schema=False)
     def alive() -> dict[str, str]:

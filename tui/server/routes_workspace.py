@@ -15,6 +15,11 @@ Over local conversation folders (``FolderStore``) each conversation's copy reads
 folder its stored state names, in place (``workspace_local.py``), and says why where it
 cannot (not on this machine, not a git repository); the server-wide copy reads nothing there.
 
+With ``relative_working_dir`` (an app server's option) the sandbox's record names its
+workspace ``"."``, as app server 1.11.0's process sandboxes do, and the server-wide git
+routes read a relative path inside the workspace, as such a sandbox reads it from its own
+folder; the file routes still take absolute paths only.
+
 On an app server the sandbox's own record (``GET /api/conversations/{id}``, where its
 ``workspace.working_dir`` is) and the app server's trajectory download
 (``/api/v1/app-conversations/{id}/download``) are served too.
@@ -22,6 +27,7 @@ On an app server the sandbox's own record (``GET /api/conversations/{id}``, wher
 
 from __future__ import annotations
 
+import posixpath
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -98,6 +104,16 @@ def _repository(workspace: Workspace | None, path: str) -> Path | None:
     return real if workspace.has_git else None
 
 
+def _from_cwd(request: Request, workspace: Workspace | None, path: str) -> str:
+    """``path`` as the git routes read it: a relative one inside the workspace where the
+    records name the workspace relatively (``relative_working_dir``: the sandbox's own folder
+    is its working directory), else as given (a relative path then names nothing here)."""
+    relative = request.app.state.options.get("relative_working_dir")
+    if not relative or workspace is None or path.startswith("/"):
+        return path
+    return posixpath.normpath(posixpath.join(workspace.virtual_root, path))
+
+
 def _said(workspace: Workspace | None, exc: Exception) -> str:
     return workspace.virtual(str(exc)) if workspace is not None else str(exc)
 
@@ -154,9 +170,9 @@ def _git(workspace: Workspace | None, run: Callable[..., Any], *args: Any) -> An
 
 @_both("GET", "/git/changes", summary="Changed files against the base (or ref)")
 def git_changes(
-    path: str, ref: str | None = None, workspace: Workspace | None = Here
+    request: Request, path: str, ref: str | None = None, workspace: Workspace | None = Here
 ) -> list[dict[str, str]]:
-    real = _repository(workspace, path)
+    real = _repository(workspace, _from_cwd(request, workspace, path))
     if real is None:
         return []
     return _git(workspace, G.changes, real, ref)
@@ -164,6 +180,7 @@ def git_changes(
 
 @_both("GET", "/git/diff", summary="One file's text at the base and now")
 def git_diff(
+    request: Request,
     path: str,
     ref: str | None = None,
     commit: Annotated[str | None, Query(pattern=SHA)] = None,
@@ -171,6 +188,7 @@ def git_diff(
 ) -> dict[str, Any]:
     if ref is not None and commit is not None:
         raise HTTPException(status_code=400, detail="'ref' and 'commit' are mutually exclusive")
+    path = _from_cwd(request, workspace, path)
     real = _repository(workspace, path)
     if real is None:
         found = _real(workspace, path)
@@ -182,21 +200,23 @@ def git_diff(
 
 @_both("GET", "/git/commits", summary="The newest commits reachable from HEAD")
 def git_commits(
+    request: Request,
     path: str,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     workspace: Workspace | None = Here,
 ) -> dict[str, Any]:
-    real = _repository(workspace, path)
+    real = _repository(workspace, _from_cwd(request, workspace, path))
     return G.commits(real, limit) if real is not None else {"commits": [], "has_more": False}
 
 
 @_both("GET", "/git/commits/{sha}/changes", summary="The files one commit changed")
 def git_commit_changes(
+    request: Request,
     sha: Annotated[str, PathParam(pattern=SHA)],
     path: str,
     workspace: Workspace | None = Here,
 ) -> list[dict[str, str]]:
-    real = _repository(workspace, path)
+    real = _repository(workspace, _from_cwd(request, workspace, path))
     if real is None:
         return []
     return _git(workspace, G.commit_changes, real, sha)
@@ -357,7 +377,9 @@ def install(app: FastAPI, protected: list[Any], *, kind: str) -> None:
 
     @app_routes.get("/api/conversations/{conversation_id}", summary="The sandbox's record")
     def sandbox_record(
-        conv: LiveConversation = InConversation, store: Store = Depends(get_store)
+        request: Request,
+        conv: LiveConversation = InConversation,
+        store: Store = Depends(get_store),
     ) -> Any:
         from .routes_agent_server import conversation_record
 
@@ -370,6 +392,8 @@ def install(app: FastAPI, protected: list[Any], *, kind: str) -> None:
             if where is None:
                 raise HTTPException(status_code=409, detail=NO_WORKSPACE)
             record["workspace"]["working_dir"] = where
+        elif request.app.state.options.get("relative_working_dir"):
+            record["workspace"]["working_dir"] = "."  # app server 1.11.0's process sandboxes
         return JSONResponse(record)
 
     @app_routes.get(

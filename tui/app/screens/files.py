@@ -4,9 +4,12 @@ the files that can be known to be there, a file's text, and what can be done wit
 What a server can list (see :mod:`tui.client.workspace_listing`): an agent server lists
 folders only, so a folder's files are those git lists as changed there, plus any the user
 named (``o``: a path, absolute or relative to the folder shown). The screen says so rather
-than pretending to list everything. Moving the cursor onto a file shows it on the right
-(after a short pause, so holding a key does not download every file); enter moves into a
-folder or into the file's text. A file is shown literally with the theme's syntax colours
+than pretending to list everything. Where a server names its workspace by a relative path
+(``"."``, app server 1.11.0's sandboxes) no folder of it can be listed: the screen shows the
+files git lists, in the folders holding them, and says why once, in its note line; paths
+stay relative to the server's working directory (shown as ``./src``). Moving the cursor
+onto a file shows it on the right (after a short pause, so holding a key does not download
+every file); enter moves into a folder or into the file's text. A file is shown literally with the theme's syntax colours
 (:mod:`tui.app.file_text`, drawn by :class:`~tui.app.widgets.file_view.FileView`); a binary,
 an empty or a too large one (over 2 MB: never downloaded whole) as its size and a word.
 ``s`` saves the file to the working directory, ``n`` makes a folder (never with
@@ -33,12 +36,11 @@ from tui.text import clean, one_line
 
 from ..file_text import MAX_VIEW, FileText, highlight, prepare
 from ..refusals import read_only_reason
-from ..table_columns import ColumnSpec, fit_columns
-from ..themes import theme_style
 from ..widgets.file_view import FileView
 from ..widgets.fitted_table import FittedTable
 from ..widgets.key_bar import KeyBar
-from .files_actions import FileActions, failure_words, inside
+from .files_actions import FileActions, failure_words, inside, parent_of
+from .files_rows import UP, folder_rows, listing_columns
 from .path_dialog import PathDialog
 
 if TYPE_CHECKING:
@@ -50,18 +52,18 @@ FOLDERS_ONLY = (
     "or when git knows them (changed files)."
 )
 PREVIEW_S = 0.12  # the cursor rests this long on a file before it is downloaded
-UP = "up"
-GIT_WORDS = {"ADDED": "added", "UPDATED": "changed", "MOVED": "moved", None: "named"}
-GIT_STYLES = {"ADDED": "$diff-added", "UPDATED": "$warning", "MOVED": "$primary"}
+CHOOSE = "Choose a file: the cursor on it shows it, enter reads it."
+LOADING = "loading…"
+EMPTY = (
+    "Nothing here that can be listed:",
+    "no folder, no file git lists as changed.",
+    "",
+    "o opens a file or a folder by its path.",
+)
 
 
-def listing_columns(width: int) -> list:
-    return fit_columns(
-        width,
-        [ColumnSpec("Name", "name", 12, flex=True), ColumnSpec("Git", "git", 7, drop=1)],
-        floor=10,
-        roomy=30,
-    )
+def sentence(text: str) -> str:
+    return f"{text[:1].upper()}{text[1:]}." if text else ""
 
 
 def plural(count: int, word: str) -> str:
@@ -104,6 +106,7 @@ class FilesScreen(FileActions, Screen[None]):
         self.shown_path: str | None = None  # the file the view shows (or says why not)
         self.shown_file: FileText | None = None
         self.error: str | None = None  # why the folder could not be listed
+        self.told_inexact = False  # whether "git's text, not exact" was said
 
     def compose(self) -> ComposeResult:
         yield Static(self._title_text(), id="files-title")
@@ -117,7 +120,7 @@ class FilesScreen(FileActions, Screen[None]):
     def on_mount(self) -> None:
         view = self.query_one(FileView)
         view.border_title = "File"
-        view.show_message("Choose a file: the cursor on it shows it, enter reads it.")
+        view.show_message(CHOOSE)
         self.query_one(FileList).border_title = "Workspace"
         self._path_line("Listing the workspace…")
         self.load(None)
@@ -164,7 +167,7 @@ class FilesScreen(FileActions, Screen[None]):
         left = self.folder
         self.listing, self.error = listing, None
         self.root = self.root or listing.root
-        if select is None and left is not None and posixpath.dirname(left) == listing.path:
+        if select is None and left is not None and parent_of(left) == listing.path:
             select = f"d:{left}"
         self._fill(listing, select)
 
@@ -183,34 +186,28 @@ class FilesScreen(FileActions, Screen[None]):
 
     def _fill(self, listing: FolderListing, select: str | None) -> None:
         table = self.query_one(FileList)
-        rows: list[tuple[str, dict[str, Text]]] = []
-        if self._can_go_up():
-            rows.append((UP, {"name": Text("../"), "git": Text("")}))
-        for entry in listing.folders:
-            cells = {"name": Text(clean(entry.name) + "/", style="bold"), "git": Text("")}
-            rows.append((f"d:{entry.path}", cells))
-        files = {entry.path: entry.status for entry in listing.files}
-        for path in self.named:
-            if posixpath.dirname(path) == listing.path:
-                files.setdefault(path, None)
-        for path, status in sorted(files.items(), key=lambda f: (f[0].lower(), f[0])):
-            state = str(status) if status is not None else None
-            style = GIT_STYLES.get(state or "")
-            git = Text(GIT_WORDS.get(state, ""), style=theme_style(style) if style else "")
-            rows.append((f"f:{path}", {"name": Text(clean(posixpath.basename(path))), "git": git}))
-        table.replace_rows(rows)
+        shown = folder_rows(listing, self.named, up=self._can_go_up())
+        table.replace_rows(shown.rows)
         if select is None or not table.cursor_to(select):
             table.action_first()
+        view = self.query_one(FileView)
+        if self.shown_path is None and view.border_subtitle != LOADING:  # say what to do here
+            view.border_title, view.border_subtitle = "File", ""
+            view.show_message(*(EMPTY if not shown.folders and not shown.files else (CHOOSE,)))
         table.border_title = Text(self._shown_name(listing.path))
-        counts = f"{plural(len(listing.folders), 'folder')} · {plural(len(files), 'file')}"
+        counts = f"{plural(shown.folders, 'folder')} · {plural(shown.files, 'file')}"
         table.border_subtitle = counts + (" · more not listed" if listing.more_folders else "")
-        self._path_line(listing.path)
+        self._path_line(self._shown_name(listing.path) if listing.relative else listing.path)
         notes = [*listing.notes]
         self._note(" ".join(notes) if notes else FOLDERS_ONLY, error=False, warn=bool(notes))
         self.refresh_bindings()
 
     def _shown_name(self, path: str) -> str:
-        """``project/src``: the folder under the workspace's own name (absolute outside it)."""
+        """``project/src``: the folder under the workspace's own name (absolute outside it);
+        ``./src`` where the workspace is named relatively (it has no name of its own)."""
+        if not posixpath.isabs(path):
+            shown = "./" if path == "." else path if path.startswith("..") else f"./{path}"
+            return clean(shown)
         root = self.root
         if root and inside(path, root):
             rest = path[len(root) :].strip("/")
@@ -220,7 +217,9 @@ class FilesScreen(FileActions, Screen[None]):
 
     def _can_go_up(self) -> bool:
         folder = self.folder
-        return folder is not None and folder not in ("/", self.root)
+        if folder is None or folder in ("/", self.root):
+            return False
+        return posixpath.isabs(folder) or inside(folder, ".")
 
     def _path_line(self, text: str) -> None:
         for line in self.query("#files-path").results(Static):
@@ -269,14 +268,14 @@ class FilesScreen(FileActions, Screen[None]):
         listed instead, and a file is remembered in its folder's listing)."""
         if pause:
             await asyncio.sleep(PREVIEW_S)  # the cursor moves on: this worker is replaced
-        from tui.client import BadRequest, TooLarge
+        from tui.client import NotAFile, TooLarge
 
         view = self.query_one(FileView)
         name = posixpath.basename(path) or path
         view.border_title = Text(clean(name))
-        view.border_subtitle = "loading…"
+        view.border_subtitle = LOADING
         try:
-            data = await self.app.client.read_file(  # type: ignore[attr-defined]
+            read = await self.app.client.view_file(  # type: ignore[attr-defined]
                 self.conversation_id, path, max_bytes=MAX_VIEW
             )
         except TooLarge as exc:
@@ -289,8 +288,11 @@ class FilesScreen(FileActions, Screen[None]):
             )
             return
         except Exception as exc:  # noqa: BLE001 - said where the text would be
-            if named and isinstance(exc, BadRequest) and "not a file" in str(exc).lower():
-                self.load(path)  # a folder was named
+            if named and isinstance(exc, NotAFile):  # a folder was named: list it instead
+                self.shown_path, self.shown_file = None, None
+                view.border_title, view.border_subtitle = "File", ""
+                view.show_message(CHOOSE)
+                self.load(path)
                 return
             view.border_subtitle = "not shown"
             view.show_message(failure_words(exc))
@@ -298,10 +300,17 @@ class FilesScreen(FileActions, Screen[None]):
                 self.shown_path, self.shown_file = None, None
             self.refresh_bindings()
             return
-        found = await asyncio.to_thread(prepare, data, name)
+        found = await asyncio.to_thread(prepare, read.data, name)
         self._shown(path, found, named)
-        view.border_subtitle = f"{size_words(found.size)} · {found.describe()}"
-        if found.kind == "binary":
+        inexact = "" if read.exact else " · git's text, not exact"
+        view.border_subtitle = f"{size_words(found.size)} · {found.describe()}{inexact}"
+        said = sentence(read.note or "")
+        if not read.exact and read.data and not self.told_inexact:
+            self.told_inexact = True  # said once: every file here is read the same way
+            self.notify(said, timeout=10, markup=False)
+        if not read.exact and found.kind == "empty":
+            view.show_message(said)
+        elif found.kind == "binary":
             view.show_message(
                 f"A binary file ({size_words(found.size)}): not shown.",
                 "s saves it to the working directory.",
@@ -319,8 +328,11 @@ class FilesScreen(FileActions, Screen[None]):
         self.shown_path, self.shown_file = path, found
         if named and path not in self.named:
             self.named.add(path)
-            if self.listing is not None and posixpath.dirname(path) == self.listing.path:
-                self._fill(self.listing, f"f:{path}")
+            listing = self.listing
+            if listing is not None and parent_of(path) == listing.path:
+                self._fill(listing, f"f:{path}")
+            elif listing is not None and listing.relative and inside(path, listing.path):
+                self._fill(listing, self._current_key())  # its folder is known from now on
         self.refresh_bindings()
 
     def target_file(self) -> str | None:
@@ -335,7 +347,12 @@ class FilesScreen(FileActions, Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "new_folder":
-            return not self.app.readonly and self.listing is not None  # type: ignore[attr-defined]
+            listing = self.listing
+            return (
+                not self.app.readonly  # type: ignore[attr-defined]
+                and listing is not None
+                and not listing.relative
+            )
         if action == "save":
             return self.target_file() is not None
         if action == "up":
@@ -346,6 +363,11 @@ class FilesScreen(FileActions, Screen[None]):
         if action == "new_folder":
             if self.app.readonly:  # type: ignore[attr-defined]
                 return read_only_reason(self.app)
+            if self.listing is not None and self.listing.relative:
+                return (
+                    f"This server names its workspace '{clean(self.root or '.')}', a relative "
+                    "path: no folder can be made in it."
+                )
             return "The folder is not listed yet: r lists it again."
         if action == "save":
             return "No file chosen: put the cursor on a file, or name one with o."
@@ -362,7 +384,7 @@ class FilesScreen(FileActions, Screen[None]):
     def action_up(self) -> None:
         folder = self.folder
         if folder is not None and self._can_go_up():
-            self.load(posixpath.dirname(folder.rstrip("/")) or "/", select=f"d:{folder}")
+            self.load(parent_of(folder), select=f"d:{folder}")
 
     def action_refresh(self) -> None:
         self.load(self.folder)
@@ -377,19 +399,22 @@ class FilesScreen(FileActions, Screen[None]):
         )
         self.load(self.folder)
 
-    def _absolute(self, text: str) -> str:
+    def _server_path(self, text: str) -> str:
+        """A typed path as the server names it: absolute as it is, else joined to the folder
+        shown (and so relative where the workspace is named relatively)."""
         base = self.folder or self.root or "/"
         path = text if text.startswith("/") else posixpath.join(base, text)
         return posixpath.normpath(path).replace("//", "/")
 
     def action_open_path(self) -> None:
         folder = self.folder or self.root or ""
-        start = folder.rstrip("/") + "/" if folder else ""
+        # a relative folder is not typed again: the text is taken relative to it
+        start = folder.rstrip("/") + "/" if posixpath.isabs(folder) else ""
 
         def chosen(text: str | None) -> None:
             if not text or not self.is_attached:
                 return
-            path = self._absolute(text)
+            path = self._server_path(text)
             if text.endswith("/"):
                 self.load(path)
             else:

@@ -44,9 +44,9 @@ def failure_words(exc: BaseException) -> str:
     """Why a workspace call failed, as a sentence: a sandbox that is not running and a route
     the server lacks in the client's words (they say what to do, and which server), an
     answer from the server in its own words, anything else in one line."""
-    from tui.client import HTTPStatusError, SandboxNotRunning, TooLarge, Unsupported
+    from tui.client import HTTPStatusError, NotAFile, SandboxNotRunning, TooLarge, Unsupported
 
-    if isinstance(exc, (SandboxNotRunning, Unsupported, TooLarge)):
+    if isinstance(exc, (SandboxNotRunning, Unsupported, TooLarge, NotAFile)):
         text = clean(" ".join(str(exc).split()))
         text = text[:1].upper() + text[1:]
         return text if text.endswith(".") else f"{text}."
@@ -56,8 +56,19 @@ def failure_words(exc: BaseException) -> str:
 
 
 def inside(path: str, folder: str) -> bool:
-    """``path`` is ``folder`` or under it (absolute paths on the server)."""
+    """``path`` is ``folder`` or under it (both absolute on the server, or both relative to
+    its working directory, ``"."`` for that one)."""
+    if folder == ".":
+        return not posixpath.isabs(path) and path != ".." and not path.startswith("../")
     return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def parent_of(path: str) -> str:
+    """The folder holding ``path``: ``"/"`` at the top of the file system, ``"."`` (the
+    server's working directory) above a relative name."""
+    if posixpath.isabs(path):
+        return posixpath.dirname(path.rstrip("/")) or "/"
+    return posixpath.normpath(posixpath.join(path, ".."))
 
 
 def local_name(remote: str) -> tuple[str, str]:
@@ -121,7 +132,7 @@ class FileActions:
     conversation_id: str
     shown_path: str | None
     shown_file: FileText | None
-    # and, from the screen: folder, target_file(), _absolute(), load(), notify(),
+    # and, from the screen: folder, target_file(), _server_path(), load(), notify(),
     # run_worker(), is_attached
 
     def action_save(self) -> None:
@@ -163,7 +174,7 @@ class FileActions:
 
         def chosen(text: str | None) -> None:
             if text and self.is_attached:
-                self.make_folder(self._absolute(text))
+                self.make_folder(self._server_path(text))
 
         self.app.push_screen(
             PathDialog(
@@ -207,6 +218,7 @@ __all__ = [
     "failure_words",
     "inside",
     "local_name",
+    "parent_of",
     "trajectory_to_cwd",
     "write_new_file",
 ]
