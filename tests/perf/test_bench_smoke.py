@@ -17,16 +17,16 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(
     "name, args",
     [
-        ("open", ["--repeat", "1", "--sizes", "100,300"]),
-        ("keys", ["--presses", "4", "--sizes", "100,300"]),
+        ("open", ["--repeat", "1", "--sizes", "100"]),
+        ("keys", ["--presses", "2", "--sizes", "100"]),
         ("load", ["--size", "300", "--repeat", "1"]),
-        ("live", ["--rates", "200", "--seconds", "1"]),
+        ("live", ["--rates", "200", "--seconds", "0.5"]),
         ("startup", ["--repeat", "1"]),
         ("hostile", ["--sizes", "0.01,0.02", "--tree", "2000", "--repeat", "1"]),
         ("board", ["--agents", "6", "--sockets", "2", "--seconds", "0.5", "--presses", "3"]),
         ("big_output", ["--mb", "0.05", "--line", "2000"]),
         ("insights", ["--size", "300", "--repeat", "1", "--presses", "2"]),
-        ("changes", ["--files", "30", "--presses", "3", "--repeat", "1"]),
+        ("changes", ["--files", "8", "--presses", "2", "--repeat", "1"]),
     ],
 )
 def test_bench_runs_and_reports(name, args, tmp_path):
