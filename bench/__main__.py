@@ -27,6 +27,7 @@ RUNS = {
     "load@agent": ["--kind", "agent"],
     "hostile": ["--repeat", "3"],
     "big_output": [],
+    "big_payloads": [],
     "insights": ["--repeat", "3", "--presses", "40"],
     "board": ["--agents", "200", "--seconds", "20"],
     "changes": ["--files", "2000", "--presses", "60", "--repeat", "3"],
@@ -43,6 +44,7 @@ QUICK = {
     "load@agent": ["--kind", "agent"],
     "hostile": ["--sizes", "0.1,1", "--tree", "20000", "--repeat", "1"],
     "big_output": ["--mb", "5", "--line", "100000"],
+    "big_payloads": ["--outputs", "5", "--mb", "5"],
     "insights": ["--repeat", "1", "--presses", "10"],
     "board": ["--agents", "200", "--seconds", "5", "--presses", "30"],
     "changes": ["--files", "2000", "--presses", "20", "--repeat", "1"],
@@ -79,6 +81,7 @@ def table(r: dict[str, dict]) -> list[str]:
     o, k, ld, lv, s = (r.get(n, {}) for n in ("open", "keys", "load", "live", "startup"))
     h = r.get("hostile", {})
     bo = r.get("big_output", {})
+    bp = r.get("big_payloads", {})
     ins = r.get("insights", {})
     b = r.get("board", {})
     ch = r.get("changes", {})
@@ -290,6 +293,27 @@ def table(r: dict[str, dict]) -> list[str]:
             "≤ 5 s each",
             max(bo["output_s"], bo["long_line_s"]) <= 5 if bo["mb"] >= 50 else None,
         )
+    if bp:
+        full = bp["outputs"] >= 20 and bp["mb"] >= 20  # the size issue 32 measured
+        for server, name in (("folder", "folder server"), ("server", "reference server")):
+            if f"{server}_app_peak_mb" not in bp:
+                continue
+            app, other = bp[f"{server}_app_peak_mb"], bp[f"{server}_server_peak_mb"]
+            opened = bp.get(f"{server}_export_s") is not None
+            add(
+                f"{bp['outputs']} outputs of {bp['mb']:g} MB, {name}: looked through, exported",
+                f"app {app:.0f} MB, {name} {other:.0f} MB peak RSS",
+                (
+                    f"open {bp[f'{server}_open_s']:.1f} s, slowest detail "
+                    f"{bp[f'{server}_slowest_detail_s']:.1f} s, export "
+                    f"{bp[f'{server}_export_s']:.1f} s"
+                    if opened
+                    else "did not open"
+                ),
+                "",
+                "< 300 MB each",
+                (opened and max(app, other) < 300) if full else None,
+            )
     if h:
         sizes = h["sizes_mb"]
         small, big = sizes[0], sizes[-1]

@@ -348,6 +348,7 @@ def run_command(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    memory.map_big_blocks()  # outputs of megabytes freed are given back (tui/memory.py)
     command = command_word(argv)
     if command == "serve":
         if argv[:1] != ["serve"]:

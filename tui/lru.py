@@ -62,6 +62,11 @@ class LRU(Generic[K, V]):
         self._items.move_to_end(key)
         return found[0]
 
+    def weight_of(self, key: K) -> int | None:
+        """The weight ``key``'s value was stored with (None: not held); not a use."""
+        found = self._items.get(key)
+        return None if found is None else found[1]
+
     def set(self, key: K, value: V, weight: int | None = None) -> None:
         """Keep ``value`` (replacing an earlier one); ``weight`` when the caller weighed it
         already. Then drop the least recently used while over a bound."""

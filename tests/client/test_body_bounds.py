@@ -3,7 +3,8 @@
 A megabyte of gzip once unpacked to gigabytes in the app, and a body that never ended grew
 until the call's deadline. The client now stops at ``max_body`` bytes (64 MiB unless told
 otherwise) of either, says so in words (:class:`ResponseTooLarge`: how large, and the
-bound), and does not ask again: the same answer would come. Error answers are read only as
+bound), and does not ask again: the same answer would come (a page of several events is
+asked again for fewer, ``test_fewer_events.py``; here pages of one event, that cannot be). Error answers are read only as
 far as their words need. A loopback server sends what the reference server never would:
 a gzip bomb declared as a JSON page, a chunked body without end, a Content-Length of
 gigabytes. The assertions count the bytes the client read and unpacked, never memory or time.
@@ -61,7 +62,7 @@ async def test_a_gzip_bomb_is_stopped_at_the_bound_and_said() -> None:
     with ScriptedHttpServer(always(answer)) as server:
         async with client_for(server, max_body=MIB) as client:
             with pytest.raises(ResponseTooLarge) as caught:
-                await client.search_events("c1")
+                await client.search_events("c1", limit=1)
     error = caught.value
     assert error.unpacked <= MIB  # never more than the bound was unpacked
     assert error.read <= len(body)
@@ -79,7 +80,7 @@ async def test_a_body_without_end_is_stopped_at_the_bound() -> None:
     with ScriptedHttpServer(always(answer)) as server:
         async with client_for(server, max_body=MIB) as client:
             with pytest.raises(ResponseTooLarge) as caught:
-                await client.search_events("c1")
+                await client.search_events("c1", limit=1)
     error = caught.value
     assert MIB < error.read <= MIB + 128 * 1024  # it stopped just past the bound
     assert error.unpacked <= MIB
@@ -92,7 +93,7 @@ async def test_a_length_over_the_bound_is_refused_before_a_byte_is_read() -> Non
     with ScriptedHttpServer(always(answer)) as server:
         async with client_for(server) as client:
             with pytest.raises(ResponseTooLarge) as caught:
-                await client.search_events("c1")
+                await client.search_events("c1", limit=1)
     error = caught.value
     assert error.size == 10 * 1024 * MIB and error.read == 0 and error.limit == MAX_BODY
     assert "the server announced 10.0 GB; the client reads at most 64.0 MB" in str(error)

@@ -304,6 +304,25 @@ def test_thinking_blobs_are_sized_never_shown():
     }
 
 
+def test_a_long_string_is_cut_for_a_view_masked_across_the_cut():
+    """``cut`` (the raw JSON view's): a string over the limit comes back as its head and how
+    many characters it left out, a secret the cut runs through masked whole, the rest never
+    searched; shorter strings, secret keys and opaque blobs as ever."""
+    secret = "sk-proj-SENTINEL99abc123def456"
+    text = "x" * 990 + f" {secret} " + "y" * 200_000
+    blob = {"type": "redacted_thinking", "data": "z" * 300_000}
+    out = redact(
+        {"out": text, "short": "x" * 50, "api_key": "k" * 500_000, "b": blob}, cut=(100_000, 1_000)
+    )
+    head, note = out["out"].split("…")
+    assert head.startswith("x" * 990 + " sk-") and len(head) == 1_000
+    assert note == f" ({len(text) - 1_000:,} more characters)"
+    assert "SENTINEL99" not in json.dumps(out)
+    assert out["short"] == "x" * 50 and out["api_key"] == MASK
+    assert out["b"]["data"] == "‹redacted thinking: 300,000 bytes›"  # the whole blob's size
+    assert redact({"out": text})["out"] == redact_text(text)  # without ``cut``: all of it
+
+
 @pytest.mark.parametrize(
     ("name", "secret"),
     [

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
         ("hostile", ["--sizes", "0.01,0.02", "--tree", "2000", "--repeat", "1"]),
         ("board", ["--agents", "6", "--sockets", "2", "--seconds", "0.5", "--presses", "3"]),
         ("big_output", ["--mb", "0.05", "--line", "2000"]),
+        ("big_payloads", ["--outputs", "2", "--mb", "0.05", "--servers", "folder"]),
         ("insights", ["--size", "300", "--repeat", "1", "--presses", "2"]),
         ("changes", ["--files", "8", "--presses", "2", "--repeat", "1"]),
     ],
@@ -55,6 +56,8 @@ def test_bench_runs_and_reports(name, args, tmp_path):
         assert reported[-1]["rows"] == 6 and reported[-1]["followers_max"] <= 2
     if name == "big_output":
         assert reported[-1]["mb"] == 0.05 and reported[-1]["long_line_s"] > 0
+    if name == "big_payloads":
+        assert reported[-1]["folder_app_peak_mb"] > 0 and reported[-1]["folder_export_s"] > 0
     if name == "insights":
         assert reported[-1]["events"] == 300 and reported[-1]["ratio"] > 0
     if name == "changes":

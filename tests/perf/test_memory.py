@@ -1,11 +1,13 @@
 """The collector's and the heap's tuning (``tui/memory.py``): a start pauses the collector
 and freezes what it built; a helper collects its young generation less often; after a walk
 the allocator's free pages go back to the system, now and once more after the next full
-collection (where there is a glibc to ask)."""
+collection (where there is a glibc to ask); blocks of a megabyte or more are mapped on
+their own, so a 20 MB output freed is given back at once."""
 
 from __future__ import annotations
 
 import gc
+import platform
 import sys
 
 import pytest
@@ -72,3 +74,18 @@ def test_glibc_is_asked_for_real():
     memory._malloc_trim.cache_clear()
     trim = memory._malloc_trim()
     assert trim is None or trim(0) in (0, 1)  # musl: None
+
+
+def test_big_blocks_are_mapped_on_their_own(monkeypatch):
+    asked: list[tuple[int, int]] = []
+    monkeypatch.setattr(memory, "_mallopt", lambda: lambda *args: asked.append(args) or 1)
+    assert memory.map_big_blocks() is True
+    assert asked == [(memory._M_MMAP_THRESHOLD, memory.BIG_BLOCK)]
+    monkeypatch.setattr(memory, "_mallopt", lambda: None)  # macOS, musl: nothing asked
+    assert memory.map_big_blocks() is False
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's mallopt")
+def test_glibc_takes_the_threshold_for_real():
+    memory._mallopt.cache_clear()
+    assert memory.map_big_blocks() is True

@@ -46,6 +46,23 @@ def test_the_cache_drops_the_least_recently_used_past_its_bytes():
     assert cache.get("huge") is None and "o7" in cache
 
 
+def test_heavy_events_are_remembered_by_weight_once_let_go():
+    """What the fetches by id size their requests by (``FullEvents.events_for``): the weight
+    of every event held, and of heavy ones (HEAVY_EVENT) after they left the cache; a few
+    ints, never the events."""
+    cache = EventCache(max_bytes=3_500_000, max_events=100)
+    for i in range(5):
+        cache.set(f"o{i}", _output(i, 1_100_000))
+    cache.set("small", _output(9, 10))
+    assert "o0" not in cache and "o4" in cache
+    assert 1_100_000 < cache.weight_of("o0") == cache.weight_of("o4") < 1_200_000
+    assert cache.weight_of("small") is not None and cache.weight_of("never") is None
+    cache.set("huge", _output(11, 5_000_000))  # never held, but its weight is known
+    assert "huge" not in cache and cache.weight_of("huge") > 5_000_000
+    cache.discard("small")
+    assert cache.weight_of("small") is None  # light: nothing kept of it
+
+
 def test_the_count_bound_still_holds_for_small_events():
     cache = EventCache(max_bytes=10**9, max_events=5)
     for i in range(20):

@@ -13,7 +13,9 @@ pydantic writes in Rust while weighing it anyway) and parses it again on the fir
 :meth:`EventCache.get` (~20 µs). Only the few used last stay parsed (:data:`HOT_EVENTS`:
 the detail, its pair, copies of what is on screen). Events whose JSON would not read back
 as the same event (a raw event, kept with the text it came with; a lone surrogate pydantic
-cannot write) are kept parsed, weighed by walking their objects.
+cannot write) are kept parsed, weighed by walking their objects. The weights of heavy events
+(:data:`HEAVY_EVENT`) are remembered after they are let go, a few ints: fetches by id size
+their requests by them (``full_events.py``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ CACHE_EVENTS = 2_000
 HOT_EVENTS = 100
 #: ...weighing at most this share of the bound (the rest is for the texts).
 HOT_SHARE = 8
+#: An event weighing at least this is remembered as heavy (its weight) after it is let go...
+HEAVY_EVENT = 1024 * 1024
+#: ...for this many such events: what the fetches by id size their requests by.
+HEAVY_KEPT = 10_000
 #: Objects visited when weighing one event; past it the rest is not counted (a million
 #: tiny list items weigh little next to one output string, which costs one step).
 WEIGH_STEPS = 20_000
@@ -140,6 +146,8 @@ class EventCache:
         self._items: LRU[str, Any] = LRU(max_events, max_weight=max_bytes - hot_bytes)
         #: key → the parsed event, for the few used last
         self._hot: LRU[str, Any] = LRU(min(HOT_EVENTS, max_events), max_weight=hot_bytes)
+        #: key → the weight of a heavy event (HEAVY_EVENT), held or not: a few ints
+        self._heavy: LRU[str, int] = LRU(HEAVY_KEPT)
 
     @property
     def bytes(self) -> int:
@@ -151,6 +159,12 @@ class EventCache:
 
     def __contains__(self, key: str) -> bool:
         return key in self._items
+
+    def weight_of(self, key: str) -> int | None:
+        """What ``key``'s event weighs, if it is held or was heavy (:data:`HEAVY_EVENT`);
+        None: not known (not held, and light if it was ever seen)."""
+        held = self._items.weight_of(key)
+        return held if held is not None else self._heavy.get(key)
 
     def get(self, key: str) -> Any | None:
         found = self._hot.get(key)
@@ -189,10 +203,7 @@ class EventCache:
             size = _walk(value, WEIGH_STEPS)
         elif _typed(value):
             size *= PARSED_FACTOR  # a typed event weighed by its JSON: several times that
-        if size > self._items.max_weight:
-            self._items.discard(key)
-            return  # heavier than the whole cache: its caller holds it while it is shown
-        self._items.set(key, value, size)
+        self._hold(key, value, size)
 
     def keep_text(self, key: str, text: bytes | str) -> bool:
         """Keep an event as the JSON text it came in (parsed on its first :meth:`get`, as
@@ -212,11 +223,15 @@ class EventCache:
         self._hot.discard(key)
 
     def _keep_text(self, key: str, text: bytes) -> None:
-        weight = len(text) + TEXT_OVERHEAD
+        self._hold(key, text, len(text) + TEXT_OVERHEAD)
+
+    def _hold(self, key: str, value: Any, weight: int) -> None:
+        if weight >= HEAVY_EVENT:
+            self._heavy.set(key, weight)
         if weight > self._items.max_weight:
             self._items.discard(key)
             return  # heavier than the whole cache: its caller holds it while it is shown
-        self._items.set(key, text, weight)
+        self._items.set(key, value, weight)
 
     def _keep_parsed(self, key: str, event: Any, json_size: int) -> None:
         size = PARSED_FACTOR * json_size + MODEL_OVERHEAD

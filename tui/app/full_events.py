@@ -11,10 +11,12 @@ from __future__ import annotations
 import pickle
 from typing import TYPE_CHECKING, Any
 
+from tui.client.errors import ResponseTooLarge
 from tui.client.stream import is_oversize
 from tui.models.events import ConversationStateUpdateEvent
 
 from .duplicate_rows import row_key
+from .event_cache import weigh
 from .page_worker import LazyEvent, event_stats, row_from
 from .rows import EventRow, make_row
 
@@ -25,8 +27,11 @@ if TYPE_CHECKING:
     from .action_index import ActionIndex
     from .event_cache import EventCache
 
-#: Events asked for by id in one request.
+#: Events asked for by id in one request (at most).
 BY_ID = 100
+#: What :meth:`FullEvents.events_for` gathers in one call, about (an export's events: a
+#: hundred usual ones weigh far less, outputs of megabytes come one or two at a time).
+FETCH_BYTES = 16 * 1024 * 1024
 
 
 class FullEvents:
@@ -36,6 +41,8 @@ class FullEvents:
     conversation_id: str
     shared: bool
     _cache: EventCache
+    #: events asked for by id per request (fewer after heavy ones: :meth:`_fit_by_id`)
+    _by_id: int = BY_ID
     actions: ActionIndex
     #: (timestamp, cost, tokens) of the newest stats among the loaded events
     newest_stats: tuple[str, float, int] | None
@@ -69,28 +76,81 @@ class FullEvents:
             self._remember(event)
         return event
 
-    async def events_for(self, rows: list[EventRow]) -> list[AnyEvent]:
-        """The full events of ``rows``, in order: cached ones as they are, the rest fetched
-        by id a hundred at a time, through outages (rows whose event is gone are left out)."""
-        missing = [r.id for r in rows if r.id is not None and self.cached(row_key(r)) is None]
+    async def events_for(
+        self, rows: list[EventRow], max_bytes: int = FETCH_BYTES
+    ) -> tuple[list[AnyEvent], int]:
+        """The full events of the first rows of ``rows``, in order, and how many rows that
+        is: about ``max_bytes`` of them (weighed as their JSON; at least one row), so an
+        export of outputs of megabytes holds a few at a time. Cached ones as they are; the
+        rest fetched by id through outages, up to a hundred a request, fewer where heavy
+        events are expected (the cache remembers which were) or came, and halved while an
+        answer is too large to read (rows whose event is gone are left out)."""
         fetch = self.client.get_shared_events if self.shared else self.client.get_events
-        found: dict[str, AnyEvent] = {}
-        for start in range(0, len(missing), BY_ID):
-            ids = missing[start : start + BY_ID]
-            batch = await self._patiently(
-                lambda ids=ids: fetch(self.conversation_id, ids),
-                what=f"events {start + 1:,}–{start + len(ids):,} of {len(missing):,} by id",
-            )
-            for event in batch:
-                if event is not None and event.id is not None:
-                    found[event.id] = event
-        out = []
-        for row in rows:
-            key = row_key(row)
-            event = self.cached(key) or found.get(row.id) if row.id is not None else None
-            if event is not None:
+        out: list[AnyEvent] = []
+        done = weight = 0
+        while done < len(rows) and weight < max_bytes:
+            end, missing = self._next_rows(rows, done, max_bytes - weight)
+            try:
+                batch = (
+                    await self._patiently(
+                        lambda ids=missing: fetch(self.conversation_id, ids),
+                        what=f"events {done + 1:,}–{end:,} of {len(rows):,} by id",
+                    )
+                    if missing
+                    else []
+                )
+            except ResponseTooLarge:
+                if len(missing) <= 1:
+                    raise  # one event larger than any answer read: said as it is
+                self._by_id = len(missing) // 2
+                continue
+            found = {e.id: e for e in batch if e is not None and e.id is not None}
+            del batch
+            fetched = weighed = 0
+            for at in range(done, end):
+                row = rows[at]
+                key = row_key(row)
+                event = self.cached(key) if key in self._cache else None
+                size = self._cache.weight_of(key) if event is not None and key else None
+                if event is None and row.id is not None:
+                    event = found.get(row.id)
+                if event is None:
+                    continue
                 out.append(event)
-        return out
+                if size is None:
+                    size = weigh(event)
+                    fetched, weighed = fetched + size, weighed + 1
+                weight += size
+                if weight >= max_bytes:  # the rest are fetched again by the next call
+                    end = at + 1
+                    break
+            self._fit_by_id(fetched, weighed)
+            done = end
+        return out, done
+
+    def _next_rows(self, rows: list[EventRow], start: int, budget: int) -> tuple[int, list[str]]:
+        """Where the next rows from ``start`` end, and the ids among them to fetch: at most
+        :attr:`_by_id` of those, and rows whose events are expected to weigh ``budget``
+        (the cache's weights; at least one row)."""
+        end, missing, expected = start, [], 0
+        while end < len(rows) and len(missing) < self._by_id:
+            row = rows[end]
+            key = row_key(row)
+            size = (self._cache.weight_of(key) or 0) if key else 0
+            if end > start and expected + size > budget:
+                break
+            if row.id is not None and key not in self._cache:
+                missing.append(row.id)
+            expected += size
+            end += 1
+        return end, missing
+
+    def _fit_by_id(self, weight: int, count: int) -> None:
+        """Size the next requests by id to what ``count`` events just fetched weighed
+        (about half of :data:`FETCH_BYTES` a request)."""
+        if count:
+            each = max(weight // count, 1)
+            self._by_id = max(1, min(BY_ID, FETCH_BYTES // 2 // each))
 
     # --- taking events in ------------------------------------------------------------------
 

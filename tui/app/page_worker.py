@@ -159,10 +159,11 @@ if __name__ == "__main__":
     import importlib
 
     from tui.client.process_worker import serve
-    from tui.memory import helper_started
+    from tui.memory import helper_started, map_big_blocks
 
     # by its name, not as __main__: what it sends must unpickle in the UI
     worker = importlib.import_module(MODULE)
     importlib.import_module("tui.app.page_walker")
     helper_started()
+    map_big_blocks()  # a page of megabytes is given back once answered (tui/memory.py)
     serve(worker.handle)

@@ -12,9 +12,9 @@ Page ids are passed through untouched: each server reads its own. Events always 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from httpx import AsyncHTTPTransport
 
@@ -22,17 +22,19 @@ from . import page_fetch
 from . import params as P
 from .agent_routes import conversations_path, qualified_kind
 from .base import ClientBase, segment
-from .errors import BadResponse, HTTPStatusError, NotFound
+from .errors import BadResponse, HTTPStatusError, NotFound, ResponseTooLarge
+from .event_walks import EventWalks, Timestamp
 from .http import HttpCore
 from .kinds import SHARED_EVENTS, ServerKind
-from .paging import event_mark
+from .sizes import fewer_events, size_words
 
 if TYPE_CHECKING:  # the event models load when events are first fetched, not with the client
     from tui.models import EventSortOrder
     from tui.models.pages import EventPage
     from tui.models.parse import AnyEvent
 
-Timestamp = datetime | str | None
+T = TypeVar("T")
+log = logging.getLogger("tui.client")
 
 #: What a user reads when a server has no shared conversations, by the kind that answered.
 NO_SHARING = {
@@ -75,7 +77,7 @@ async def read_event_page(http: HttpCore, path: str, query: dict[str, Any]) -> E
     raise BadResponse(f"GET {url}: malformed event page ({reason})", method="GET", url=url)
 
 
-class EventCalls(ClientBase):
+class EventCalls(EventWalks, ClientBase):
     # --- building requests ---------------------------------------------------------------------
 
     @staticmethod
@@ -157,10 +159,21 @@ class EventCalls(ClientBase):
         limit: int = 100,
     ) -> EventPage:
         """One page of a shared conversation's events (no credentials needed)."""
-        path, query = self._event_search(
-            "shared", conversation_id, kind, timestamp_gte, timestamp_lt, sort_order, page_id, limit
-        )
-        return await self._shared(lambda: self._event_page(path, query))
+
+        async def ask(size: int) -> EventPage:
+            path, query = self._event_search(
+                "shared",
+                conversation_id,
+                kind,
+                timestamp_gte,
+                timestamp_lt,
+                sort_order,
+                page_id,
+                size,
+            )
+            return await self._shared(lambda: self._event_page(path, query))
+
+        return await self._in_fewer_events(ask, limit)
 
     async def search_events(
         self,
@@ -219,14 +232,42 @@ class EventCalls(ClientBase):
 
     async def _searched(self, read: Any, args: tuple[Any, ...]) -> Any:
         """One search page, asked on whichever kind of server this is, read by ``read``
-        (typed, or the body as sent)."""
-        routes = {r: self._event_search(r, *args) for r in ("app", "agent", "shared")}
-        return await self._dispatch(
-            "it has no event search",
-            app=lambda: read(*routes["app"]),
-            agent=lambda: read(*routes["agent"]),
-            shared=lambda: read(*routes["shared"]),
-        )
+        (typed, or the body as sent); ``args`` end with the page's size."""
+
+        async def ask(size: int) -> Any:
+            routes = {
+                r: self._event_search(r, *args[:-1], size) for r in ("app", "agent", "shared")
+            }
+            return await self._dispatch(
+                "it has no event search",
+                app=lambda: read(*routes["app"]),
+                agent=lambda: read(*routes["agent"]),
+                shared=lambda: read(*routes["shared"]),
+            )
+
+        return await self._in_fewer_events(ask, args[-1])
+
+    async def _in_fewer_events(self, ask: Callable[[int], Awaitable[T]], limit: int) -> T:
+        """``ask(limit)``, and while its answer is too large to read, ``ask`` again for
+        fewer events (:func:`~.sizes.fewer_events`): a page of a hundred outputs of
+        megabytes comes as pages of a few, each page id saying where the next starts. One
+        event too large on its own is the error it is."""
+        limit = P.check_limit(limit)
+        while True:
+            try:
+                return await ask(limit)
+            except ResponseTooLarge as exc:
+                if limit <= 1:
+                    raise
+                fewer = fewer_events(limit, exc.size, exc.limit)
+                told = size_words(exc.size) if exc.size else "over " + size_words(exc.limit)
+                log.info(
+                    "a page of %d events was too large to read (%s): asking for %d",
+                    limit,
+                    told,
+                    fewer,
+                )
+                limit = fewer
 
     async def _event_body(self, path: str, query: dict[str, Any]) -> bytes:
         data = await self._http.request("GET", path, params=query, parse=bytes)
@@ -247,17 +288,20 @@ class EventCalls(ClientBase):
         """One page as ``search_events`` (or ``search_shared_events``) reads it, untyped:
         ``(events, next_page_id)``, each event a dict of its JSON fields, anything that is
         not an object a ``RawEvent`` (``raw_pages``). For readers of plain fields."""
-        args = (conversation_id, kind, None, None, sort_order, page_id, limit)
-        routes = {r: self._event_search(r, *args) for r in ("app", "agent", "shared")}
-        if shared:
-            page = await self._shared(lambda: self._raw_event_page(*routes["shared"]))
-        else:
-            page = await self._dispatch(
+
+        async def ask(size: int) -> Any:
+            args = (conversation_id, kind, None, None, sort_order, page_id, size)
+            routes = {r: self._event_search(r, *args) for r in ("app", "agent", "shared")}
+            if shared:
+                return await self._shared(lambda: self._raw_event_page(*routes["shared"]))
+            return await self._dispatch(
                 "it has no event search",
                 app=lambda: self._raw_event_page(*routes["app"]),
                 agent=lambda: self._raw_event_page(*routes["agent"]),
                 shared=lambda: self._raw_event_page(*routes["shared"]),
             )
+
+        page = await self._in_fewer_events(ask, limit)
         return page.items, page.next_page_id
 
     async def _raw_event_page(self, path: str, query: dict[str, Any]) -> Any:
@@ -378,77 +422,6 @@ class EventCalls(ClientBase):
         return await self._shared(
             lambda: self._events_by_id("/api/shared-events", query, len(wanted))
         )
-
-    # --- every page ----------------------------------------------------------------------------
-
-    def iter_event_pages(
-        self,
-        conversation_id: str,
-        *,
-        shared: bool = False,
-        kind: str | None = None,
-        timestamp_gte: Timestamp = None,
-        timestamp_lt: Timestamp = None,
-        sort_order: EventSortOrder | str = "TIMESTAMP",
-        page_id: str | None = None,
-        limit: int = 100,
-    ) -> AsyncIterator[EventPage]:
-        """Every page from ``page_id`` (or the start) until ``next_page_id`` is null.
-
-        Parameters are checked now, before iteration starts; a server that loops raises
-        :class:`PageLoopError` (``paging.py``) rather than being walked forever.
-        """
-        P.check_bool(shared, "shared")
-        route = "shared" if shared else "app"
-        path, _ = self._event_search(
-            route, conversation_id, kind, timestamp_gte, timestamp_lt, sort_order, page_id, limit
-        )
-        search = self.search_shared_events if shared else self.search_events
-
-        async def fetch(page: str | None) -> tuple[EventPage, str | None]:
-            result = await search(
-                conversation_id,
-                kind=kind,
-                timestamp_gte=timestamp_gte,
-                timestamp_lt=timestamp_lt,
-                sort_order=sort_order,
-                page_id=page,
-                limit=limit,
-            )
-            return result, result.next_page_id
-
-        return self._follow(path, page_id, fetch, event_mark)
-
-    def iter_events(
-        self,
-        conversation_id: str,
-        *,
-        shared: bool = False,
-        kind: str | None = None,
-        timestamp_gte: Timestamp = None,
-        timestamp_lt: Timestamp = None,
-        sort_order: EventSortOrder | str = "TIMESTAMP",
-        page_id: str | None = None,
-        limit: int = 100,
-    ) -> AsyncIterator[AnyEvent]:
-        """Every event, page after page (see :meth:`iter_event_pages`); checked eagerly too."""
-        pages = self.iter_event_pages(
-            conversation_id,
-            shared=shared,
-            kind=kind,
-            timestamp_gte=timestamp_gte,
-            timestamp_lt=timestamp_lt,
-            sort_order=sort_order,
-            page_id=page_id,
-            limit=limit,
-        )
-
-        async def events() -> AsyncIterator[AnyEvent]:
-            async for page in pages:
-                for event in page.items:
-                    yield event
-
-        return events()
 
 
 __all__ = ["NO_SHARING", "EventCalls"]

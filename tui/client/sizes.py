@@ -29,6 +29,15 @@ def size_words(count: int) -> str:
     return f"{count} bytes"
 
 
+def fewer_events(limit: int, announced: int | None, bound: int) -> int:
+    """How many events to ask for after a page of ``limit`` events was too large to read
+    (``announced``: the size the server gave, if it did; ``bound``: what the client reads):
+    so many that the page is about half the bound at the size announced, else half as many,
+    and always fewer than before (at least one)."""
+    fit = limit * (bound // 2) // announced if announced else limit // 2
+    return max(1, min(limit - 1, fit))
+
+
 class Unpacker:
     """A body as sent (``Content-Encoding``: none, gzip or deflate) unpacked piece by piece,
     never to more than ``limit`` bytes in all: zlib is told how much it may give back
@@ -84,4 +93,4 @@ class Unpacker:
             raise ValueError("a compressed body cut off before its end")
 
 
-__all__ = ["MAX_BODY", "Unpacker", "size_words"]
+__all__ = ["MAX_BODY", "Unpacker", "fewer_events", "size_words"]

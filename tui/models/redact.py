@@ -33,6 +33,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from tui.text import MASK_MARGIN
+
 from .redact_lines import TRIGGERS as LINES_TRIGGERS
 from .redact_lines import aws_secret_spans, line_spans
 
@@ -344,11 +346,13 @@ def _pair_value_is_secret(obj: dict) -> bool:
     return False
 
 
-def _copy(value: Any, secret: bool, stack: list) -> Any:
+def _copy(value: Any, secret: bool, stack: list, cut: tuple[int, int] | None = None) -> Any:
     kind = type(value)
     if kind is str:
         if secret:
             return MASK if value else value
+        if cut is not None and len(value) > cut[0]:
+            return cut_masked(value, cut[1])
         return redact_text(value)
     if kind is dict:
         out: Any = {}
@@ -361,8 +365,13 @@ def _copy(value: Any, secret: bool, stack: list) -> Any:
     return value  # numbers, booleans, None, JsonNumber, enums: never secret
 
 
-#: Thinking blocks' opaque provider blobs: block type → (the blob's field, what it is called).
-#: They are not text for people (a signature, encrypted reasoning): only their size is shown.
+def cut_masked(text: str, head: int) -> str:
+    """The first ``head`` characters of ``text``, secrets masked (looked for a margin past
+    the cut, so a secret the cut runs through is masked whole), and how many more there are."""
+    shown = redact_text(text[: head + MASK_MARGIN])[:head]
+    return f"{shown}… ({len(text) - head:,} more characters)"
+
+
 _OPAQUE = {
     "thinking": ("signature", "signature"),
     "redacted_thinking": ("data", "redacted thinking"),
@@ -375,10 +384,15 @@ def opaque(what: str, blob: str | None) -> str:
     return f"{what}: {size:,} bytes"
 
 
-def redact(value: Any) -> Any:
-    """A copy of JSON-like data with every secret masked (iterative: any depth is fine)."""
+def redact(value: Any, *, cut: tuple[int, int] | None = None) -> Any:
+    """A copy of JSON-like data with every secret masked (iterative: any depth is fine).
+
+    ``cut`` (``(over, head)``): a string longer than ``over`` characters comes back as its
+    first ``head`` and how many more there are (:func:`cut_masked`), for a view that shows
+    a line of each: masking all of a 20 MB output to show one line of it took most of a
+    second. An opaque blob's size is still that of the whole blob."""
     stack: list[tuple[Any, Any, bool]] = []
-    root = _copy(value, False, stack)
+    root = _copy(value, False, stack, cut)
     while stack:
         source, target, secret = stack.pop()
         if type(source) is dict:
@@ -392,7 +406,7 @@ def redact(value: Any) -> Any:
                     target[name] = f"‹{opaque(blob[1], item)}›"
                     continue
                 hidden = secret or blob_field or (pair and key == "value") or is_secret_key(key)
-                target[name] = _copy(item, hidden, stack)
+                target[name] = _copy(item, hidden, stack, cut)
         else:
-            target.extend(_copy(item, secret, stack) for item in source)
+            target.extend(_copy(item, secret, stack, cut) for item in source)
     return root

@@ -14,7 +14,7 @@ import os
 import socket
 import sys
 
-from tui.memory import pause_collector, started
+from tui.memory import map_big_blocks, pause_collector, started
 
 from .server_process import ServerProcess, serve_until_parent_ends, spawn_server, tell_failure
 
@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     """The child: serve the demo on the inherited socket until stdin reaches end of file."""
     os.nice(NICENESS)
     pause_collector()  # the imports and the demo data make little garbage: no full scans meanwhile
+    map_big_blocks()  # an output of megabytes freed is given back (tui/memory.py)
     (fd,) = argv or sys.argv[1:]
     sock = socket.socket(fileno=int(fd))
     try:

@@ -1,7 +1,8 @@
 """The events half of a folder store: bodies read from event files on demand, and the
 queries the routes and the websocket ask of a log (see ``folders.py`` for the whole).
 
-A good file is served as its own text and cached (bounded by count and characters); a bad
+A good file is served as its own text and cached (bounded by count and by the bytes the
+texts hold); a page stops at ``PAGE_BYTES`` of them (``store.base.take_page``). A bad
 one (``folder_files.py``) as an ``UnreadableEventFile`` row with its file name, size and
 reason (never its bytes), looked at again when the file changes. One lock serialises everything: routes run in a thread pool and the
 follower (``folder_watch.py``) reads new files from another thread.
@@ -10,6 +11,7 @@ follower (``folder_watch.py``) reads new files from another thread.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import os
 import threading
@@ -24,10 +26,15 @@ from tui.models import NON_VIEWABLE_KINDS
 from .folder_files import Unreadable, clean_text, read_event_file
 from .folder_log import FolderLog, file_time
 from .store import EventRow, Store
+from .store.base import take_page, text_bytes
 
 BODY_CACHE = 4_000  # event bodies kept per store ...
-BODY_CACHE_CHARS = 64 * 1024 * 1024  # ... and characters of them
-COUNT_SLICE = 200  # files a filtered count reads per turn of the lock
+#: ... and the bytes they hold. By bytes, not characters: one character of a text that is
+#: not all Latin-1 takes 2 or 4 (64 M characters held up to 256 MB); a 4,000th of it
+#: (8 KiB) is well above a usual event's 1-2 KB, so the count still binds first for them.
+BODY_CACHE_BYTES = 32 * 1024 * 1024
+COUNT_SLICE = 200  # files a filtered count reads per turn of the lock ...
+COUNT_SLICE_BYTES = 4 * 1024 * 1024  # ... or bytes of them: a page waits for one 20 MB file
 NEWEST_GRACE_S = 2.0  # an unparseable newest file counts as being written this long
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,12 +72,14 @@ class FolderEvents(Store):
         self._folder_lock = threading.RLock()
         self.logs: dict[str, FolderLog] = {}
         self._bodies: LRU[tuple[str, int], str] = LRU(
-            BODY_CACHE, max_weight=BODY_CACHE_CHARS, weigh=len
+            BODY_CACHE, max_weight=BODY_CACHE_BYTES, weigh=text_bytes
         )
         #: unreadable files: the file's (mtime, size) when looked at, and the row served
         self._bad: dict[tuple[str, int], tuple[tuple[int, int] | None, str]] = {}
         #: per conversation, the last log position sent to websocket followers
         self.announced: dict[str, int] = {}
+        #: bytes of event files read so far (what a filtered count's slices are sized by)
+        self.bytes_read = 0
 
     def _complete_len(self, cid: str) -> int:
         """Events that can be served: all files but a newest one still being written."""
@@ -117,6 +126,7 @@ class FolderEvents(Store):
         else:
             self._bad.pop(key, None)
             self._bodies.set(key, text)
+            self.bytes_read += len(text)
         timestamp = event.get("timestamp")
         timestamp = clean_text(timestamp[:64]) if isinstance(timestamp, str) else ""
         kind = event.get("kind")
@@ -160,9 +170,12 @@ class FolderEvents(Store):
         viewable_only: bool = False,
         log_order: bool = False,
         upto_seq: int | None = None,
-    ) -> tuple[list[EventRow], bool]:
-        """A page in log order (the file index, whatever ``log_order`` says); ``after`` is
-        the keyset of the last row sent. A folder has no webhook: ``upto_seq`` is for the
+        max_bytes: int | None = None,
+    ) -> tuple[list[EventRow], EventRow | None]:
+        """A page in log order (the file index, whatever ``log_order`` says), and the row
+        after it; ``after`` is the keyset of the last row sent. Files are read one at a
+        time as the page takes them (``take_page``: it ends at ``limit`` rows or
+        ``max_bytes`` of texts). A folder has no webhook: ``upto_seq`` is for the
         database's conversations."""
         log = self.logs.get(conversation_id)
         if log is None:
@@ -177,6 +190,7 @@ class FolderEvents(Store):
                 viewable_only=viewable_only,
                 log_order=log_order,
                 upto_seq=upto_seq,
+                max_bytes=max_bytes,
             )
         log.refresh()
         count = len(log)
@@ -185,17 +199,12 @@ class FolderEvents(Store):
         else:
             start = count - 1 if descending else 0
         step = -1 if descending else 1
-        rows: list[EventRow] = []
-        seq = start
-        while 0 <= seq < count and len(rows) <= limit:
-            if self._matches(
-                conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only
-            ):
-                text = self._body(conversation_id, seq)
-                if text is not None:
-                    rows.append(EventRow((log.info[seq][0], seq, text)))
-            seq += step
-        return rows[:limit], len(rows) > limit
+        matching = (
+            self._row(conversation_id, seq)
+            for seq in range(start, -1 if descending else count, step)
+            if self._matches(conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only)
+        )
+        return take_page((row for row in matching if row is not None), limit, max_bytes)
 
     def count_events(
         self,
@@ -208,8 +217,9 @@ class FolderEvents(Store):
         upto_seq: int | None = None,
     ) -> int:
         """A filtered count reads every file not read before (kinds and times are inside
-        them: ~1 s for 50,000 files), so it takes the lock a slice of files at a time: a page
-        asked for meanwhile (End) is served between two slices instead of after the walk."""
+        them: ~1 s for 50,000 files), so it takes the lock a slice of files at a time (200,
+        or fewer that hold ``COUNT_SLICE_BYTES``): a page asked for meanwhile (End, the first
+        page beside the count) is served between two slices instead of after the walk."""
         with self._folder_lock:
             log = self.logs.get(conversation_id)
             if log is None:
@@ -233,16 +243,15 @@ class FolderEvents(Store):
                 return count - (
                     1 if count and self._body(conversation_id, count - 1) is None else 0
                 )
-        found = 0
-        for start in range(0, count, COUNT_SLICE):  # positions only grow: the slice stays valid
+        found = seq = 0
+        while seq < count:  # positions only grow: what was counted stays counted
             with self._folder_lock:
-                found += sum(
-                    1
-                    for seq in range(start, min(count, start + COUNT_SLICE))
-                    if self._matches(
+                end, read = min(count, seq + COUNT_SLICE), self.bytes_read
+                while seq < end and self.bytes_read - read < COUNT_SLICE_BYTES:
+                    found += self._matches(
                         conversation_id, seq, kind, timestamp_gte, timestamp_lt, viewable_only
                     )
-                )
+                    seq += 1
         return found
 
     @locked
@@ -280,6 +289,13 @@ class FolderEvents(Store):
         seq = log.index.get(event_id)
         info = self._info(conversation_id, seq) if seq is not None else None
         return (info[0], seq) if info is not None and seq is not None else None
+
+    @locked
+    def event_id_at(self, conversation_id: str, seq: int) -> str | None:
+        log = self.logs.get(conversation_id)
+        if log is None:
+            return super().event_id_at(conversation_id, seq)
+        return log.ids[seq] if 0 <= seq < len(log) else None  # the file's name: its index
 
     def iter_events(self, conversation_id: str, *, batch: int = 1000) -> Iterator[EventRow]:
         log = self.logs.get(conversation_id)
@@ -354,6 +370,7 @@ class FolderEvents(Store):
         upto_seq: int | None = None,
         timestamp_gte: str | None = None,
         limit: int = 500,
+        max_bytes: int | None = None,
     ) -> list[EventRow]:
         if conversation_id not in self.logs:
             return super().log_rows(
@@ -362,32 +379,39 @@ class FolderEvents(Store):
                 upto_seq=upto_seq,
                 timestamp_gte=timestamp_gte,
                 limit=limit,
+                max_bytes=max_bytes,
             )
         last = (
             self.announced[conversation_id]
             if upto_seq is None
             else min(upto_seq, self.announced[conversation_id])
         )
-        rows = []
-        for seq in range(after_seq + 1, last + 1):
-            row = self._row(conversation_id, seq)
-            if row is not None and (timestamp_gte is None or row.timestamp >= timestamp_gte):
-                rows.append(row)
-                if len(rows) >= limit:
-                    break
-        return rows
+        rows = (self._row(conversation_id, seq) for seq in range(after_seq + 1, last + 1))
+        wanted = (
+            row
+            for row in rows
+            if row is not None and (timestamp_gte is None or row.timestamp >= timestamp_gte)
+        )
+        return take_page(itertools.islice(wanted, limit), limit, max_bytes)[0]
 
     @locked
-    def take_new(self, conversation_id: str) -> list[str]:
-        """JSON texts of events written since the last call, in order; moves the announced point."""
+    def take_new(self, conversation_id: str, max_bytes: int | None = None) -> list[str]:
+        """JSON texts of events written since the last call, in order, at most ``max_bytes``
+        of them (the first whatever it weighs: call again for the rest); moves the announced
+        point past them."""
         log = self.logs[conversation_id]
         log.refresh()
         end = self._complete_len(conversation_id)
-        start = self.announced[conversation_id] + 1
-        texts = [
-            t
-            for t in (self._body(conversation_id, seq) for seq in range(start, end))
-            if t is not None
-        ]
-        self.announced[conversation_id] = end - 1
+        seq = self.announced[conversation_id] + 1
+        texts: list[str] = []
+        weight = 0
+        while seq < end:
+            text = self._body(conversation_id, seq)
+            if text is not None:
+                weight += text_bytes(text)
+                if texts and max_bytes is not None and weight > max_bytes:
+                    break  # the next call starts here (its text is cached)
+                texts.append(text)
+            seq += 1
+        self.announced[conversation_id] = seq - 1
         return texts

@@ -124,6 +124,7 @@ def load_json_bytes(data: bytes) -> tuple[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise Unreadable(f"invalid UTF-8 at byte {exc.start:,}", read=True, size=size) from None
+    del data  # a 20 MB file is not held three times (bytes, text, value) while it is parsed
     if nesting_depth_over(text):
         raise Unreadable(f"nested deeper than {MAX_DEPTH} levels: not parsed", read=True, size=size)
     try:

@@ -18,7 +18,7 @@ import socket
 import sys
 from pathlib import Path
 
-from tui.memory import pause_collector, started
+from tui.memory import map_big_blocks, pause_collector, started
 
 from .folder_scan import conversation_folders
 from .server_process import ServerProcess, serve_until_parent_ends, spawn_server
@@ -39,6 +39,7 @@ def start_folder_process(path: str | Path) -> ServerProcess | None:
 def main(argv: list[str] | None = None) -> int:
     """The child: serve ``root`` on the inherited socket until stdin reaches end of file."""
     pause_collector()  # the imports and the index make little garbage: no full scans meanwhile
+    map_big_blocks()  # an event file of megabytes read is given back once sent (tui/memory.py)
     fd, root = argv or sys.argv[1:]
     key = sys.stdin.buffer.readline().decode().strip()
     sock = socket.socket(fileno=int(fd))

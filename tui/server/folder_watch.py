@@ -28,6 +28,7 @@ from typing import Any
 
 from .folder_scan import dir_entries, is_conversation_folder, links_out, real_path
 from .folders import FolderStore
+from .store.base import PAGE_BYTES
 
 POLL_S = 0.5  # no watcher: how often followed folders are looked at
 SWEEP_S = 2.0  # with a watcher: a look at least this often anyway
@@ -151,8 +152,8 @@ async def sweep(hub: Any, store: FolderStore) -> None:
     for cid, conv in list(hub.conversations.items()):
         if cid not in store.logs or not conv.subscribers:
             continue
-        texts = await asyncio.to_thread(store.take_new, cid)
-        if texts:
+        # a few big files at a time: twenty new outputs of 20 MB are never held at once
+        while texts := await asyncio.to_thread(store.take_new, cid, PAGE_BYTES):
             conv.broadcast(texts)
             conv.known_seq = store.announced[cid]
         await asyncio.to_thread(store.state_changed, cid)

@@ -6,12 +6,13 @@ batch over its maximum a 400), and a 422 never echoes a secret from the request 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import NoReturn
 
 from fastapi import HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from tui.models.redact import is_secret_key, redact
 
@@ -60,6 +61,37 @@ def too_many(count: int, maximum: int) -> None:
 def json_text(body: str, status_code: int = 200) -> Response:
     """A response whose body is already JSON text (stored events are spliced in as is)."""
     return Response(content=body, status_code=status_code, media_type="application/json")
+
+
+#: What a streamed JSON array gathers before it sends a piece (a bigger item goes alone).
+STREAM_PIECE = 256 * 1024
+
+
+def json_array(texts: Iterable[str | None]) -> StreamingResponse:
+    """A JSON array of stored texts (``null`` for None), each read as it is sent: a batch of
+    a hundred outputs of megabytes is never held whole, and when the client stops reading
+    (it reads at most its bound), the rest is never read."""
+
+    def pieces() -> Iterator[bytes]:
+        gathered, size = ["["], 0
+        for index, text in enumerate(texts):
+            item = "null" if text is None else text
+            if index:
+                gathered.append(",")
+            if len(item) >= STREAM_PIECE:  # alone, not copied into a piece first
+                yield "".join(gathered).encode()
+                yield item.encode()
+                gathered, size = [], 0
+                continue
+            gathered.append(item)
+            size += len(item)
+            if size >= STREAM_PIECE:
+                yield "".join(gathered).encode()
+                gathered, size = [], 0
+        gathered.append("]")
+        yield "".join(gathered).encode()
+
+    return StreamingResponse(pieces(), media_type="application/json")
 
 
 def page_body(items: list[str], next_page_id: str | None) -> str:

@@ -40,8 +40,9 @@ from .demo.events_builder import WORKDIR
 from .deps import get_store
 from .live.state import agent_block
 from .params import Limit
-from .responses import json_text, page_body
+from .responses import json_array, json_text, page_body
 from .store import Store, dumps
+from .store.base import PAGE_BYTES
 from .times import event_filter_time, utc_from_clock
 
 SANDBOX_ID = "agent-server"
@@ -362,19 +363,20 @@ def agent_log_page(
     if position is not None:  # the page starts at that event (inclusive)
         timestamp, seq = position
         after = (timestamp, seq + 1) if descending else (timestamp, seq - 1)
-    rows, _ = store.search_events(
+    rows, following = store.search_events(
         cid,
         kind=filters.kind,
         timestamp_gte=filters.gte,
         timestamp_lt=filters.lt,
         descending=descending,
         after=after,
-        limit=limit + 1,
+        limit=limit,
         log_order=True,
+        max_bytes=PAGE_BYTES,
     )
-    following = json.loads(rows[limit].json).get("id") if len(rows) > limit else None
-    items = [_event_text(row.json) for row in rows[:limit]]
-    return json_text(page_body(items, following))
+    next_id = store.event_id_at(cid, following.seq) if following is not None else None
+    items = [_event_text(row.json) for row in rows]
+    return json_text(page_body(items, next_id))
 
 
 @router.get("/{conversation_id}/events/count", summary="Count events")
@@ -405,8 +407,8 @@ def batch_get_events(
     event_ids: Annotated[list[str], Body(max_length=100)],
     store: Store = Depends(get_store),
 ) -> Response:
-    found = store.get_events(conversation_id.hex, event_ids)
-    return json_text("[" + ",".join("null" if t is None else _event_text(t) for t in found) + "]")
+    found = (store.get_events(conversation_id.hex, [event_id])[0] for event_id in event_ids)
+    return json_array(None if text is None else _event_text(text) for text in found)
 
 
 # -- installing -------------------------------------------------------------------------------

@@ -2,7 +2,10 @@
 
 Both page in ``(timestamp, seq)`` order (the real service sorts by the timestamp string;
 ``seq``, the log position, breaks ties) with keyset page ids, and answer with the stored
-event JSON spliced into the page body: no per-item parsing on the way out.
+event JSON spliced into the page body: no per-item parsing on the way out. A page holds
+at most ``limit`` events and ``PAGE_BYTES`` of them (its first event whatever it weighs):
+a hundred outputs of megabytes come a few to a page, the page id saying where the next
+starts (a client follows it whatever the page's length).
 
 Differences kept from the real services (facts §1a, §1b):
 - shared search drops non-viewable kinds (ConversationStateUpdateEvent); ``/count`` there
@@ -24,8 +27,9 @@ from tui.models import EventSortOrder
 from .deps import get_store
 from .page_ids import encode_page_id
 from .params import EventKind, Limit, normalize_hex_id
-from .responses import json_text, keyset_after, page_body, too_many
+from .responses import json_array, json_text, keyset_after, page_body, too_many
 from .store import Store
+from .store.base import PAGE_BYTES
 from .times import event_filter_time
 
 MAX_BATCH = 100
@@ -75,7 +79,7 @@ def _search(
     upto_seq: int | None,
 ) -> Response:
     after = keyset_after(page_id, _TOKEN, (str, int))
-    rows, more = store.search_events(
+    rows, following = store.search_events(
         normalize_hex_id(conversation_id),
         kind=filters.kind,
         timestamp_gte=filters.gte,
@@ -85,7 +89,9 @@ def _search(
         limit=limit,
         viewable_only=viewable_only,
         upto_seq=upto_seq,
+        max_bytes=PAGE_BYTES,
     )
+    more = following is not None and bool(rows)
     next_page_id = encode_page_id(_TOKEN, rows[-1].timestamp, rows[-1].seq) if more else None
     return json_text(page_body([row.json for row in rows], next_page_id))
 
@@ -99,10 +105,11 @@ def _batch(
     upto_seq: int | None,
 ) -> Response:
     too_many(len(ids), MAX_BATCH)
-    found = store.get_events(
-        normalize_hex_id(conversation_id), ids, viewable_only=viewable_only, upto_seq=upto_seq
+    cid = normalize_hex_id(conversation_id)
+    return json_array(
+        store.get_events(cid, [event_id], viewable_only=viewable_only, upto_seq=upto_seq)[0]
+        for event_id in ids
     )
-    return json_text("[" + ",".join("null" if text is None else text for text in found) + "]")
 
 
 def _shared_visible(request: Request, store: Store, conversation_id: str) -> bool:

@@ -55,6 +55,7 @@ from .live import (
 from .params import Limit, normalize_hex_id
 from .read_only import REFUSAL
 from .routes_agent_server import EventQuery, agent_log_page
+from .store.base import PAGE_BYTES
 from .times import event_time_from_clock
 
 router = APIRouter(tags=["Agent server (live)"])
@@ -63,6 +64,8 @@ Content = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 
 AUTH_FAILED = Close(4001, "Authentication failed")
 NOT_FOUND = Close(4004, "Conversation not found")
+#: events read per turn of a replay, and at most PAGE_BYTES of them (the first whatever it
+#: weighs): a replay of outputs of megabytes holds a few at a time, not 200
 REPLAY_BATCH = 200
 
 
@@ -320,9 +323,10 @@ async def _send(
                     upto_seq=sub.upto_seq,
                     timestamp_gte=since,
                     limit=REPLAY_BATCH,
+                    max_bytes=PAGE_BYTES,
                 )
                 last = rows[-1].seq if rows else None
-                return replay_frames(rows), last, len(rows) < REPLAY_BATCH
+                return replay_frames(rows), last, not rows
 
             while sub.closing is None:
                 frames, last, done = await asyncio.to_thread(batch, after)

@@ -25,6 +25,11 @@ from ..themes import theme_style
 
 #: Longest single line of the raw JSON view; a 1 MB string value is cut with a note.
 MAX_JSON_LINE = 2_000
+#: A string longer than this is cut before the JSON view masks and writes it: to its first
+#: :data:`JSON_HEAD` characters, which fit on one line with their escapes (a line of an
+#: output takes ~1.1× its characters), and how many more there are.
+JSON_LONG = 100_000
+JSON_HEAD = MAX_JSON_LINE // 2
 #: Edits of more than this many characters are shown as their new text, not diffed (the
 #: diff is linear, but a diff nobody can read is not worth drawing).
 MAX_DIFF_CHARS = 2_000_000
@@ -45,7 +50,10 @@ def literal(
     shown, hidden = abbreviate(text, max_chars, max_lines, mask=redact_text)
     body = Text(shown, style=style)
     if hidden:
-        body.append(f"\n… {hidden:,} more lines (r: raw JSON shows everything)", style="dim italic")
+        # not "r: raw JSON": it holds the text on one line, cut at MAX_JSON_LINE characters
+        body.append(
+            f"\n… {hidden:,} more lines (a JSONL export keeps them all)", style="dim italic"
+        )
     return Static(body, classes=classes)
 
 
@@ -128,7 +136,7 @@ JSON_STYLES = {
 def json_view(data: object) -> Static:
     """``data`` as indented JSON (secrets masked, numbers as sent; never raises),
     highlighted in the theme's colours."""
-    dumped = json_text(redact(data), indent=2)
+    dumped = json_text(redact(data, cut=(JSON_LONG, JSON_HEAD)), indent=2)
     shown, hidden = abbreviate(
         dumped, max_chars=200_000, max_lines=5_000, max_line_chars=MAX_JSON_LINE
     )

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -114,6 +115,39 @@ class EventRow(tuple):
         return self[2]
 
 
+#: What one page of events may hold: a page ends before the event that would take its texts
+#: past this (its first event is sent whatever it weighs). Why: a page of a hundred outputs
+#: of 20 MB was built whole (the texts, the joined body, its bytes: ~2 GB in the folder
+#: server) for a client that reads at most 64 MB of an answer; fewer events on a page is
+#: what paging is for (the page id says where the next one starts).
+PAGE_BYTES = 16 * 1024 * 1024
+
+
+def text_bytes(text: str) -> int:
+    """What a stored text holds in memory (CPython keeps 1, 2 or 4 bytes a character)."""
+    return sys.getsizeof(text)
+
+
+def take_page(
+    rows: Iterable[EventRow], limit: int, max_bytes: int | None = None
+) -> tuple[list[EventRow], EventRow | None]:
+    """The first ``limit`` of ``rows`` whose texts weigh at most ``max_bytes`` together (the
+    first row always), and the row after them (None: there is none). ``rows`` is read
+    lazily: one row past the page at most, so a page never reads more than it sends and the
+    next page's first event."""
+    page: list[EventRow] = []
+    weight = 0
+    for row in rows:
+        if len(page) >= limit:
+            return page, row
+        if max_bytes is not None:
+            weight += text_bytes(row.json)
+            if page and weight > max_bytes:
+                return page, row
+        page.append(row)
+    return page, None
+
+
 class StoreBase:
     """One SQLite connection (``path``: a file name or ``":memory:"``) and its lock."""
 
@@ -159,6 +193,25 @@ class StoreBase:
     def _all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
+
+    def _page(
+        self,
+        sql: str,
+        params: Sequence[Any],
+        limit: int,
+        max_bytes: int | None,
+        *,
+        following: bool = True,
+    ) -> tuple[list[EventRow], EventRow | None]:
+        """:func:`take_page` over ``sql``'s rows (``(timestamp, seq, json)``, its last
+        parameter the row limit, given here), read one at a time; ``following``: read the
+        row after a full page too (else only one that ends the page by its weight)."""
+        with self._lock:
+            cursor = self._db.execute(sql, (*params, limit + 1 if following else limit))
+            try:
+                return take_page(map(EventRow, cursor), limit, max_bytes)
+            finally:
+                cursor.close()
 
     def _one(self, sql: str, params: Sequence[Any] = ()) -> tuple | None:
         with self._lock:

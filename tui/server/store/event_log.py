@@ -116,11 +116,14 @@ class EventLog(StoreBase):
         viewable_only: bool = False,
         log_order: bool = False,
         upto_seq: int | None = None,
-    ) -> tuple[list[EventRow], bool]:
+        max_bytes: int | None = None,
+    ) -> tuple[list[EventRow], EventRow | None]:
         """One page in ``(timestamp, seq)`` order, starting after the keyset ``after``.
 
-        Returns the rows and whether more rows follow. The keyset condition and the ORDER BY
-        match an index, so the cost does not depend on how deep the page is.
+        Returns the rows and the row after them (None: none follows). ``max_bytes``: the
+        page ends before a row that would take its texts past it (``base.take_page``; rows
+        are read one at a time, so the rest are never read). The keyset condition and the
+        ORDER BY match an index, so the cost does not depend on how deep the page is.
         ``viewable_only`` drops NON_VIEWABLE_KINDS inside the query: every page is full
         except the last, which is what the service's refill loop achieves. ``log_order``:
         by ``seq`` alone (the agent server's order, whatever the timestamps say; ``after``'s
@@ -128,7 +131,7 @@ class EventLog(StoreBase):
         copy that lags, ``live/webhook.py``).
         """
         if viewable_only and kind in NON_VIEWABLE_KINDS:
-            return [], False
+            return [], None
         if log_order:
             where, params = self._event_filters(
                 conversation_id, kind, timestamp_gte, timestamp_lt, viewable_only, upto_seq
@@ -140,8 +143,7 @@ class EventLog(StoreBase):
                 f"SELECT timestamp, seq, json FROM events WHERE {' AND '.join(where)}"
                 f" ORDER BY seq{' DESC' if descending else ''} LIMIT ?"
             )
-            rows = self._all(sql, (*params, limit + 1))
-            return [EventRow(r) for r in rows[:limit]], len(rows) > limit
+            return self._page(sql, params, limit, max_bytes)
         if after is not None:
             # The keyset and the timestamp bound on the same side overlap; keep only the
             # stricter one so SQLite seeks straight to it instead of filtering a range.
@@ -166,9 +168,7 @@ class EventLog(StoreBase):
             f"SELECT timestamp, seq, json FROM events WHERE {' AND '.join(where)}"
             f" ORDER BY {order} LIMIT ?"
         )
-        rows = self._all(sql, (*params, limit + 1))
-        more = len(rows) > limit
-        return [EventRow(r) for r in rows[:limit]], more
+        return self._page(sql, params, limit, max_bytes)
 
     def count_events(
         self,
@@ -219,6 +219,14 @@ class EventLog(StoreBase):
         )
         return (row[0], row[1]) if row else None
 
+    def event_id_at(self, conversation_id: str, seq: int) -> str | None:
+        """The id the event at log position ``seq`` is found by (:meth:`event_position`'s),
+        without reading its text: the agent server's next page id."""
+        row = self._one(
+            "SELECT id FROM events WHERE conversation_id = ? AND seq = ?", (conversation_id, seq)
+        )
+        return row[0] if row else None
+
     def iter_events(self, conversation_id: str, *, batch: int = 1000) -> Iterator[EventRow]:
         """Every event in log order, fetched in batches (for tests and tools)."""
         seq = -1
@@ -264,9 +272,11 @@ class EventLog(StoreBase):
         upto_seq: int | None = None,
         timestamp_gte: str | None = None,
         limit: int = 500,
+        max_bytes: int | None = None,
     ) -> list[EventRow]:
         """Events in log (``seq``) order after ``after_seq`` and up to ``upto_seq`` inclusive,
-        optionally only those with ``timestamp >= timestamp_gte``: one replay batch."""
+        optionally only those with ``timestamp >= timestamp_gte``: one replay batch, of at
+        most ``max_bytes`` of texts (its first row whatever it weighs)."""
         where = ["conversation_id = ?", "seq > ?"]
         params: list[Any] = [conversation_id, after_seq]
         if upto_seq is not None:
@@ -275,12 +285,8 @@ class EventLog(StoreBase):
         if timestamp_gte is not None:
             where.append("timestamp >= ?")
             params.append(timestamp_gte)
-        rows = self._all(
-            f"SELECT timestamp, seq, json FROM events WHERE {' AND '.join(where)}"
-            " ORDER BY seq LIMIT ?",
-            (*params, limit),
-        )
-        return [EventRow(r) for r in rows]
+        sql = f"SELECT timestamp, seq, json FROM events WHERE {' AND '.join(where)} ORDER BY seq LIMIT ?"
+        return self._page(sql, params, limit, max_bytes, following=False)[0]
 
     def last_event_of(
         self, conversation_id: str, kind: str, source: str | None = None

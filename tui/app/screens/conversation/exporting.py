@@ -4,8 +4,8 @@ Copies put the event's useful text or its JSON on the clipboard, made safe to pa
 (secrets masked, control sequences removed, lone surrogates replaced: ``copying.py``), and
 say what was changed. Exports load every page of the view first (through outages: the
 event store), then write Markdown or JSONL with ``tui.export.write_export`` in a thread:
-the full events are fetched a hundred at a time as the writer needs them (memory stays
-bounded), the list's corner shows how far it got, and ``ctrl+s`` again (or leaving the
+the full events are fetched as the writer needs them, a hundred at a time and at most
+about ``FETCH_BYTES`` of them (``full_events.py``: memory stays bounded), the list's corner shows how far it got, and ``ctrl+s`` again (or leaving the
 screen) cancels it, leaving no file behind. A new file is made in the working directory,
 never over anything (not even a dangling link: ``tui.safe_output``, the one writer of
 output files), named only with safe characters (a server chooses the id).
@@ -171,7 +171,7 @@ class ExportMixin:
         if name != "conversation":
             title = f"{title or 'Conversation'} ({name})"
 
-        def fetched(batch: list[EventRow]) -> list[AnyEvent]:
+        def fetched(batch: list[EventRow]) -> tuple[list[AnyEvent], int]:
             future = asyncio.run_coroutine_threadsafe(self.events.events_for(batch), loop)
             while True:
                 try:
@@ -182,10 +182,17 @@ class ExportMixin:
                         raise ExportCancelled() from None
 
         def events() -> Iterator[AnyEvent]:
-            for start in range(0, len(rows), EXPORT_BATCH):
+            start = 0
+            while start < len(rows):
                 if run.cancelled:
                     raise ExportCancelled()
-                yield from fetched(rows[start : start + EXPORT_BATCH])
+                # as many as weigh FETCH_BYTES (full_events.py): outputs of megabytes a few
+                # at a time
+                batch, taken = fetched(rows[start : start + EXPORT_BATCH])
+                start += taken
+                batch.reverse()
+                while batch:  # each let go once written, not with the next batch's fetch
+                    yield batch.pop()
 
         def progress(done: ExportProgress) -> None:
             run.written = done.events
