@@ -2,14 +2,15 @@
 
 The view (:mod:`..insights`) is pushed over the conversation; Enter on one of its rows
 dismisses it with an event id, and the list moves there the way a tree choice does: the
-whole conversation shown, the cursor on the event (or, where the list cannot show it at
-once, the event in the detail pane).
+cursor on the row that holds the event in the view shown (a branch or find view goes back
+to that view first; in a filter that leaves the event out, the nearest row before it).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...row_windows import PathWindow
 from ...rows import EventRow
 from ...widgets.event_list import EventList
 
@@ -51,10 +52,10 @@ class InsightsMixin:
         if position is None:  # not indexed yet: show it in the detail pane meanwhile
             self.show_detail(EventRow(event_id, "", "", "", ""))
             return
-        if self.window is not self.events.base:
+        if isinstance(self.window, PathWindow):
             self.action_show_all()
         if self.window is self.events.base and not self.events.base.query.descending:
             self.query_one(EventList).cursor = position
-            self.query_one(EventList).focus()
-        else:
-            self.show_detail(rows[position])
+        else:  # its step in the steps view, its row in a filtered one (or the nearest)
+            self.cursor_to(rows[position])
+        self.query_one(EventList).focus()
