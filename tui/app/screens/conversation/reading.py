@@ -82,8 +82,10 @@ class ReadingMixin:
         if not folded_count(step_of(event_list.current)):
             self.notify("Nothing is folded under this row.", markup=False)
             return
-        if window.open_step(event_list.cursor):
+        shown = window.open_step(event_list.cursor)
+        if shown:
             event_list.rows_changed()
+            event_list.reveal(event_list.cursor, event_list.cursor + shown)
             self.update_list_title()
 
     def action_close_step(self) -> None:
