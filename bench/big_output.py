@@ -132,8 +132,10 @@ async def measure(url: str) -> dict[str, float]:
         await until(lambda: probe.shown_at is not None)
         figures["load_s"] = probe.shown_at - began
         detail = screen.query_one(EventDetail)
-        for name, index in (("output", 2), ("long_line", 4)):
-            want = screen.window.row(index).id
+        window = screen.window  # the steps view: each command on one row with its output
+        steps = [i for i in range(len(window)) if window.row(i).kind == "ActionEvent"]
+        for name, index in (("output", steps[0]), ("long_line", steps[1])):
+            want = window.row(index).id
 
             def shown(want: str = want) -> bool:
                 return detail._event is not None and detail._event.id == want

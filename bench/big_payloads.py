@@ -212,6 +212,8 @@ def look_through(argv: list[str], outputs: int, server_pid: int | None) -> dict[
                     "server_peak_mb": peak_mb(server_pid) if server_pid else float("nan"),
                 }
             server_pid = server_pid or folder_server_of(screen.pid)
+            screen.press(b"v")  # the event log: every event a row, each output's own detail
+            screen.wait_for("Events \u00b7".encode())
             slowest = 0.0
             for n in range(1, 2 * outputs + 1):  # the message is row 0, selected at first
                 pressed = screen.press(b"\x1b[B")

@@ -122,7 +122,7 @@ async def filter_dialog(pilot) -> None:
     await until(pilot, lambda: type(app.screen).__name__ == "FilterDialog")
     dialog = app.screen
     await until(pilot, lambda: len(dialog.counts) >= len(dialog._kinds))  # every kind counted
-    await pilot.press("down", "down")
+    await pilot.press("space", "down", "down", "down", "space")  # only "action" checked
 
 
 async def confirmation(pilot) -> None:

@@ -360,7 +360,7 @@ async def test_W_on_a_file_edit_opens_its_diff_and_elsewhere_says_why(demo):
         conversation = await push_conversation(pilot, names["hello"])
         await wait_for(lambda: first_rows_shown(conversation), pilot=pilot)
         notes = notes_told(app)
-        await pilot.press("W")  # the first event: the system prompt
+        await pilot.press("W")  # where it opens: the first user message
         await wait_for(lambda: notes, pilot=pilot)
         assert notes == ["This event edits no file: W works on a file edit (w shows every change)."]
         event_list = conversation.query_one(EventList)
@@ -368,7 +368,7 @@ async def test_W_on_a_file_edit_opens_its_diff_and_elsewhere_says_why(demo):
         edit = next(
             n
             for n in range(len(window))
-            if window.row(n).summary == "create /workspace/project/hello.py"
+            if window.row(n).summary.startswith("create /workspace/project/hello.py")
         )
         event_list.cursor = edit
         await pilot.press("W")

@@ -11,6 +11,7 @@ import json
 
 from tests.helpers.app_helpers import (
     SIZE,
+    event_log,
     list_ready,
     make_app,
     push_conversation,
@@ -55,8 +56,11 @@ def _shown_in(app, widget) -> str:
 
 
 async def _open(app, pilot, cid: str) -> ConversationScreen:
+    """The conversation in the event log (every event a row: both copies are rows)."""
     screen = await push_conversation(pilot, cid)
-    await wait_for(lambda: list_ready(screen) and screen.events.base.complete, pilot=pilot)
+    await wait_for(lambda: list_ready(screen), pilot=pilot)
+    await event_log(pilot, screen)
+    await wait_for(lambda: screen.events.base.complete, pilot=pilot)
     return screen
 
 
@@ -125,6 +129,7 @@ async def test_a_duplicate_on_the_far_side_of_a_large_list_fills_from_either_end
     async with app.run_test(size=SIZE) as pilot:
         screen = await push_conversation(pilot, cid)
         await wait_for(lambda: list_ready(screen), pilot=pilot)
+        await event_log(pilot, screen)
         screen.query_one(EventList).action_last()
         await wait_for(lambda: screen.events.base.complete, pilot=pilot)
         window, total = screen.window, len(list(store.iter_events(cid)))

@@ -6,6 +6,7 @@ import json
 
 from tests.helpers.app_helpers import (
     SIZE,
+    event_log,
     list_ready,
     make_app,
     push_conversation,
@@ -31,19 +32,20 @@ async def test_ctrl_s_writes_the_conversation_as_markdown(demo_server, tmp_path,
     app = make_app(demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot, IDS["hello"])
-        await pilot.press("ctrl+s")
-        target = tmp_path / f"ohtui-{IDS['hello'][:8]}-conversation.md"
+        await pilot.press("ctrl+s")  # what the list shows: its steps, each with its result
+        target = tmp_path / f"ohtui-{IDS['hello'][:8]}-steps.md"
         await wait_for(target.exists, pilot=pilot)
         text = target.read_text(encoding="utf-8")
         assert (
-            text.startswith("# Write hello.py and run it")
+            text.startswith("# Write hello.py and run it (steps)")
             and "## User" in text
             and "python3" in text
+            and "hello from hello.py" in text  # a result, with its action
         )
         await pilot.press("ctrl+s")  # a second export never overwrites the first
-        await wait_for(
-            (tmp_path / f"ohtui-{IDS['hello'][:8]}-conversation-2.md").exists, pilot=pilot
-        )
+        await wait_for((tmp_path / f"ohtui-{IDS['hello'][:8]}-steps-2.md").exists, pilot=pilot)
+        assert screen.view_name() == "steps"
+        await event_log(pilot, screen)  # the event log: every event
         assert screen.view_name() == "conversation"
 
 
@@ -72,6 +74,7 @@ async def test_branch_and_filtered_views_export_exactly_what_is_shown(
         lines = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
         assert [e["id"] for e in lines] == shown
         screen.action_show_all()
+        await event_log(pilot, screen)  # one kind there: exactly those events
         screen.filter_kind("ActionEvent")
         await wait_for(
             lambda: screen.window.query == EventQuery(kind="ActionEvent") and list_ready(screen),

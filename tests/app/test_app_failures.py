@@ -63,12 +63,13 @@ async def test_e_and_E_land_on_failed_commands(demo_server):
         await pilot.press("e")
         await wait_for(lambda: event_list.cursor == marked[0], pilot=pilot)
         first = window.row(marked[0])
-        assert first.kind == "ObservationEvent" and first.summary.startswith("exit 1 · ")
+        # the steps view: the failed run's result joined its command's row
+        assert first.kind == "ActionEvent" and " → exit 1 · " in first.summary
         await pilot.press("e")
         await wait_for(lambda: event_list.cursor == marked[1], pilot=pilot)
         await pilot.press("E", "E")
         await wait_for(lambda: event_list.cursor == marked[-1], pilot=pilot)  # wrapped back
-        assert window.row(marked[-1]).summary.startswith("exit ")
+        assert " → exit " in window.row(marked[-1]).summary
         assert screen.find_bar.status == f"row {marked[-1] + 1:,} of {len(window):,} (wrapped)"
 
 
@@ -89,11 +90,12 @@ async def test_insights_count_the_rows_and_marks_the_list_shows(demo_server, nam
             pilot=pilot,
         )
         found = app.screen.insights
-        assert (found.events, found.errors) == (len(rows), marked)
+        # the steps the list shows stand for the events the event log shows
+        assert (found.events, found.errors) == (window.events, marked)
         stored = demo_server.store.count_events(IDS[name])
-        assert found.folded == stored - len(rows)
+        assert found.folded == stored - window.events
         text = screen_text(app)
-        assert f"{len(rows):,} (as the list shows them)" in text
+        assert f"{window.events:,} (as the event log shows them)" in text
         assert f"{marked:,} (as the list marks them)" in text
 
 

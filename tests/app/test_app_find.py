@@ -17,6 +17,7 @@ from tests.helpers.app_helpers import (
 )
 from tui.app.row_windows import PathWindow
 from tui.app.screens.conversation import ConversationScreen
+from tui.app.step_rows import members
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.find_bar import FindBar
@@ -76,8 +77,8 @@ async def test_regex_case_and_only_matches(demo_server):
         screen = await _open(app, pilot, IDS["hello"])
         await pilot.press("slash", "ctrl+r")
         await pilot.press(*r"exit \d", "enter")
-        await wait_for(
-            lambda: screen.query_one(EventList).current.summary.startswith("exit "), pilot=pilot
+        await wait_for(  # a command's row says its result: "$ echo hi → exit 0 · hi"
+            lambda: "exit " in screen.query_one(EventList).current.summary, pilot=pilot
         )
         await pilot.press("ctrl+o")  # only matches
         await wait_for(
@@ -85,13 +86,13 @@ async def test_regex_case_and_only_matches(demo_server):
             pilot=pilot,
         )
         shown = [screen.window.row(i) for i in range(len(screen.window))]
-        assert shown and all(r.summary.startswith("exit ") or "exit " in r.text for r in shown)
+        assert shown and all("exit " in r.summary or "exit " in r.text for r in shown)
         assert "find: 'exit \\\\d' (regex)" in str(
             screen.query_one(EventList).border_title
         ) or "find:" in str(screen.query_one(EventList).border_title)
-        assert "events match" in _status(screen)
+        assert "steps match" in _status(screen)
         await pilot.press("ctrl+t")  # match case: "EXIT" would not match, "exit" still does
-        await wait_for(lambda: "events match" in _status(screen), pilot=pilot)
+        await wait_for(lambda: "steps match" in _status(screen), pilot=pilot)
         await pilot.press("escape")  # closes find: all events again, no marks
         await wait_for(lambda: screen.window is screen.query_window, pilot=pilot)
         assert not screen.query_one(FindBar).has_class("-visible")
@@ -162,9 +163,15 @@ async def test_jump_keys(demo_server):
         from tui.app.widgets.event_tree import EventTreeView
 
         forks = screen.query_one(EventTreeView).fork_positions()
-        fork_rows = [i for i, r in enumerate(rows) if screen.events.tree.index_of(r.id) in forks]
-        assert fork_rows
-        assert len(fork_rows) == screen.query_one(EventTreeView).fork_count()
+        tree = screen.events.tree
+        fork_rows = [  # a step is a branch point where any event it stands for is one
+            i
+            for i, r in enumerate(rows)
+            if any(tree.index_of(m.id) in forks for m in members(r) if m.id is not None)
+        ]
+        assert fork_rows and len(fork_rows) > 1
+        held = sum(sum(tree.index_of(m.id) in forks for m in members(rows[i])) for i in fork_rows)
+        assert held == screen.query_one(EventTreeView).fork_count()
         event_list.cursor = 0
         await pilot.press("right_square_bracket")
         second = next(i for i in fork_rows if i > 0)
@@ -200,12 +207,14 @@ async def test_copy_command_and_event_json(demo_server):
         )
         event_list.cursor = target
         await pilot.press("c")
-        command = screen.window.row(target).summary[2:]
+        step = screen.window.row(target)
+        command = step.own.summary[2:]  # the action's own words: "$ echo hello world"
         await wait_for(lambda: app.clipboard == command, pilot=pilot)
         assert any("Copied the command" in n for n in notes)
-        await pilot.press("C")
-        await wait_for(lambda: app.clipboard.startswith("{"), pilot=pilot)
-        assert json.loads(app.clipboard)["id"] == screen.window.row(target).id
+        await pilot.press("C")  # a step: its action and its result
+        await wait_for(lambda: app.clipboard.startswith("["), pilot=pilot)
+        copied = json.loads(app.clipboard)
+        assert [e["id"] for e in copied] == [step.id, step.result.id]
 
 
 def test_find_snapshot(snap_compare, demo_server):

@@ -18,6 +18,7 @@ from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.panes import HIDDEN, MIN_WIDTH, session_panes
 from tui.app.screens.help import HelpScreen
 from tui.app.screens.sandboxes import SandboxesScreen
+from tui.app.step_rows import holds
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.event_tree import EventTreeView
@@ -96,8 +97,10 @@ async def test_a_key_typed_right_after_a_pane_switch_goes_to_the_new_pane(demo_s
         # the list never saw the j's: it follows the tree's cursor to its line's event
         at = node_position(tree.cursor_node.data)
         assert at is not None and at != 2
-        await wait_for(lambda: event_list.cursor == at, pilot=pilot)
+        event_id = screen.events.base.head[at].id  # in the steps view: the step holding it
+        await wait_for(lambda: holds(event_list.current, event_id), pilot=pilot)
         assert app.focused is tree
+        at = event_list.cursor
         _type_at_once(app, "l", "j")
         await wait_for(lambda: event_list.cursor == at + 1, pilot=pilot)
         assert app.focused is event_list and tree.cursor_line == 2

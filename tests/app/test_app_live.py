@@ -9,6 +9,7 @@ from tests.helpers.app_helpers import (
     DEMO_ROWS,
     SIZE,
     conversations_shown,
+    event_log,
     list_ready,
     make_app,
     push_conversation,
@@ -50,6 +51,7 @@ async def test_live_run_appears_in_list_and_tree(live_server):
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_live(app, pilot, cid)
+        await event_log(pilot, screen)  # every event a row (the steps view: test_reading_view)
         before = len(screen.window)
         assert "● live" in screen_text(app)
         screen.query_one(EventList).action_last()  # at the end: the list follows the tail
@@ -167,7 +169,7 @@ def test_live_view_snapshot(snap_compare, make_server):
     async def run_before(pilot):
         screen = await open_live(pilot.app, pilot, cid)
         screen.query_one(EventList).action_last()
-        await wait_for(lambda: len(screen.window) == store.count_events(cid), pilot=pilot)
+        await wait_for(lambda: screen.window.events == store.count_events(cid), pilot=pilot)
         await settled(pilot)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=SIZE)

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 
 from tests.app.test_app_live import open_live
-from tests.helpers.app_helpers import SIZE, make_app, screen_text, settled, wait_for
+from tests.helpers.app_helpers import SIZE, event_log, make_app, screen_text, settled, wait_for
 from tui.app import live_session
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
@@ -53,6 +53,7 @@ async def test_an_oversize_live_event_is_one_whole_row_and_the_stream_goes_on(
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_live(app, pilot, cid)
+        await event_log(pilot, screen)  # every event a row: the big one is one whole row
         event_list = screen.query_one(EventList)
         event_list.action_last()
         newest = screen.window.row(len(screen.window) - 1)

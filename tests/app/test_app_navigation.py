@@ -85,7 +85,8 @@ async def test_palette_filter_by_kind(demo_server):
         await pilot.press("enter")
         await wait_for(
             lambda: (
-                screen.window.query.kind == "ObservationEvent" and screen.window.row(0) is not None
+                screen.window.query.selected_kinds == {"ObservationEvent"}
+                and screen.window.row(0) is not None
             ),
             pilot=pilot,
         )

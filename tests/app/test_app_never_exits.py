@@ -160,7 +160,7 @@ async def test_export_with_a_nul_in_the_conversation_id_writes_a_safe_name(
         await wait_for(lambda: any(n.startswith("Exported") for n in notes), pilot=pilot)
         assert app.is_running
     written = [p.name for p in tmp_path.iterdir()]
-    assert written == ["ohtui-evil-conversation.md"]
+    assert written == ["ohtui-evil-steps.md"]
 
 
 async def test_a_failing_action_worker_callback_or_timer_is_said_and_the_app_goes_on(

@@ -19,6 +19,7 @@ from tests.app.test_app_live import open_live
 from tests.helpers.app_helpers import (
     SIZE,
     conversations_shown,
+    event_log,
     list_ready,
     make_app,
     push_conversation,
@@ -52,6 +53,7 @@ async def _reopen(app, pilot, cid: str) -> ConversationScreen:
     )
     screen = app.screen
     await wait_for(lambda: tree_ready(screen), pilot=pilot)
+    await event_log(pilot, screen)
     return screen
 
 
@@ -60,7 +62,7 @@ def _counts_agree(screen) -> int:
     title = str(screen.query_one(EventList).border_title)
     footer = str(screen.query_one(EventTreeView).border_subtitle)
     count = len(screen.events.base)
-    assert title.endswith(f" · {count:,}"), title
+    assert title.endswith(f" · {count:,} events"), title
     assert footer.startswith(f"{count:,} events"), footer
     assert screen.query_one(EventTreeView).shown_size == count
     return count
@@ -72,6 +74,7 @@ async def test_followed_live_and_reopened_show_the_same_rows(live_server):
     app = make_app(server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_live(app, pilot, cid)
+        await event_log(pilot, screen)
         await asyncio.to_thread(server.live.send_message_sync, cid, "[chat] hi")  # streamed
         await asyncio.to_thread(server.live.run_until_idle_sync, cid)
         stored = [json.loads(r.json) for r in server.store.iter_events(cid)]
@@ -89,12 +92,12 @@ async def test_followed_live_and_reopened_show_the_same_rows(live_server):
         assert _counts_agree(screen) == shown
         assert "streaming" not in screen_text(app) and "full state" not in screen_text(app)
 
-        await pilot.press("v")  # everything the server stored
+        await pilot.press("V")  # everything the server stored
         await wait_for(lambda: len(screen.window) == len(stored), pilot=pilot)
         await wait_for(lambda: tree_ready(screen), pilot=pilot)
         assert _counts_agree(screen) == len(stored)
         assert "raw history" in str(screen.query_one(EventList).border_title)
-        await pilot.press("v")
+        await pilot.press("V")
         await wait_for(lambda: len(screen.window) == shown and tree_ready(screen), pilot=pilot)
         assert _counts_agree(screen) == shown
 
@@ -118,7 +121,10 @@ async def test_a_real_app_server_history_is_folded_with_exact_counts(make_server
     async with app.run_test(size=SIZE) as pilot:
         screen = await push_conversation(pilot, cid)
         await wait_for(lambda: list_ready(screen), pilot=pilot)
-        # 34 stored: 5 streaming deltas and 3 full_state snapshots folded away
+        # 34 stored: 5 streaming deltas and 3 full_state snapshots folded away, in the
+        # steps view as in the event log
+        assert screen.window.events == 26
+        await event_log(pilot, screen)
         assert len(screen.window) == 26
         await wait_for(lambda: tree_ready(screen), pilot=pilot)
         assert _counts_agree(screen) == 26

@@ -18,6 +18,7 @@ from textual.widgets import Static
 from tests.helpers.app_helpers import (
     FIXED_NOW,
     SIZE,
+    event_log,
     push_conversation,
     settled,
     tree_ready,
@@ -55,6 +56,7 @@ async def test_big_outputs_are_listed_shown_cut_and_exported_whole(
     async with app.run_test(size=SIZE) as pilot:
         screen = await push_conversation(pilot, CID)
         await wait_for(lambda: tree_ready(screen), pilot=pilot)
+        await event_log(pilot, screen)  # every event a row
         assert [screen.window.row(i).id for i in range(13)] == [e["id"] for e in events(6)]
         assert [screen.window.row(i).flag for i in range(13)] == [""] * 13  # each one read
         assert screen.window.row(2).summary.startswith("exit 0")

@@ -27,6 +27,7 @@ from textual.widgets import Collapsible
 from tests.helpers.app_helpers import (
     SIZE,
     conversations_shown,
+    event_log,
     make_app,
     push_conversation,
     screen_text,
@@ -361,6 +362,14 @@ async def test_every_hostile_event_is_literal_in_list_tree_and_detail(make_serve
     app = make_app(server.base_url)
     async with app.run_test(size=TALL) as pilot:
         screen = await _open(app, pilot)
+        # the steps view: an action and its result on one row, both literal
+        assert_screen_is_inert(app)
+        merged = [screen.window.row(i).summary for i in range(len(screen.window))]
+        assert any(
+            line.startswith("$ echo '[bold red]x[/]") and "→ exit 1 · out [bold red]x[/]" in line
+            for line in merged
+        ), merged
+        await event_log(pilot, screen)  # then every event, a row each
         assert len(screen.window) == 13
         rows = [screen.window.row(i) for i in range(13)]
         # typed, and the unknown kind is no error: it is shown as its fields
@@ -447,6 +456,7 @@ async def test_markdown_message_actions_cannot_fire(make_server):
     app = make_app(server.base_url)
     async with app.run_test(size=TALL) as pilot:
         screen = await _open(app, pilot)
+        await event_log(pilot, screen)
         for index in (1, 10):  # the assistant message and the finish action: both Markdown
             detail = await _select(screen, pilot, index)
             assert detail.query("Markdown")
@@ -663,6 +673,7 @@ async def test_50mb_output_and_million_char_line_render_abbreviated_and_bounded(
     try:
         async with app.run_test(size=SIZE) as pilot:
             screen = await _open(app, pilot)
+            await event_log(pilot, screen)  # every event a row (and its steps loaded too)
             _, load_peak = tracemalloc.get_traced_memory()
             tracemalloc.reset_peak()
             rows = [screen.window.row(i) for i in range(5)]
@@ -694,7 +705,9 @@ async def test_50mb_output_and_million_char_line_render_abbreviated_and_bounded(
         f"rss peak +{rss_growth:.0f} MB"
     )
     # how long loading and showing take is measured by `python -m bench.big_output`
-    assert peak_mb < 300 and rss_growth < 300
+    # Python's own peak is the tight bound; the process's grows with the allocator's
+    # arenas and freed pages not yet given back, which vary from run to run by ±50 MB
+    assert peak_mb < 250 and rss_growth < 400
 
 
 class _Rows:

@@ -11,6 +11,7 @@ from tests.helpers.app_helpers import list_ready, make_app, settled, tree_ready,
 from tui.app.row_windows import EventQuery, PagedWindow, PathWindow
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.tree_follow import NOT_SHOWN
+from tui.app.step_rows import holds
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.event_tree import EventTreeView
@@ -66,10 +67,11 @@ async def test_moving_the_tree_selects_its_event_in_the_list_and_the_detail(demo
         assert tree.cursor_line == 0 and event_list.cursor == start
         for _ in range(4):
             await pilot.press("j")
-            row = _tree_event(screen, tree)
-            await wait_for(lambda row=row: event_list.current is row, pilot=pilot)
+            row = _tree_event(screen, tree)  # in the steps view: the step that holds it
+            await wait_for(lambda row=row: holds(event_list.current, row.id), pilot=pilot)
+            step = event_list.current
             await wait_for(
-                lambda row=row: detail._event is not None and detail._event.id == row.id,
+                lambda step=step: detail._event is not None and detail._event.id == step.id,
                 pilot=pilot,
             )
             assert app.focused is tree and _in_view(event_list)
@@ -85,7 +87,7 @@ async def test_a_burst_of_tree_keys_ends_with_the_list_on_the_last_one(demo_serv
             app.post_message(events.Key(key, key if len(key) == 1 else None))
         await wait_for(lambda: tree.cursor_line == 5, pilot=pilot)
         await settled(pilot)
-        assert event_list.current is _tree_event(screen, tree)
+        assert holds(event_list.current, _tree_event(screen, tree).id)
 
 
 async def test_newest_first_the_event_is_loaded_where_it_is_and_scrolled_to(demo_server):
@@ -186,12 +188,12 @@ async def test_the_list_never_moves_the_tree_and_rebuilds_never_move_the_list(de
         tree, event_list, _detail = _parts(screen)
         await pilot.press("t", "j", "j")
         row = _tree_event(screen, tree)
-        await wait_for(lambda: event_list.current is row, pilot=pilot)
-        line = tree.cursor_line
+        await wait_for(lambda: holds(event_list.current, row.id), pilot=pilot)
+        line, followed = tree.cursor_line, event_list.cursor
         await pilot.press("l", "j", "j", "j")  # the list, moved on by itself
         moved = event_list.cursor
         await settled(pilot)
-        assert tree.cursor_line == line and event_list.cursor == moved == row_index(screen, row) + 3
+        assert tree.cursor_line == line and event_list.cursor == moved == followed + 3
         app.theme = "ohtui-light"  # the pane draws itself anew, the cursor put back
         await settled(pilot)
         assert tree.cursor_line == line and event_list.cursor == moved
@@ -201,7 +203,3 @@ async def test_the_list_never_moves_the_tree_and_rebuilds_never_move_the_list(de
         await pilot.press("t")  # focus alone does not move the list either
         await settled(pilot)
         assert event_list.cursor == moved
-
-
-def row_index(screen, row) -> int:
-    return screen.events.base.head.index(row)

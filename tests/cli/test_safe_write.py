@@ -302,7 +302,7 @@ async def test_ctrl_s_never_follows_a_planted_link(demo_server, folder, monkeypa
     """The first free name is taken only if nothing has it, not even a dangling link; the
     old ``.part`` attack (a dangling link whose target the write created) does nothing."""
     monkeypatch.chdir(folder)
-    stem = f"ohtui-{CID[:8]}-conversation"
+    stem = f"ohtui-{CID[:8]}-steps"  # ctrl+s: the view shown, its steps
     (folder / f"{stem}.md").symlink_to(folder / "first-target")
     (folder / f"{stem}-2.md.part").symlink_to(folder / "part-target")
     app = make_app(demo_server.base_url)

@@ -215,5 +215,12 @@ def tree_ready(screen) -> bool:
     )
 
 
+async def event_log(pilot, screen) -> None:
+    """Switch the open conversation to the event log (``v``: every event a row), as tests of
+    the log's own ways need: a conversation opens in the steps view."""
+    await pilot.press("v")
+    await wait_for(lambda: screen.window is screen.events.base and list_ready(screen), pilot=pilot)
+
+
 def screen_text(app) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -81,7 +81,12 @@ async def test_approve_then_reject_with_a_reason_from_the_keyboard(agent, fake_l
         await wait_for(lambda: "waits for your approval" not in screen_text(app), WAIT, pilot)
 
         stored = await agent.events(cid)
-        await wait_for(lambda: screen.window.total == len(stored), WAIT, pilot)
+        # every event the server stored, as the steps view stands for them (the rejection
+        # joined its action's row as it came)
+        await wait_for(lambda: screen.window.events == len(stored), WAIT, pilot)
+        rows = [screen.window.row(i) for i in range(len(screen.window))]
+        rejected_step = [r for r in rows if r.result is not None and "rejected" in r.summary]
+        assert len(rejected_step) == 1 and rejected_step[0].is_error
 
 
 async def test_space_pauses_the_running_agent_and_runs_it_again(agent, fake_llm):

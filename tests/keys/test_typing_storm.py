@@ -242,7 +242,7 @@ def _shown_nodes(tree) -> list:
 
 
 async def test_tree_keys_right_after_its_rows_are_replaced_act_on_what_is_shown(demo_server):
-    """``v`` (raw history) empties the tree pane; a ``b`` right behind it acted on the line
+    """``V`` (raw history) empties the tree pane; a ``b`` right behind it acted on the line
     the cursor was on before, with a position of the old rows (IndexError), because the
     pane's cursor kept its old node. After any rebuild the cursor's node is one shown."""
     app = make_app(demo_server.base_url)
@@ -253,7 +253,7 @@ async def test_tree_keys_right_after_its_rows_are_replaced_act_on_what_is_shown(
         tree = screen.query_one(EventTreeView)
         await pilot.press("t")
         await wait_for(lambda: tree.has_focus and tree.cursor_node is not None, pilot=pilot)
-        send_burst(app, [("v", "v"), ("b", "b")])
+        send_burst(app, [("V", "V"), ("b", "b")])
         await wait_for(lambda: screen.events.raw, pilot=pilot)
         await wait_for(lambda: tree_ready(screen), pilot=pilot)
         await settled(pilot)

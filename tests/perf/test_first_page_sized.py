@@ -118,7 +118,7 @@ async def test_a_filter_asks_for_a_screenful_then_a_full_page_and_shows_every_ro
         ]
         assert [r.id for r in window.head] == expected[: first + PAGE]
         assert len(window) == len(expected)
-        assert str(event_list.border_title).endswith(f"· {len(expected):,}")
+        assert str(event_list.border_title).endswith(f"· {len(expected):,} events")
         await pilot.press("pagedown")
         assert window.row(event_list.cursor) is not None  # no placeholder to wait for
         await pilot.press("end")

@@ -100,7 +100,9 @@ async def test_http_faults_during_indexing_are_recovered_and_nothing_is_lost(
         assert any("retrying" in note for note in notes), notes
         assert all("Traceback" not in note for note in notes)
         await pilot.press("G")
-        await wait_for(lambda: screen.query_one(EventList).cursor == len(ids) - 1, pilot=pilot)
+        await wait_for(
+            lambda: screen.query_one(EventList).cursor == len(screen.window) - 1, pilot=pilot
+        )
 
 
 async def test_a_page_cursor_that_loops_is_stopped_with_a_message(make_server):

@@ -180,7 +180,7 @@ async def test_ctrl_s_heads_the_transcript_as_ohtui_export_does(demo_server, tmp
         screen = app.screen
         await wait_for(lambda: screen.conversation is not None, pilot=pilot)
         await pilot.press("ctrl+s")
-        target = tmp_path / f"ohtui-{IDS['hello'][:8]}-conversation.md"
+        target = tmp_path / f"ohtui-{IDS['hello'][:8]}-steps.md"  # the view shown: its steps
         await wait_for(target.exists, pilot=pilot)
         head = target.read_text(encoding="utf-8").split("\n\n")[1]
     assert f"- Conversation: `{IDS['hello']}`" in head

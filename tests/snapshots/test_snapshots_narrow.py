@@ -88,7 +88,7 @@ def test_filtered_conversation_80x24(snap_compare, demo_server):
         screen.filter_kind("ActionEvent")
         await wait_for(
             lambda: (
-                screen.window.query.kind == "ActionEvent"
+                screen.window.query.selected_kinds == {"ActionEvent"}
                 and screen.window.total is not None
                 and screen.query_one(EventList).source is screen.window
             ),

@@ -8,6 +8,7 @@ import pytest
 
 from tests.helpers.app_helpers import make_app, settled, wait_for
 from tests.snapshots.test_snapshots import _open
+from tui.app.step_rows import holds
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.event_tree import EventTreeView
@@ -23,10 +24,11 @@ def test_the_tree_of_a_forked_session_with_the_list_on_its_cursor(snap_compare, 
         await settled(pilot)
         await pilot.press("j", "j")  # the branch's own run, then its first event
         wanted = screen.events.base.head[node_position(tree.cursor_node.data)]
-        detail = screen.query_one(EventDetail)
-        await wait_for(lambda: screen.query_one(EventList).current is wanted, pilot=pilot)
+        detail, event_list = screen.query_one(EventDetail), screen.query_one(EventList)
+        await wait_for(lambda: holds(event_list.current, wanted.id), pilot=pilot)  # its step
         await wait_for(
-            lambda: detail._event is not None and detail._event.id == wanted.id, pilot=pilot
+            lambda: detail._event is not None and detail._event.id == event_list.current.id,
+            pilot=pilot,
         )
         await settled(pilot)
 

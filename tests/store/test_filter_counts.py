@@ -68,4 +68,4 @@ async def test_the_page_goes_before_the_count_and_the_count_is_exact(make_server
         actions = store.count_events(cid, kind="ActionEvent")
         assert len(screen.window) == actions > 100  # more than the first page: counted
         title = str(screen.query_one(EventList).border_title)
-        assert title.endswith(f"· {actions:,}")
+        assert title.endswith(f"· {actions:,} events")

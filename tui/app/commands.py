@@ -127,11 +127,26 @@ class OhtuiCommands(Provider):
             out.append(
                 ("Show all events", screen.action_show_all, "Clear branch selection and filters")
             )
+            steps = screen.query_window.query.steps
+            out.append(
+                (
+                    "Event log view" if steps else "Steps view",
+                    screen.action_toggle_view,
+                    "Every event a row, or an action and its result on one row (v)",
+                )
+            )
+            out.append(
+                (
+                    "Show plumbing" if screen.query_window.query.hide_plumbing else "Hide plumbing",
+                    screen.action_toggle_plumbing,
+                    "State updates, LLM logs, tokens, hooks that passed: rows, or folded (h)",
+                )
+            )
             out.append(
                 (
                     "Fold history" if screen.events.raw else "Show raw history",
                     screen.action_toggle_history,
-                    "Streaming deltas and state snapshots the server stored (v)",
+                    "Streaming deltas and state snapshots the server stored (V)",
                 )
             )
             out.append(

@@ -227,6 +227,15 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
                 if window.total is not None:  # walked to the end already: the rows are the count
                     on_total(window)
                 return
+            if query.shaped or query.kinds:
+                # a view that folds: its length is the kinds' counts to say (the events'
+                # total is several times its rows), so End and the scrollbar wait for them
+                counted = await folded
+                if window.head_page is not None:
+                    window.set_count(total, counted)
+                self._count_news.set()
+                on_total(window)
+                return
             window.set_count(total)
             self._count_news.set()
             on_total(window)
@@ -251,7 +260,8 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
                 if later is None:
                     start_count()
                 else:
-                    self._count_due = window is self.base  # the index waits for it
+                    # the index (and a jump typed with the enter) waits for it
+                    self._count_due = True
                     later(start_count)
             else:
                 await asyncio.gather(

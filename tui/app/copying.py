@@ -141,6 +141,18 @@ def useful_text(event: AnyEvent) -> tuple[str, str]:
     return "event JSON", event_json_text(event)
 
 
+def clip_events(events: list[AnyEvent], what: str) -> Clip:
+    """Several events' JSON as one list (a step's action and its result), as :func:`clip`
+    makes one event's: masked, safe to paste."""
+    text = json_text([redact(event_json(event)) for event in events], indent=2)
+    masked = redact_text(text)
+    hidden = masked.count(MASK) - text.count(MASK)
+    pasted, notes = for_clipboard(masked)
+    if hidden > 0:
+        notes.insert(0, f"{_plural(hidden, 'secret')} masked")
+    return Clip(what, pasted, notes)
+
+
 def clip(event: AnyEvent, what: str = "text") -> Clip:
     """What ``c`` (``what="text"``) or ``C`` (``"json"``) puts on the clipboard."""
     if what == "json":

@@ -17,6 +17,7 @@ from tui.models.events import SecurityAnalysisEvent
 from .action_index import ActionIndex, Risk
 from .row_windows import PagedWindow, PathWindow
 from .rows import EventRow
+from .step_rows import StepRow
 
 if TYPE_CHECKING:
     from tui.models import AnyEvent
@@ -121,7 +122,9 @@ class EventRelations:
     async def paired(self, row: EventRow) -> AnyEvent | None:
         """The action's result (or the result's action), matched by ``action_id`` first and
         ``tool_call_id`` only where no result names its action; for a security verdict,
-        the most serious action it rates."""
+        the most serious action it rates. A step of the steps view has its result."""
+        if isinstance(row, StepRow) and row.result is not None:
+            return await self.event(row.result)
         if row.kind == "ActionEvent" and row.id in self._result_at:
             pos = self._result_at[row.id]
             if pos < len(self.base.head):

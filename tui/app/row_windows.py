@@ -14,11 +14,15 @@ from typing import Any
 from .duplicate_rows import DuplicateRow
 from .event_query import FOLDED_COUNTED_KIND, EventQuery
 from .rows import EventRow
-from .step_rows import LIVE, StepFold
+from .step_rows import LIVE, FoldedRow, StepFold, StepRow, step_of
 
 __all__ = ["FOLDED_COUNTED_KIND", "START", "EventQuery", "PagedWindow", "PathWindow", "RowWindow"]
 
 START = ""  # page id meaning "not started yet"; None means "no more pages"
+
+
+def _time(row: EventRow) -> str:
+    return row.timestamp
 
 
 @dataclass
@@ -48,6 +52,7 @@ class PagedWindow:
     counts: dict[str, int] | None = None
     seen: dict[str, int] = field(default_factory=dict)  # of those, how many pages brought
     folded: int = 0  # rows left out so far (transient, folded into steps, or filtered out)
+    opened: int = 0  # rows shown under open steps (→): rows, but no steps
     copies: dict[str, int] = field(default_factory=dict)  # copies of an id seen more than once
     #: the last row each walk met, folded or not (where the other walk stops)
     head_end: EventRow | None = None
@@ -128,7 +133,8 @@ class PagedWindow:
             for kind, is_row in self._counted.items()
             if not is_row and kind != FOLDED_COUNTED_KIND
         )
-        return self.total + fold.folded_in + (0 if self.complete else unseen)
+        shown = self.total - self.opened  # a row shown under an open step is folded too
+        return shown + fold.folded_in + (0 if self.complete else unseen)
 
     def row(self, index: int) -> EventRow | None:
         if 0 <= index < len(self.head):
@@ -138,6 +144,56 @@ class PagedWindow:
             if 0 <= back < len(self.tail):
                 return self.tail[back]
         return None
+
+    def from_end(self, index: int) -> int | None:
+        """How far from the end the row at ``index`` is, where the tail walk loaded it
+        (its place then holds while the unloaded middle's estimate changes); else None."""
+        if self.total is None or index < len(self.head):
+            return None
+        back = self.total - 1 - index
+        return back if 0 <= back < len(self.tail) else None
+
+    def open_step(self, index: int) -> int:
+        """Show what folded under the step at ``index`` as rows under it (in log order);
+        returns how many (0: it is no step, is open, or nothing folded under it)."""
+        step = self.row(index)
+        if not isinstance(step, StepRow) or step.opened or not step.folded:
+            return 0
+        under = [FoldedRow.of(row, step) for row in sorted(step.folded, key=_time)]
+        count = len(under)
+        self._place(index, under)
+        step.opened = count
+        self.opened += count
+        return count
+
+    def close_step(self, index: int) -> int | None:
+        """Fold back the open step at ``index`` (or above the folded row there); returns
+        the step's index (None: nothing open there)."""
+        step = step_of(self.row(index))
+        if step is None or not step.opened:
+            return None
+        while index > 0 and self.row(index) is not step:
+            index -= 1
+        count, step.opened = step.opened, 0
+        self._place(index, [], count)
+        self.opened -= count
+        return index
+
+    def _place(self, index: int, rows: list[EventRow], remove: int = 0) -> None:
+        """Rows under the row at ``index`` (after ``remove`` rows that were there)."""
+        fold = self.fold
+        change = len(rows) - remove
+        if index < len(self.head):
+            self.head[index + 1 : index + 1 + remove] = rows
+            if fold is not None:
+                fold.shifted("head", change, index)
+        else:
+            at = (self.total or 0) - 1 - index  # the step's place in the tail (reversed)
+            self.tail[at - remove : at] = rows[::-1]
+            if fold is not None:
+                fold.shifted("tail", change, at - remove)
+        if self.total is not None:
+            self.total += change
 
     def missing(self, start: int, end: int) -> bool:
         return any(self.row(i) is None for i in range(max(0, start), min(end, len(self))))

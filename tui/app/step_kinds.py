@@ -34,6 +34,9 @@ PLUMBING_HINT = "state, llm log, tokens, hooks that passed"
 #: Kinds whose events answer an action.
 RESULT_KINDS = frozenset({"ObservationEvent", "UserRejectObservation", "AgentErrorEvent"})
 ACTION_KIND = "ActionEvent"
+#: Results that add nothing to their action's row unless they failed: an edit's
+#: "has been edited" (the row says +5 -3), a thought's "logged", a finish's echo.
+QUIET_RESULTS = frozenset({"FileEditorObservation", "ThinkObservation", "FinishObservation"})
 #: Characters of a result's first line kept for its step's row.
 BRIEF_CHARS = 200
 
@@ -90,8 +93,8 @@ def step_brief(event: AnyEvent, summary: str) -> str:
         if obs.kind == "TerminalObservation":
             return summary  # "exit 0 · first line of the output"
         failed = getattr(obs, "is_error", False)
-        if obs.kind == "FileEditorObservation" and not failed:
-            return ""  # the edit's row says what it changed
+        if obs.kind in QUIET_RESULTS and not failed:
+            return ""  # the action's row says it all (what an edit changed, a thought)
         text = block_texts(getattr(obs, "content", ()), "\n")
         return redact_text(one_line(text, BRIEF_CHARS)) if text else ""
     if kind == "AgentErrorEvent":

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 #: Where a row arrives from: a walk from the window's head or tail, or a live event.
 LIVE = "live"
+#: A row's summary at most (``tui.text.one_line``'s default limit).
+SUMMARY_CHARS = 400
 
 
 class StepRow(KeyedRow):
@@ -42,7 +44,7 @@ class StepRow(KeyedRow):
     Its own fields are its event's (the summary and find's words say the result too), so
     the list, find and the jumps read it as any row; :attr:`own` is the event's row."""
 
-    __slots__ = ("folded", "own", "result")
+    __slots__ = ("folded", "opened", "own", "result")
 
     @classmethod
     def of(cls, own: EventRow) -> StepRow:
@@ -52,6 +54,7 @@ class StepRow(KeyedRow):
         step.copy = own.copy if is_duplicate(own) else 0  # type: ignore[attr-defined]
         step.result = None
         step.folded = None
+        step.opened = 0  # rows shown under it (→), 0 while folded
         if own.brief and own.kind == ACTION_KIND:  # an edit's "+5 -3"
             step.summary = f"{own.summary} {own.brief}"
         return step
@@ -61,7 +64,11 @@ class StepRow(KeyedRow):
         when it failed."""
         self.result = result
         if result.brief:
-            self.summary = f"{self.summary} → {result.brief}"
+            summary = f"{self.summary} → {result.brief}"
+            # as short as any row's (``one_line``): the list draws a line of it
+            self.summary = (
+                summary if len(summary) <= SUMMARY_CHARS else summary[: SUMMARY_CHARS - 1] + "…"
+            )
         if result.text:
             self.text = f"{self.text}\n{result.text}" if self.text else result.text
         if result.flag and not self.flag:
@@ -94,6 +101,27 @@ class StepRow(KeyedRow):
         return any(row.id == event_id for row in self.folded or ())
 
 
+class FoldedRow(KeyedRow):
+    """An event folded under a step, shown as a row under it while the step is open."""
+
+    __slots__ = ("step",)
+
+    @classmethod
+    def of(cls, row: EventRow, step: StepRow) -> FoldedRow:
+        under = cls.from_state(row.state())
+        under.key = row_key(row)
+        under.copy = row.copy if is_duplicate(row) else 0  # type: ignore[attr-defined]
+        under.step = step
+        return under
+
+
+def step_of(row: EventRow | None) -> StepRow | None:
+    """The step a row is (or is shown under)."""
+    if isinstance(row, StepRow):
+        return row
+    return row.step if isinstance(row, FoldedRow) else None
+
+
 def holds(row: EventRow, event_id: str) -> bool:
     """``row`` (a step or a plain row) stands for the event with ``event_id``."""
     return row.holds(event_id) if isinstance(row, StepRow) else row.id == event_id
@@ -102,6 +130,14 @@ def holds(row: EventRow, event_id: str) -> bool:
 def members(row: EventRow) -> list[EventRow]:
     """The events ``row`` stands for (a plain row: itself)."""
     return row.members() if isinstance(row, StepRow) else [row]
+
+
+def step_events(row: EventRow) -> list[EventRow]:
+    """The events a row shows as its own: a step's event and its result (not the plumbing
+    folded under it); a plain row, itself."""
+    if isinstance(row, StepRow):
+        return [row.own] if row.result is None else [row.own, row.result]
+    return [row]
 
 
 def folded_count(row: EventRow | None) -> int:
@@ -186,14 +222,14 @@ class StepFold:
     ) -> None:
         self.folded_in += 1
         if side == LIVE:
-            step = self.live_last or newest
-            if isinstance(step, StepRow):
+            step = self.live_last or step_of(newest)
+            if step is not None:
                 step.fold([row])
                 return
             side = home  # no step loaded before it: the walk that brings that one takes it
         elif not self.backward(side) and rows:
-            last = rows[-1]
-            if isinstance(last, StepRow):
+            last = step_of(rows[-1])
+            if last is not None:
                 last.fold([row])
                 return
         self.pending.setdefault(side, []).append(row)
@@ -236,10 +272,10 @@ class StepFold:
     def settle(self, forward: list[EventRow], back: list[EventRow], back_side: str) -> None:
         """The walks met (or one reached the far end): place what still waits (see the
         module docstring). ``forward``/``back``: each walk's rows, in its own order."""
-        last = forward[-1] if forward else None
+        last = step_of(forward[-1]) if forward else None
         waited = self.pending.pop(back_side, None)
         if waited:
-            if isinstance(last, StepRow):
+            if last is not None:
                 last.fold(waited)
             else:  # nothing before it: the first step takes it, with what leads
                 forward_side = "tail" if back_side == "head" else "head"
@@ -263,15 +299,16 @@ class StepFold:
             return
         waited.sort(key=lambda row: row.timestamp)
         descending = self.query.descending
-        first = (rows[-1] if descending else rows[0]) if rows else None
-        if isinstance(first, StepRow):
+        first = step_of(rows[-1] if descending else rows[0]) if rows else None
+        if first is not None:
             first.fold(waited)
         elif not self.query.kinds:
             self.folded_in -= len(waited)
             rows.extend(StepRow.of(row) for row in (reversed(waited) if descending else waited))
 
-    def shifted(self, side: str, count: int) -> None:
-        """``count`` live rows went in at the front of ``side``'s rows: what waits there
-        to be placed moves with the rows after it."""
+    def shifted(self, side: str, count: int, after: int = -1) -> None:
+        """``count`` rows went into ``side``'s rows (or out, if negative) after its row
+        ``after`` (-1: at its front): what waits there to be placed moves with them."""
         for held in self.held.get(side, ()):
-            held.at += count
+            if held.at > after:
+                held.at += count

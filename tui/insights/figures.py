@@ -164,7 +164,7 @@ class Insights:
 
     conversation_id: str | None
     title: str | None
-    events: int  # the list's rows: transient events folded away, a repeated id shown again
+    events: int  # the event log's rows: transient events folded away, a repeated id shown again
     duplicates: int
     unreadable: int  # events the client could not type (their readable fields still count)
     first_timestamp: str | None

@@ -87,10 +87,12 @@ def _calls(insights: Insights) -> str:
 
 def _events(insights: Insights) -> str:
     """The list's count: what it folds away and what could not be read, said."""
-    parts = [f"{insights.events:,} (as the list shows them)"]
+    parts = [f"{insights.events:,} (as the event log shows them)"]
     if insights.folded:
         folded = plural(insights.folded, "transient event")
-        parts.append(f"{folded} (streaming deltas, state snapshots) folded away, as in the list")
+        parts.append(
+            f"{folded} (streaming deltas, state snapshots) folded away, as in the event log"
+        )
     if insights.unreadable:
         parts.append(f"{insights.unreadable:,} unreadable")
     return " · ".join(parts)

@@ -26,6 +26,12 @@ class CursorMoves:
         elif index >= top + height:
             scroll(y=index - height + 1, animate=False, immediate=True, force=True)
 
+    def reveal(self, start: int, end: int) -> None:
+        """Scroll so rows ``start``..``end`` are in view, ``start`` first where they do not
+        all fit (the rows a step shows under it when opened)."""
+        self._keep_visible(end)
+        self._keep_visible(start)
+
     def action_cursor_up(self) -> None:
         self.cursor -= 1  # type: ignore[attr-defined]
 

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -20,11 +21,12 @@ from tui.models.parse import event_json
 from tui.text import one_line
 
 from ..guard import GuardedDispatch
-from .event_views import body, json_view, literal
+from .event_views import body, folded_widgets, json_view, literal
 
 if TYPE_CHECKING:
     from tui.models import AnyEvent
 
+    from ..rows import EventRow
     from ..search import Finder
 
 
@@ -69,15 +71,23 @@ class EventDetail(GuardedDispatch, VerticalScroll, can_focus=True):
         self._event: AnyEvent | None = None
         self._paired: AnyEvent | None = None
         self._note: str | None = None
+        self._folded: Sequence[EventRow] = ()
         self._finder: Finder | None = None
         self.border_title = "Detail"
 
     def show(
-        self, event: AnyEvent, paired: AnyEvent | None = None, *, note: str | None = None
+        self,
+        event: AnyEvent,
+        paired: AnyEvent | None = None,
+        *,
+        note: str | None = None,
+        folded: Sequence[EventRow] = (),
     ) -> None:
         """Display ``event``; ``paired`` is its observation (for an action) or action;
-        ``note`` is said under the header (e.g. that another event has the same id)."""
+        ``note`` is said under the header (e.g. that another event has the same id);
+        ``folded``: the plumbing a steps view folds under its row, listed at the end."""
         self._event, self._paired, self._note = event, paired, note
+        self._folded = folded
         self._rebuild()
 
     def set_finder(self, finder: Finder | None) -> None:
@@ -88,6 +98,7 @@ class EventDetail(GuardedDispatch, VerticalScroll, can_focus=True):
 
     def clear_event(self, message: str = "Select an event to see it here.") -> None:
         self._event = self._paired = None
+        self._folded = ()
         self.remove_children()
         self.mount(Static(Text(message, style="dim italic")))
 
@@ -144,6 +155,8 @@ class EventDetail(GuardedDispatch, VerticalScroll, can_focus=True):
             widgets.append(json_view(event_json(event)))
         else:
             widgets.extend(body(event, self._paired))
+        if self._folded:
+            widgets.extend(folded_widgets(self._folded))
         if self._finder is not None:
             _highlight_hits(widgets, self._finder.pattern)
         self.mount_all(widgets)

@@ -28,6 +28,7 @@ from ..duplicate_rows import is_duplicate
 from ..guard import GuardedDispatch
 from ..rows import KIND_LABELS, EventRow
 from ..search import Finder
+from ..step_rows import FoldedRow, folded_count
 from ..textual_compat import resize_scrollable
 from .after_paint import AfterPaint
 from .cursor_moves import CursorMoves
@@ -127,6 +128,7 @@ class EventList(
         "event-list--match",
         "event-list--match-mark",
         "event-list--duplicate",
+        "event-list--folded",
     }
     DEFAULT_CSS = """
     EventList {
@@ -157,6 +159,7 @@ class EventList(
     EventList > .event-list--match { background: $warning 45%; color: $foreground; text-style: bold; }
     EventList > .event-list--match-mark { color: $warning; text-style: bold; }
     EventList > .event-list--duplicate { color: $warning; text-style: italic; }
+    EventList > .event-list--folded { color: $text-muted; }
     """
 
     cursor: reactive[int] = reactive(0, always_update=True)
@@ -207,6 +210,10 @@ class EventList(
         # page): it is announced again when it arrives, so the detail pane shows it
         self._cursor_unloaded = False
         self._held: list[Callable[[EventList], None]] = []  # keys before the rows (_held)
+        # the cursor's row and how far from the end it is, where the tail walk loaded it:
+        # a new estimate of the unloaded middle moves such rows, and the cursor with them
+        self._anchor: tuple[EventRow, int] | None = None
+        self._known_len = 0
 
     # --- data ----------------------------------------------------------------------------
 
@@ -217,6 +224,7 @@ class EventList(
     def set_source(self, source: RowSource, *, cursor: int = 0) -> None:
         self._source = source
         self._end_pending = False
+        self._anchor, self._known_len = None, len(source)
         self.rows_changed()
         self.cursor = max(0, min(cursor, len(source) - 1))
         self.scroll_to(y=max(0, self.cursor - self.size.height // 2), animate=False)
@@ -242,6 +250,7 @@ class EventList(
     def rows_changed(self) -> None:
         """The source grew or rows arrived: resize and repaint (cheap; only visible lines)."""
         self._cache.clear()
+        self._keep_anchor()
         self._resize_virtual()
         self.refresh()
         if self._end_pending:
@@ -250,6 +259,30 @@ class EventList(
             self._cursor_unloaded = False
             self.post_message(self.Highlighted(self, self.cursor, row, self._following))
         self._want_visible()
+
+    def _keep_anchor(self) -> None:
+        """The list's length changed: a cursor on a row counted from the end (the tail walk
+        loaded it) follows that row to its new index, and the view with it."""
+        size, before = len(self._source), self._known_len
+        self._known_len = size
+        if size == before:
+            return
+        if 0 < size <= self.cursor:  # the list shrank past its cursor: the last row
+            self._ending = True  # (an End still wanted stays wanted)
+            try:
+                self.cursor = size - 1
+            finally:
+                self._ending = False
+            return
+        anchor = self._anchor
+        if anchor is None:
+            return
+        row, back = anchor
+        index = size - 1 - back
+        if index != self.cursor and 0 <= index < size and self._source.row(index) is row:
+            shift = index - self.cursor
+            self.cursor = index
+            self.scroll_to(y=self.scroll_offset.y + shift, animate=False)
 
     @property
     def current(self) -> EventRow | None:
@@ -357,6 +390,9 @@ class EventList(
         source = row.source if row.source in SOURCE_LABELS else "environment"
         kind_label = KIND_LABELS.get(row.kind, row.kind)[:KIND_W]
         summary_style = self._style("error") if row.flag == "error" else self._style("summary")
+        if isinstance(row, FoldedRow):  # shown under its step (→): indented, quieter
+            kind_label = f"└ {kind_label}"[:KIND_W]
+            summary_style = self._style("folded")
         base = self._base()
         finder = self._finder
         hit = finder is not None and finder.matches(row)
@@ -383,6 +419,13 @@ class EventList(
             )
         else:
             segments.append(Segment(summary, summary_style))
+        folded = folded_count(row)
+        if folded:  # what folded under a step, counted at the row's end: "+3"
+            badge = f" +{folded:,}"
+            # the scrollbar's gutter covers the row's last cells
+            room = max(0, self.scrollable_content_region.width - len(badge))
+            cut = Strip(segments).adjust_cell_length(room, base)
+            segments = [*cut, Segment(badge, self._style("folded"))]
         if is_cursor:  # the cursor's colours go over each part's own
             cursor = self._style("cursor")
             segments = [Segment(seg.text, seg.style + cursor) for seg in segments]
@@ -424,6 +467,9 @@ class EventList(
         self._keep_visible(new)
         row = self._source.row(new)
         self._cursor_unloaded = row is None
+        from_end = getattr(self._source, "from_end", None)
+        back = from_end(new) if from_end is not None and row is not None else None
+        self._anchor = (row, back) if row is not None and back is not None else None
         self.post_message(self.Highlighted(self, new, row, self._following))
 
     action_cursor_up = _held(CursorMoves.action_cursor_up)

@@ -31,6 +31,7 @@ from tui.models.parse import event_json
 from tui.models.redact import opaque
 from tui.text import clean
 
+from ..rows import KIND_LABELS
 from ..themes import theme_style
 from .detail_parts import (
     diff_text,
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from tui.models import AnyEvent
     from tui.models import events as ev
     from tui.models.tool_objects import TaskItem
+
+    from ..rows import EventRow
 
 MAX_MARKDOWN = 20_000
 #: Items listed from a list field (tasks, tools) before a "… N more" line.
@@ -343,6 +346,21 @@ def _condensation_summary(
 
 def _streaming_delta(event: ev.StreamingDeltaEvent, paired: AnyEvent | None) -> list[Widget]:
     return [literal(event.content or ""), literal(event.reasoning_content or "", "italic")]
+
+
+def folded_widgets(rows: Sequence[EventRow]) -> list[Widget]:
+    """The plumbing a steps view folds under a row, one line each (its row's own words:
+    cleaned and masked when the row was made), so the detail says what "+3" stands for."""
+    count = len(rows)
+    head = f"{count:,} folded under this step (state, LLM logs, tokens, hooks that passed)"
+    text = Text()
+    for row in rows[:MAX_ITEMS]:
+        text.append(f"{row.time}  ", style="dim")
+        text.append(f"{KIND_LABELS.get(row.kind, row.kind):<12} ", style="dim")
+        text.append(f"{row.summary}\n")
+    if count > MAX_ITEMS:
+        text.append(f"… {count - MAX_ITEMS:,} more\n", style="dim italic")
+    return [Static(Text(head, style="bold"), classes="detail-section"), Static(text)]
 
 
 #: event kind → how its body is drawn (kinds not here: their fields as JSON)

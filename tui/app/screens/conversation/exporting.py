@@ -24,8 +24,9 @@ from textual import work
 
 from tui.safe_output import safe_name, unused_name
 
-from ...copying import clip
+from ...copying import clip, clip_events
 from ...row_windows import PagedWindow, PathWindow
+from ...step_rows import StepRow, step_events
 from ...widgets.event_list import EventList
 
 if TYPE_CHECKING:
@@ -84,8 +85,14 @@ class ExportMixin:
         if event is None:
             self.notify("This event is no longer available.", severity="warning", markup=False)
             return
+        result = row.result if isinstance(row, StepRow) else None
         try:
-            copied = clip(event, what)
+            if what == "json" and result is not None:  # a step: its action and its result
+                answer = await self.events.event(result)
+                both = [event] if answer is None else [event, answer]
+                copied = clip_events(both, "step JSON (action and result)")
+            else:
+                copied = clip(event, what)
             self.app.copy_to_clipboard(copied.text)
         except Exception as exc:  # noqa: BLE001 - a copy that fails is said, never raised
             self.failed("Could not copy", exc)
@@ -108,10 +115,14 @@ class ExportMixin:
         self.export_events(fmt, scope)
 
     def view_name(self) -> str:
-        """What the list shows, in a word: the whole conversation, a branch, a filter, a find."""
+        """What the list shows, in a word: the whole conversation, its steps, a branch, a
+        filter, a find."""
         if isinstance(self.window, PathWindow):
             return self.window.what
-        return "conversation" if self.window.query.is_plain else "filtered"
+        query = self.window.query
+        if query.merges:
+            return "steps" if query.is_plain else "filtered-steps"
+        return "conversation" if query.is_plain else "filtered"
 
     def _set_export_status(self, text: str) -> None:
         self.export_status = text
@@ -135,6 +146,9 @@ class ExportMixin:
                     ),
                 )
             rows = [row for row in (window.row(i) for i in range(len(window))) if row is not None]
+            # a step stands for its action and its result (the plumbing it folds stays out,
+            # as it does in the view)
+            rows = [event for row in rows for event in step_events(row)]
             if run.cancelled:
                 self.notify("Export cancelled: nothing was written.", markup=False)
                 return

@@ -22,6 +22,7 @@ from textual import work
 
 from ...row_windows import PagedWindow, PathWindow
 from ...search import Finder, FindError, Hits
+from ...step_rows import members
 from ...widgets.event_detail import EventDetail
 from ...widgets.event_list import EventList
 from ...widgets.event_tree import EventTreeView
@@ -161,7 +162,8 @@ class FindMixin:
         wrapped = cursor is not None and cursor == self._wrapped_at
         text = hits.describe(cursor, wrapped=wrapped)
         if isinstance(window, PathWindow) and window.what == "find":
-            text += f" · {len(window):,} of {self._only_of:,} events match"
+            rows = "steps" if self.query_window.query.merges else "events"
+            text += f" · {len(window):,} of {self._only_of:,} {rows} match"
         self.find_bar.set_status(text)
 
     def action_find_toggle(self, name: str) -> None:
@@ -202,8 +204,11 @@ class FindMixin:
         else:
             forks = self.query_one(EventTreeView).fork_positions()
 
-            def is_fork(row: EventRow) -> bool:
-                return row.id is not None and tree.index_of(row.id) in forks
+            def is_fork(row: EventRow) -> bool:  # a step: any event it stands for
+                return any(
+                    event.id is not None and tree.index_of(event.id) in forks
+                    for event in members(row)
+                )
 
             self.seek(is_fork, direction, "no branch points: this conversation never forked")
 

@@ -114,6 +114,22 @@ CONVERSATION_KEYS = [
     Binding("a", "show_all", "All events", id="conversation.all"),
     Binding(
         "v",
+        "toggle_view",
+        "Steps/events",
+        id="conversation.view",
+        tooltip="Steps (an action and its result on one row, plumbing folded) or every event",
+    ),
+    Binding(
+        "right",
+        "open_step",
+        "Show folded",
+        show=False,
+        id="conversation.open-step",
+        tooltip="The events folded under this step (+3), as rows under it",
+    ),
+    Binding("left", "close_step", "Fold back", show=False, id="conversation.close-step"),
+    Binding(
+        "V",
         "toggle_history",
         "Raw history",
         show=False,

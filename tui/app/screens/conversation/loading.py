@@ -21,7 +21,7 @@ from textual import work
 from tui.memory import freeze_long_lived
 
 from ...live_session import can_follow
-from ...row_windows import PagedWindow
+from ...row_windows import START, PagedWindow
 from ...widgets.event_list import EventList
 from ...widgets.event_tree import REFRESH_S, EventTreeView
 from ..errors import describe_error, failure_of, keys_sent
@@ -30,6 +30,7 @@ from .waiting import duration, short_reason
 if TYPE_CHECKING:
     from ...conversation_events import ConversationEvents
     from ...row_windows import EventQuery
+    from ...rows import EventRow
 
 #: Rows past the list's height that a new view's first page asks for: reading the page is
 #: most of a filter change's time, and rows below the screen can follow a frame later.
@@ -58,6 +59,7 @@ class LoadingMixin:
     """Part of :class:`~.screen.ConversationScreen`: what gets its rows loaded."""
 
     events: ConversationEvents
+    opening_query: EventQuery  # what the list shows first (the steps view)
     #: where the list's cursor starts when it is next given a window (then 0 again)
     start_cursor = 0
     _first_page: asyncio.Future[PagedWindow] | None = None
@@ -74,9 +76,7 @@ class LoadingMixin:
         except RuntimeError:
             return
         future = asyncio.ensure_future(
-            self.events.open_window(
-                self.query_window.query, self._total_known, self.call_after_refresh
-            )
+            self.events.open_window(self.opening_query, self._total_known, self.call_after_refresh)
         )
         future.add_done_callback(_read_failure)
         self._first_page = future
@@ -136,7 +136,7 @@ class LoadingMixin:
         if first is None:
             first = asyncio.ensure_future(
                 self.events.open_window(
-                    self.query_window.query, self._total_known, self.call_after_refresh
+                    self.opening_query, self._total_known, self.call_after_refresh
                 )
             )
             first.add_done_callback(_read_failure)
@@ -224,6 +224,15 @@ class LoadingMixin:
         still ends fully indexed."""
         events, loop = self.events, asyncio.get_running_loop()
         last = 0.0
+        base = events.base
+        if base.head_page == START and base.total is None:
+            # the index's first page, its count asked right after (the event log's length,
+            # the tree's footer, the indexing note: the list opened on another view)
+            try:
+                await events.open_window(base.query, self._total_known)
+            except Exception as exc:  # noqa: BLE001 - shown to the user, never raised
+                self.failed("Indexing stopped", exc)
+                return
         while not events.base.complete:
             try:
                 added = await events.index_page()
@@ -258,13 +267,20 @@ class LoadingMixin:
         if self.live is not None and self.live.waiting_for_confirmation:
             self.render_confirm()
 
-    async def open_view(self, query: EventQuery) -> PagedWindow | None:
+    async def open_view(
+        self, query: EventQuery, keep: EventRow | None = None
+    ) -> PagedWindow | None:
         """Show a new view (a filter, an order): its first page sized to the list. The
         count, then the rest of a full page, are asked for once those rows are painted, so
-        the view scrolls as if the first page had been full. None: the screen is closing."""
+        the view scrolls as if the first page had been full. ``keep``: the cursor goes to
+        the row holding that event. None: the screen is closing.
+
+        A view that folds (steps, plumbing, several kinds) asks for full pages: a page of
+        a hundred events is a screen of its rows at most."""
         event_list = self.query_one(EventList)
         height = event_list.size.height
-        first = height + FIRST_PAGE_MARGIN if height else None
+        folds = query.shaped or bool(query.kinds)
+        first = height + FIRST_PAGE_MARGIN if height and not folds else None
         fresh = query != self.events.base.query  # the base window is the index: never capped
         later: list[Callable[[], None]] = []
         window = await self.events.open_window(
@@ -273,7 +289,10 @@ class LoadingMixin:
         if self.closing:
             return None
         event_list.empty_text = "No events match these filters."
+        placed = self.place_cursor(window, keep)
         self.query_window = self.window = window
+        if not placed and keep is not None:
+            self.cursor_to(keep)
         if first and fresh and window.head_page:  # the next page right after the first paint
             later.append(lambda: self._fill_ahead(window, len(window.head) + 1))
         event_list.after_paint(*later)

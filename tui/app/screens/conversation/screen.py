@@ -34,6 +34,7 @@ from ...refusals import read_only_reason
 from ...row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
 from ...rows import EventRow
 from ...search import Finder
+from ...step_rows import StepRow
 from ...widgets.conversation_header import ConversationHeader
 from ...widgets.event_detail import EventDetail
 from ...widgets.event_list import EventList
@@ -54,17 +55,13 @@ from .insights import InsightsMixin
 from .keys import CONVERSATION_KEYS
 from .loading import LoadingMixin
 from .panes import PanesMixin
+from .reading import READING, ReadingMixin, list_title
 from .tree_follow import TreeFollowMixin
 from .waiting import WaitingMixin
 
 if TYPE_CHECKING:
     from tui.models import AppConversation
 
-PLUMBING_ON = (
-    "Plumbing folded: state updates, LLM logs, tokens and hooks that passed are counted on "
-    "the row they follow (h shows them)."
-)
-PLUMBING_OFF = "Plumbing shown: every state update, LLM log, token event and hook is a row."
 #: the keys that steer the agent (agent.py): only for a live conversation, never read-only
 AGENT_KEYS = frozenset({"approve", "reject", "toggle_run", "message", "interrupt"})
 #: priority keys (keys.py) that go to a focused text field as typing instead
@@ -77,6 +74,7 @@ class ConversationScreen(
     GuardedDispatch,
     FindMixin,
     TreeFollowMixin,
+    ReadingMixin,
     ExportMixin,
     FollowMixin,
     AgentMixin,
@@ -119,6 +117,9 @@ class ConversationScreen(
         self.set_reactive(ConversationScreen.window, self.events.base)
         #: the filter bar's view (a query's window): what branch and find views return to
         self.query_window: PagedWindow = self.events.base
+        #: what the list shows first: the steps view (the base window is the event log,
+        #: walked in the background for the tree)
+        self.opening_query = READING
         self.prefetch_first_page()  # the request runs while the panes are built
         self._title = title
         self.live: LiveSession | None = None
@@ -147,6 +148,7 @@ class ConversationScreen(
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self.query_one(FilterBar).set_query(self.opening_query)
         self.query_one("#event-tree").border_title = "Tree"
         event_list = self.query_one(EventList)
         event_list.border_title = "Events"
@@ -200,9 +202,8 @@ class ConversationScreen(
                 f"Events · {window.what}: {clean(window.label)[:40]} · {len(window):,}"
             )
         else:
-            total = f"{len(window):,}" if window.total is not None else f"{len(window):,}+"
-            event_list.border_title = Text(f"Events · {window.query.describe()} · {total}")
-        status = self.list_status()
+            event_list.border_title = Text(list_title(window))
+        status = self.list_status() or self.locate_status
         if status:
             event_list.border_subtitle = Text(status)
         elif not self.events.base.complete:
@@ -228,11 +229,14 @@ class ConversationScreen(
         self.apply_query(message.query)
 
     @work(exclusive=True, group="load")
-    async def apply_query(self, query: EventQuery) -> None:
+    async def apply_query(self, query: EventQuery, keep: EventRow | None = None) -> None:
+        """Show ``query`` (``keep``: with the cursor on the row holding that event)."""
         query = replace(query, raw=self.events.raw)  # the filter bar knows nothing of it
+        if query.raw:  # every event as stored: no steps, nothing folded (the base index)
+            query = replace(query, steps=False, hide_plumbing=False)
         try:
             # counted after the rows are painted (the title says "N+" until then)
-            await self.open_view(query)
+            await self.open_view(query, keep)
         except Exception as exc:  # noqa: BLE001
             self.failed("Could not apply the filter", exc)
 
@@ -241,14 +245,6 @@ class ConversationScreen(
         bar = self.query_one(FilterBar)
         bar.set_query(bar.applied.with_kinds([kind] if kind else None))
         self.apply_query(bar.applied)
-
-    def action_toggle_plumbing(self) -> None:
-        """``h``: fold plumbing (state updates, LLM logs, tokens, hooks that passed) under
-        the rows it follows, or show it again."""
-        bar = self.query_one(FilterBar)
-        hide = not bar.applied.hide_plumbing
-        bar.change(bar.applied.with_plumbing(hide))
-        self.notify(PLUMBING_ON if hide else PLUMBING_OFF, markup=False)
 
     def action_toggle_sort(self) -> None:
         self.query_one(FilterBar).toggle_sort()
@@ -327,8 +323,12 @@ class ConversationScreen(
         if event is None:
             detail.clear_event("This event is no longer available.")
         else:
-            note = note or (DUPLICATE_NOTE if is_duplicate(row) else None)
-            detail.show(event, paired, note=note)
+            detail.show(
+                event,
+                paired,
+                note=note or (DUPLICATE_NOTE if is_duplicate(row) else None),
+                folded=row.folded or () if isinstance(row, StepRow) else (),
+            )
 
     @on(EventList.Selected)
     def _selected(self, message: EventList.Selected) -> None:

@@ -13,6 +13,7 @@ tree, so the two cannot chase each other; the tree tells only of moves the user 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -39,6 +40,7 @@ class TreeFollowMixin:
     events: ConversationEvents
     window: RowWindow
     query_window: PagedWindow
+    walk_to: Callable[..., Awaitable[int | None]]  # reading.py
 
     # named handlers: a mixin's @on handlers are not collected (it is not a message pump)
     def on_event_tree_view_event_highlighted(self, message: EventTreeView.EventHighlighted) -> None:
@@ -102,6 +104,8 @@ class TreeFollowMixin:
             await self.events.count_known(window)  # where "the newest first" starts
         if not len(window):
             return None
+        if window.fold is not None:  # steps merge rows: found by time, walking its pages
+            return await self.walk_to(window, row, nearest=False)
         guess = estimated_index(window, self.events.base.head, position)
         start, end = max(0, guess - NEAR), min(len(window), guess + NEAR + 1)
         try:
