@@ -8,9 +8,10 @@
     models                               pydantic data, no I/O
     text · lazy · paths · loopback · lru the bottom: neutral helpers, the package's version
     · children · safe_output · untrusted_files · tui       (safe_output, the one writer of
-    · memory                             output files, cleans the paths it names with text;
+    · memory · bytecode                  output files, cleans the paths it names with text;
                                          memory, the collector's and the heap's tuning, is
-                                         called from the command line to the servers)
+                                         called from the command line to the servers;
+                                         bytecode, written where no installer did)
 
 Every import counts: at module level, inside functions (the lazy ones), under
 ``TYPE_CHECKING`` (a type is a dependency too), and ``importlib.import_module("tui…")``
@@ -40,6 +41,7 @@ BOTTOM = frozenset(
         "safe_output",
         "untrusted_files",
         "memory",
+        "bytecode",
     }
 )
 #: area (the first name under ``tui``) → the areas it may import (its own is always allowed)
@@ -55,6 +57,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "safe_output": frozenset({"text"}),
     "untrusted_files": frozenset(),
     "memory": frozenset(),
+    "bytecode": frozenset(),
     "models": BOTTOM,
     "client": BOTTOM | {"models"},
     "export": BOTTOM | {"models", "client"},

@@ -18,7 +18,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
-from tui import memory
+from tui import bytecode, memory
 
 from .board.options import BoardOptions
 from .commands import OhtuiCommands
@@ -176,7 +176,8 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
         """After the first frame, import what opening a conversation needs (its screen, the
         event models, Markdown, the websocket client: ~0.3 s), so the first open doesn't
         wait for it; then freeze what startup built (modules, styles, schemas: it lives as
-        long as the app) out of the garbage collector's full scans. Runs in a thread."""
+        long as the app) out of the garbage collector's full scans, and write the package's
+        bytecode if no installer did (``tui/bytecode.py``). Runs in a thread."""
         import importlib
 
         try:
@@ -188,6 +189,7 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
                 importlib.import_module(name)
         finally:
             self.call_from_thread(self._started)
+        bytecode.compile_in_background(__file__)  # once, where no installer did: read later
 
     def _started(self) -> None:
         """Startup's imports are done: freeze what they built, and collect garbage again
