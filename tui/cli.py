@@ -337,6 +337,10 @@ def run_command(argv: list[str]) -> int:
         from tui.commands.diff import run_diff
 
         return run_diff(args, _folder_client)
+    if args.command in ("search", "index"):
+        from tui.commands.search import run_index_command
+
+        return run_index_command(args, _folder_client)
     if args.command == "download":
         from tui.commands.download import run_download
 
