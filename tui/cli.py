@@ -292,7 +292,9 @@ def _profiles(
         stops.append(folders.stop)
         path = str(zipped.folder) if zipped else str(local)
         shown = f"the trajectory zip {zipped.name}" if zipped else f"the conversations in {local}"
-        profiles[local_name] = made.folders_profile(made.folder_server(path, stops, folders), shown)
+        profiles[local_name] = made.folders_profile(
+            made.folder_server(path, stops, folders), shown, path
+        )
         current = local_name
         if zipped is not None:
             notice = f"{clean(zipped.name)}: opened read-only (unpacked into a private folder, removed on exit)."
@@ -301,7 +303,7 @@ def _profiles(
         if found is not None:
             shown = f"the OpenHands conversations in {found}"
             profiles[local_name] = made.folders_profile(
-                made.folder_server(str(found), stops), shown
+                made.folder_server(str(found), stops), shown, str(found)
             )
             if demo is not None:  # offered beside the demo, one palette command away
                 notice = f"Local OpenHands conversations in {found}: ctrl+p → 'Profile: {local_name}' browses them."
