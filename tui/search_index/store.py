@@ -123,15 +123,15 @@ class IndexStatus:
     bytes: int
     max_bytes: int
 
-    def words(self) -> str:
-        """ "indexed 312 of 1,040 conversations (48,210 events, 12.3 MB)"."""
-        size = f"{self.bytes / 1e6:,.1f} MB"
+    def words(self, *, size: bool = True) -> str:
+        """The index in words: "indexed 312 of 1,040 conversations (48,210 events, 12.3 MB)"."""
+        held = f", {self.bytes / 1e6:,.1f} MB" if size else ""
         dropped = (
             f"; {self.dropped:,} left out to stay under its size bound" if self.dropped else ""
         )
         return (
             f"indexed {self.current:,} of {self.conversations:,} conversations"
-            f" ({self.events:,} events, {size}){dropped}"
+            f" ({self.events:,} events{held}){dropped}"
         )
 
 

@@ -46,6 +46,7 @@ class SearchScreen(Screen):
         super().__init__()
         self._query = query
         self._asked = 0  # the newest query's number: older answers are dropped
+        self._answered = 0  # the number of the query whose hits are shown
         self._results: Results | None = None
         self._problem: str | None = None
         self._last_refresh = 0.0
@@ -108,6 +109,7 @@ class SearchScreen(Screen):
     def _show(self, number: int, found: Results | None, problem: str | None) -> None:
         if number != self._asked or not self.is_attached:
             return  # a newer query was typed meanwhile
+        self._answered = number
         self._results, self._problem = found, problem or self.app.search.problem
         self.query_one(SearchResults).show(found.groups if found is not None else [])
         self._say()
@@ -143,7 +145,7 @@ class SearchScreen(Screen):
         if progress is not None and not progress.done:
             parts.append(progress.words() + "…")
         elif self.app.search.index is not None:
-            parts.append(self.app.search.index.status().words())
+            parts.append(self.app.search.index.status().words(size=False))
         status.update(" · ".join(parts))
         status.set_class(bool(self._problem), "-error")
 

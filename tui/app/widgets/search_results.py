@@ -9,7 +9,7 @@ chosen; ``enter`` (or a click) on a hit posts :class:`HitChosen`.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from rich.text import Text
 from textual.message import Message
@@ -100,4 +100,4 @@ class SearchResults(OptionList):
 def _when(ts: float | None) -> str:
     if ts is None:
         return "                "
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M")  # as the list shows it
