@@ -16,10 +16,12 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from .store import IndexStatus, SearchIndex
+from .store import IndexStatus, SearchIndex, time_rowid
 
 HIGHLIGHT_ON, HIGHLIGHT_OFF = "\x01", "\x02"  # never in stored text (it is cleaned)
 SNIPPET_TOKENS = 14
+#: Matches weighed for "best first": the newest this many (see ``search``).
+RANKED = 2_000
 FILTERS = ("kind", "tool", "source", "in", "since", "until")
 _TOKEN = re.compile(r'(-?)(?:(\w+):"([^"]*)"?|(\w+):(\S+)|"([^"]*)"?|(\S+))')
 _AGO = re.compile(r"(\d{1,5})([hdw])", re.IGNORECASE)
@@ -149,6 +151,7 @@ class Results:
     hits: int
     limited: bool  # more hits than the limit
     status: IndexStatus
+    ranked_among: int | None = None  # best first among the newest this many matches
 
 
 def snippet_pieces(marked: str) -> tuple[tuple[str, bool], ...]:
@@ -176,12 +179,12 @@ def _where(query: Query) -> tuple[list[str], list[object]]:
         escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         where.append("lower(c.title) LIKE ? ESCAPE '\\'")
         params.append(f"%{escaped}%")
-    if query.since is not None:
-        where.append("e.ts >= ?")
-        params.append(query.since)
+    if query.since is not None:  # the row id range first: the index skips to it
+        where.append("e.rowid >= ? AND e.ts >= ?")
+        params.extend((time_rowid(query.since), query.since))
     if query.until is not None:
-        where.append("e.ts < ?")
-        params.append(query.until)
+        where.append("e.rowid < ? AND e.ts < ?")
+        params.extend((time_rowid(query.until), query.until))
     return where, params
 
 
@@ -194,7 +197,11 @@ def search(
     now: float | None = None,
 ) -> Results:
     """The hits of ``text`` (at most ``limit``), grouped by conversation in the order of
-    their best hit: by relevance, or ``newest`` first (always so with filters alone)."""
+    their best hit: by relevance, or ``newest`` first (always so with filters alone).
+
+    Relevance is weighed among the newest :data:`RANKED` matches: a word in a third of a
+    million events would otherwise be scored whole at every keystroke. Newest first is the
+    index's own order (row ids are times, ``store.TIME_SHIFT``), so it costs the hits only."""
     query = parse_query(text, now)
     status = index.status()
     if query.empty:
@@ -202,23 +209,35 @@ def search(
     where, params = _where(query)
     on = f"'{HIGHLIGHT_ON}'", f"'{HIGHLIGHT_OFF}'"
     columns = "c.id, c.title, e.event_id, e.kind, e.tool, e.source, e.ts"
+    ranked_among = None
     if query.match:
-        sql = (
-            f"SELECT {columns}, snippet(words, 0, {on[0]}, {on[1]}, '…', {SNIPPET_TOKENS})"
+        body = (
             " FROM words JOIN events e ON e.rowid = words.rowid"
             " JOIN conversations c ON c.cid = e.conv WHERE words MATCH ?"
+            + "".join(f" AND {each}" for each in where)
         )
         params.insert(0, query.match)
-        order = "e.ts DESC" if newest else "rank"
+        order = "words.rowid DESC"
+        if not newest:
+            order = "rank"
+            edge = index.read(
+                f"SELECT words.rowid{body} ORDER BY words.rowid DESC LIMIT 1 OFFSET ?",
+                [*params, RANKED - 1],
+            )
+            if edge:  # more matches than are weighed: the newest of them
+                body += " AND words.rowid >= ?"
+                params.append(edge[0][0])
+                ranked_among = RANKED
+        sql = f"SELECT {columns}, snippet(words, 0, {on[0]}, {on[1]}, '…', {SNIPPET_TOKENS})"
+        sql += body
     else:
         sql = (
             f"SELECT {columns}, substr(w.text, 1, 160) FROM events e"
             " JOIN conversations c ON c.cid = e.conv LEFT JOIN words w ON w.rowid = e.rowid"
-            " WHERE 1"
+            " WHERE 1" + "".join(f" AND {each}" for each in where)
         )
-        order = "e.ts DESC"
-    sql += "".join(f" AND {each}" for each in where) + f" ORDER BY {order} LIMIT ?"
-    rows = index.read(sql, [*params, limit + 1])
+        order = "e.rowid DESC"
+    rows = index.read(f"{sql} ORDER BY {order} LIMIT ?", [*params, limit + 1])
     limited = len(rows) > limit
     groups: dict[str, Group] = {}
     for cid, title, event_id, kind, tool, source, ts, snippet in rows[:limit]:
@@ -227,4 +246,5 @@ def search(
             group = groups[cid] = Group(cid, title or "")
         hit = Hit(cid, title or "", event_id, kind, tool, source, ts, snippet_pieces(snippet or ""))
         group.hits.append(hit)
-    return Results(text, list(groups.values()), min(len(rows), limit), limited, status)
+    hits = min(len(rows), limit)
+    return Results(text, list(groups.values()), hits, limited, status, ranked_among)

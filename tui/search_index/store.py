@@ -135,6 +135,34 @@ class IndexStatus:
         )
 
 
+#: A row's id is its event's time in milliseconds shifted by this (and a count within the
+#: millisecond): rows in id order are in time order, so the newest hits of a word come
+#: first from the full-text index itself and times filter as ranges of ids.
+TIME_SHIFT = 12
+_NO_TIME_END = 1 << 32  # events without a time: ids below this, in the order indexed
+
+
+def time_rowid(ts: float) -> int:
+    """The first row id of the millisecond ``ts`` falls in."""
+    return int(ts * 1000) << TIME_SHIFT
+
+
+def _free_rowid(db: sqlite3.Connection, ts: float | None) -> int:
+    if ts is None or ts * 1000 < _NO_TIME_END >> TIME_SHIFT:
+        low, high = 1, _NO_TIME_END - 1
+    else:
+        low = time_rowid(ts)
+        high = low + (1 << TIME_SHIFT) - 1
+    last = db.execute(
+        "SELECT max(rowid) FROM events WHERE rowid BETWEEN ? AND ?", (low, high)
+    ).fetchone()[0]
+    if last is None:
+        return low
+    if last < high:
+        return last + 1
+    return db.execute("SELECT max(rowid) + 1 FROM events").fetchone()[0]  # a full millisecond
+
+
 @contextmanager
 def _transaction(db: sqlite3.Connection) -> Iterator[None]:
     """One write transaction (the connection is in autocommit mode otherwise)."""
@@ -275,18 +303,27 @@ class SearchIndex:
                 cid = self._cid(db, conversation)
                 added = size = 0
                 for event in events:
-                    cursor = db.execute(
-                        "INSERT OR IGNORE INTO events(conv, event_id, kind, tool, source, ts)"
-                        " VALUES (?, ?, ?, ?, ?, ?)",
-                        (cid, event.event_id, event.kind, event.tool, event.source, event.time),
+                    if db.execute(
+                        "SELECT 1 FROM events WHERE conv=? AND event_id=?", (cid, event.event_id)
+                    ).fetchone():
+                        continue  # held already (a walk resumed from its last event's time)
+                    rowid = _free_rowid(db, event.time)
+                    db.execute(
+                        "INSERT INTO events(rowid, conv, event_id, kind, tool, source, ts)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            rowid,
+                            cid,
+                            event.event_id,
+                            event.kind,
+                            event.tool,
+                            event.source,
+                            event.time,
+                        ),
                     )
-                    if cursor.rowcount:
-                        db.execute(
-                            "INSERT INTO words(rowid, text) VALUES (?, ?)",
-                            (cursor.lastrowid, event.text),
-                        )
-                        added += 1
-                        size += len(event.text) + 64
+                    db.execute("INSERT INTO words(rowid, text) VALUES (?, ?)", (rowid, event.text))
+                    added += 1
+                    size += len(event.text) + 64
                 db.execute(
                     "UPDATE conversations SET last_stamp=?, events=events+?, bytes=bytes+?,"
                     " complete=0 WHERE cid=?",
