@@ -172,6 +172,10 @@ def results_lines(found: Any) -> list[str]:
         lines.append("no match")
     more = " (more hits than --limit: narrow the search or raise it)" if found.limited else ""
     lines.append(f"{found.hits} hit(s) in {len(found.groups)} conversation(s){more}")
+    if found.ranked_among:
+        lines.append(
+            f"best first among the newest {found.ranked_among:,} matches (--newest: newest first)"
+        )
     lines.append(f"index: {found.status.words()}")
     return lines
 
@@ -182,6 +186,7 @@ def results_json(found: Any) -> dict[str, Any]:
         "query": found.query,
         "hits": found.hits,
         "limited": found.limited,
+        "ranked_among_newest": found.ranked_among,
         "index": {
             "conversations": status.conversations,
             "indexed": status.current,

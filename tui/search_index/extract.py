@@ -100,6 +100,40 @@ def event_time(stamp: Any) -> float | None:
     return when.timestamp()
 
 
+#: Left out before masking (masking what is never stored is wasted); ``type`` stays: the
+#: masking reads it (a redacted thinking block's data is only its size).
+PRUNED = SKIPPED - {"type"}
+
+
+def _pruned(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` without the :data:`PRUNED` keys of its objects at any depth (iterative)."""
+    root: dict[str, Any] = {}
+    stack: list[tuple[Any, Any]] = [(fields, root)]
+    while stack:
+        source, target = stack.pop()
+        if type(source) is dict:
+            for key, value in source.items():
+                if key in PRUNED:
+                    continue
+                kind = type(value)
+                if kind is dict or kind is list:
+                    copy: Any = {} if kind is dict else []
+                    target[key] = copy
+                    stack.append((value, copy))
+                else:
+                    target[key] = value
+        else:
+            for value in source:
+                kind = type(value)
+                if kind is dict or kind is list:
+                    copy = {} if kind is dict else []
+                    target.append(copy)
+                    stack.append((value, copy))
+                else:
+                    target.append(value)
+    return root
+
+
 def _words(masked: Any) -> str:
     """Every searchable string of ``masked``, depth first, up to :data:`EVENT_CHARS`."""
     parts: list[str] = []
@@ -133,12 +167,15 @@ def extract(event: Any) -> IndexedEvent | None:
         return None
     kind = _short(fields.get("kind")) or "RawEvent"
     stamp = fields.get("timestamp")
-    masked = redact(fields, cut=(FIELD_CHARS, FIELD_CHARS))
-    text = "" if kind in QUIET_KINDS else _words(masked)
+    if kind in QUIET_KINDS:  # no words: nothing of it is read, nothing masked
+        text, tool = "", ""
+    else:
+        masked = redact(_pruned(fields), cut=(FIELD_CHARS, FIELD_CHARS))
+        text, tool = _words(masked), _short(masked.get("tool_name"))
     return IndexedEvent(
         event_id=event_id,
         kind=kind,
-        tool=_short(masked.get("tool_name")),
+        tool=tool,
         source=_short(fields.get("source")),
         time=event_time(stamp),
         stamp=stamp if type(stamp) is str else "",
