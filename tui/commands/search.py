@@ -172,10 +172,8 @@ def results_lines(found: Any) -> list[str]:
         lines.append("no match")
     more = " (more hits than --limit: narrow the search or raise it)" if found.limited else ""
     lines.append(f"{found.hits} hit(s) in {len(found.groups)} conversation(s){more}")
-    if found.ranked_among:
-        lines.append(
-            f"best first among the newest {found.ranked_among:,} matches (--newest: newest first)"
-        )
+    if found.newest_over:
+        lines.append(f"newest first: more than {found.newest_over:,} matches to weigh")
     lines.append(f"index: {found.status.words()}")
     return lines
 
@@ -186,7 +184,7 @@ def results_json(found: Any) -> dict[str, Any]:
         "query": found.query,
         "hits": found.hits,
         "limited": found.limited,
-        "ranked_among_newest": found.ranked_among,
+        "newest_first_over": found.newest_over,
         "index": {
             "conversations": status.conversations,
             "indexed": status.current,

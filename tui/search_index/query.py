@@ -20,7 +20,7 @@ from .store import IndexStatus, SearchIndex, time_rowid
 
 HIGHLIGHT_ON, HIGHLIGHT_OFF = "\x01", "\x02"  # never in stored text (it is cleaned)
 SNIPPET_TOKENS = 14
-#: Matches weighed for "best first": the newest this many (see ``search``).
+#: Matches up to which "best first" weighs them (see ``search``); past it, newest first.
 RANKED = 2_000
 FILTERS = ("kind", "tool", "source", "in", "since", "until")
 _TOKEN = re.compile(r'(-?)(?:(\w+):"([^"]*)"?|(\w+):(\S+)|"([^"]*)"?|(\S+))')
@@ -151,7 +151,7 @@ class Results:
     hits: int
     limited: bool  # more hits than the limit
     status: IndexStatus
-    ranked_among: int | None = None  # best first among the newest this many matches
+    newest_over: int | None = None  # more matches than this: newest first, not best
 
 
 def snippet_pieces(marked: str) -> tuple[tuple[str, bool], ...]:
@@ -199,9 +199,10 @@ def search(
     """The hits of ``text`` (at most ``limit``), grouped by conversation in the order of
     their best hit: by relevance, or ``newest`` first (always so with filters alone).
 
-    Relevance is weighed among the newest :data:`RANKED` matches: a word in a third of a
-    million events would otherwise be scored whole at every keystroke. Newest first is the
-    index's own order (row ids are times, ``store.TIME_SHIFT``), so it costs the hits only."""
+    Relevance (bm25) reads every match to weigh a word's rarity: for a word in a third of a
+    million events that is tens of milliseconds at every keystroke. So past :data:`RANKED`
+    matches the hits are the newest, which is the index's own order (row ids are times,
+    ``store.TIME_SHIFT``) and costs only the hits read (``Results.newest_over`` says so)."""
     query = parse_query(text, now)
     status = index.status()
     if query.empty:
@@ -209,7 +210,7 @@ def search(
     where, params = _where(query)
     on = f"'{HIGHLIGHT_ON}'", f"'{HIGHLIGHT_OFF}'"
     columns = "c.id, c.title, e.event_id, e.kind, e.tool, e.source, e.ts"
-    ranked_among = None
+    newest_over = None
     if query.match:
         body = (
             " FROM words JOIN events e ON e.rowid = words.rowid"
@@ -219,15 +220,14 @@ def search(
         params.insert(0, query.match)
         order = "words.rowid DESC"
         if not newest:
-            order = "rank"
-            edge = index.read(
+            many = index.read(
                 f"SELECT words.rowid{body} ORDER BY words.rowid DESC LIMIT 1 OFFSET ?",
                 [*params, RANKED - 1],
             )
-            if edge:  # more matches than are weighed: the newest of them
-                body += " AND words.rowid >= ?"
-                params.append(edge[0][0])
-                ranked_among = RANKED
+            if many:  # weighing reads every match: newest first (the index's own order)
+                newest_over = RANKED
+            else:
+                order = "rank"
         sql = f"SELECT {columns}, snippet(words, 0, {on[0]}, {on[1]}, '…', {SNIPPET_TOKENS})"
         sql += body
     else:
@@ -247,4 +247,4 @@ def search(
         hit = Hit(cid, title or "", event_id, kind, tool, source, ts, snippet_pieces(snippet or ""))
         group.hits.append(hit)
     hits = min(len(rows), limit)
-    return Results(text, list(groups.values()), hits, limited, status, ranked_among)
+    return Results(text, list(groups.values()), hits, limited, status, newest_over)

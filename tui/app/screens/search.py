@@ -139,8 +139,8 @@ class SearchScreen(Screen):
                 if found.hits
                 else "no match"
             )
-            if found.ranked_among:
-                parts.append(f"best of the newest {found.ranked_among:,} matches")
+            if found.newest_over:
+                parts.append(f"newest first (over {found.newest_over:,} matches)")
         elif not self._query.strip():
             parts.append("type to search every conversation")
         progress = self.app.search.progress
