@@ -6,7 +6,8 @@ search screen first asks for it and opened anew after a switch of profile. Filli
 an async worker on the app's loop: the requests are the client's, masking and writing each
 page run in a thread (``tui.search_index.fill``), so the screen never waits on it. Whoever
 shows the progress listens (:meth:`listen`); the fill goes on when the search screen is
-closed, and a search screen opened again starts another (incremental: only what changed).
+closed; while a search screen is shown another starts now and then (incremental: only the
+conversations that changed are read, a live run's new events among them).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class AppSearch:
         self.index: SearchIndex | None = None
         self.problem: str | None = None  # why there is no index (no FTS5, locked…)
         self.progress: FillProgress | None = None
+        self.rounds = 0  # fills that ended (a later one that finds nothing new is not said)
         self._worker: Any = None
         self._listeners: list[Listener] = []
 
@@ -58,6 +60,7 @@ class AppSearch:
         if self.index is not None:
             self.index.close()
         self.source, self.index, self.problem, self.progress = source, None, None, None
+        self.rounds = 0
         try:
             self.index = SearchIndex(index_path(source))
         except IndexUnavailable as exc:
@@ -83,6 +86,7 @@ class AppSearch:
     async def _run(self, filler: IndexFiller) -> None:
         try:
             await filler.run()
+            self.rounds += 1
         except Exception as exc:  # noqa: BLE001 - said where the progress is, never raised
             filler.progress.failed.append(f"the fill stopped: {exc}")
             filler.progress.listing = False

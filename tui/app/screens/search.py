@@ -5,7 +5,9 @@ What is typed is searched in the local index (``tui.search_index``) as it is typ
 thread worker (only the newest query's hits are shown); the hits are grouped by
 conversation with the words that matched picked out (``widgets/search_results.py``). The
 index fills in the background meanwhile (``search_fill.py``), its progress on the status
-line ("indexed 312 of 1,040 conversations"), and the hits are asked again as it grows.
+line ("indexed 312 of 1,040 conversations"), and the hits are asked again as it grows;
+while the screen is shown it is brought up to date every :data:`REFILL_S` seconds (a live
+run's new output is found while it runs).
 ``enter`` opens the conversation over this screen at the hit's event (the conversation
 screen's "go to event", as insights' rows do); ``escape`` back to this screen, then to
 the list.
@@ -29,6 +31,7 @@ from ..widgets.search_results import SearchResults
 
 LIMIT = 200  # hits asked for (grouped, a screen or a few of them)
 REFRESH_S = 1.0  # while the index grows, the hits are asked again at most this often
+REFILL_S = 10.0  # while shown, the index is brought up to date this often (what changed)
 HINT = 'words, "a phrase", prefix*, -not, kind: tool: source: in:"title" since:7d until:DATE'
 
 
@@ -70,6 +73,7 @@ class SearchScreen(Screen):
                 index.notice = None
             self._unlisten = search_state.listen(self._filled)
             search_state.fill()
+            self.set_interval(REFILL_S, search_state.fill)
         self._say()
         self.ask(self._query)
 
@@ -143,11 +147,13 @@ class SearchScreen(Screen):
                 parts.append(f"newest first (over {found.newest_over:,} matches)")
         elif not self._query.strip():
             parts.append("type to search every conversation")
-        progress = self.app.search.progress
-        if progress is not None and not progress.done:
+        state = self.app.search
+        progress = state.progress
+        working = progress is not None and not progress.done
+        if working and (state.rounds == 0 or progress.events):  # a refill finding nothing: quiet
             parts.append(progress.words() + "…")
-        elif self.app.search.index is not None:
-            parts.append(self.app.search.index.status().words(size=False))
+        elif state.index is not None:
+            parts.append(state.index.status().words(size=False))
         status.update(" · ".join(parts))
         status.set_class(bool(self._problem), "-error")
 
