@@ -119,3 +119,41 @@ def test_the_search_screen_snapshot(snap_compare, demo, size):
         await settled(pilot)
 
     assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=size)
+
+
+async def test_new_events_are_found_after_a_refill(demo):
+    """What a run adds after the first fill (its conversation's ``updated_at`` moves) is
+    found once the index is brought up to date, as the screen's refill timer does."""
+    server, names = demo
+    app = make_app(server.base_url)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _search(pilot, "quokkaland")
+        assert not screen._results.groups
+        cid = names["hello"]
+        store = server.store
+        store.append_events(
+            cid,
+            [
+                {
+                    "id": "late-output",
+                    "timestamp": "2026-11-21T11:59:00",
+                    "source": "agent",
+                    "kind": "MessageEvent",
+                    "llm_message": {
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": "deployed to quokkaland"}],
+                    },
+                    "parent_id": None,
+                }
+            ],
+        )
+        store.put_conversation(
+            {**store.get_conversation(cid), "updated_at": "2026-11-21T11:59:01Z"}
+        )
+        rounds = app.search.rounds
+        app.search.fill()
+        await wait_for(lambda: app.search.rounds > rounds, pilot=pilot)
+        await wait_for(lambda: screen._results.groups, pilot=pilot)
+        hit = screen._results.groups[0].hits[0]
+        assert (hit.conversation, hit.event_id) == (cid, "late-output")
+        assert "quokkaland" in screen_text(app)
