@@ -4,7 +4,8 @@ One :class:`AppSearch` per app. Its index is the one ``ohtui search`` uses for t
 server (:func:`source_of`: a folder root, the bundled demo, else the URL), opened when the
 search screen first asks for it and opened anew after a switch of profile. Filling runs as
 an async worker on the app's loop: the requests are the client's, masking and writing each
-page run in a thread (``tui.search_index.fill``), so the screen never waits on it. Whoever
+page run in a thread (``tui.search_index.fill``), so the screen never waits on it; it is
+held between pages while a conversation is shown (its own pages come first). Whoever
 shows the progress listens (:meth:`listen`); the fill goes on when the search screen is
 closed; while a search screen is shown another starts now and then (incremental: only the
 conversations that changed are read, a live run's new events among them).
@@ -49,6 +50,8 @@ class AppSearch:
         self.progress: FillProgress | None = None
         self.rounds = 0  # fills that ended (a later one that finds nothing new is not said)
         self._worker: Any = None
+        self._filler: IndexFiller | None = None
+        self._watching = False  # the screen changes are watched (to hold the fill)
         self._listeners: list[Listener] = []
 
     def current(self) -> SearchIndex | None:
@@ -78,7 +81,11 @@ class AppSearch:
         if index is None or client is None or self.filling:
             return
         filler = IndexFiller(client, index, progress=self._told)
-        self.progress = filler.progress
+        self.progress, self._filler = filler.progress, filler
+        if not self._watching:
+            self._watching = True
+            self.app.screen_change_signal.subscribe(self.app, self._screen_changed)
+        self._screen_changed(self.app.screen)
         self._worker = self.app.run_worker(
             self._run(filler), group="search-fill", exclusive=True, exit_on_error=False
         )
@@ -92,6 +99,14 @@ class AppSearch:
             filler.progress.listing = False
             filler.progress.done = True
             self._told(filler.progress)
+
+    def _screen_changed(self, screen: object) -> None:
+        """Hold the fill while a conversation is shown: its pages come first."""
+        from .screens.conversation import ConversationScreen
+
+        filler = self._filler
+        if filler is not None:
+            (filler.pause if isinstance(screen, ConversationScreen) else filler.resume)()
 
     def stop(self) -> None:
         if self._worker is not None:
