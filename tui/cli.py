@@ -246,6 +246,7 @@ def _run_app(args: argparse.Namespace, local: str | None, folders: Any, zipped: 
             board=BoardOptions.from_settings(
                 resolved.settings.board, all_profiles=args.all_profiles
             ),
+            search_max_bytes=resolved.settings.search_index_mb << 20,
         )
     except InvalidThemeError:
         stop_all()

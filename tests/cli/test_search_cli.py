@@ -82,3 +82,15 @@ def test_a_local_folder_is_searched(tmp_path, capsys):
 def test_a_time_that_is_none_is_a_usage_error(capsys):
     assert main(["search", "since:yesterday"]) == 2
     assert "not a time" in capsys.readouterr().err
+
+
+def test_the_size_bound_comes_from_the_settings(demo, tmp_path, capsys):
+    server, _ = demo
+    config = tmp_path / "config" / "ohtui" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("search_index_mb = 64\n")
+    assert main(["index", "--status", "--url", server.base_url]) == 0
+    assert "(at most 64 MB: search_index_mb)" in capsys.readouterr().out
+    config.write_text("search_index_mb = 1\n")
+    assert main(["index", "--status", "--url", server.base_url]) == 2
+    assert "search_index_mb" in capsys.readouterr().err

@@ -95,6 +95,7 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
         local: bool = False,
         warm_up: Callable[[], object] | None = None,
         board: BoardOptions | None = None,
+        search_max_bytes: int | None = None,
     ) -> None:
         super().__init__()
         if (client is None) == (client_factory is None):
@@ -124,7 +125,7 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
         self.board_options = board or BoardOptions()
         self.profile = profile
         #: the search index of the server in use, filled in the background (search_fill.py)
-        self.search = AppSearch(self)
+        self.search = AppSearch(self, search_max_bytes)
         self._notice = notice
         self.clock = clock or (lambda: datetime.now(UTC))
         self._on_exit = on_exit

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tui.search_index import (
+    DEFAULT_MAX_BYTES,
     FillProgress,
     IndexFiller,
     IndexUnavailable,
@@ -42,8 +43,9 @@ def source_of(app: Any) -> str:
 class AppSearch:
     """The index of the server in use and its background fill (see the module doc)."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, max_bytes: int | None = None) -> None:
         self.app = app
+        self.max_bytes = max_bytes or DEFAULT_MAX_BYTES  # ``search_index_mb`` of the settings
         self.source: str | None = None
         self.index: SearchIndex | None = None
         self.problem: str | None = None  # why there is no index (no FTS5, locked…)
@@ -65,7 +67,7 @@ class AppSearch:
         self.source, self.index, self.problem, self.progress = source, None, None, None
         self.rounds = 0
         try:
-            self.index = SearchIndex(index_path(source))
+            self.index = SearchIndex(index_path(source), max_bytes=self.max_bytes)
         except IndexUnavailable as exc:
             self.problem = str(exc)
         return self.index

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
 import json
 import sys
 from datetime import UTC, datetime
@@ -23,6 +25,8 @@ from tui.text import say
 
 from .connect import load_settings, make_client, quiet_client_logs
 from .target import OpenFolder
+
+DEFAULT_MB = 1024  # the settings' default bound of an index (search_index_mb)
 
 
 def index_source(args: argparse.Namespace, resolved: Any) -> str:
@@ -78,13 +82,19 @@ def run_index_command(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     opened = _open(args, open_folder, prog) if fill else None
     if isinstance(opened, int):
         return opened
-    source = (
-        opened[2]
-        if opened
-        else index_source(args, None if args.local else load_settings(args, prog))
-    )
+    resolved = opened[3] if opened else None
+    if resolved is None:
+        if args.local:  # a folder's run reads the settings for the index's bound only
+            with contextlib.redirect_stderr(io.StringIO()):
+                resolved = load_settings(args, prog)
+        else:
+            resolved = load_settings(args, prog)
+            if resolved is None:
+                return 2
+    source = opened[2] if opened else index_source(args, resolved)
+    max_mb = resolved.settings.search_index_mb if resolved is not None else DEFAULT_MB
     try:
-        index = SearchIndex(index_path(source))
+        index = SearchIndex(index_path(source), max_bytes=max_mb << 20)
     except IndexUnavailable as exc:
         if opened and opened[1] is not None:
             opened[1]()
@@ -101,7 +111,7 @@ def run_index_command(args: argparse.Namespace, open_folder: OpenFolder) -> int:
                 return code
         if not searching:
             say(index.status().words())
-            say(f"  {index.path}")
+            say(f"  {index.path} (at most {max_mb:,} MB: search_index_mb)")
             return 0
         try:
             found = search_index(index, text, limit=args.limit, newest=args.newest)
