@@ -33,6 +33,7 @@ from .profiles import kind as profile_kind
 from .refusals import RefusedKeys
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen, keys_sent
+from .search_fill import AppSearch
 from .server_marks import server_mark
 from .themes import DEFAULT_THEME, load_themes, variable_defaults
 
@@ -94,6 +95,7 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
         local: bool = False,
         warm_up: Callable[[], object] | None = None,
         board: BoardOptions | None = None,
+        search_max_bytes: int | None = None,
     ) -> None:
         super().__init__()
         if (client is None) == (client_factory is None):
@@ -122,6 +124,8 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
         #: the board of running agents (key 3): ``[board]`` of the config, ``--all-profiles``
         self.board_options = board or BoardOptions()
         self.profile = profile
+        #: the search index of the server in use, filled in the background (search_fill.py)
+        self.search = AppSearch(self, search_max_bytes)
         self._notice = notice
         self.clock = clock or (lambda: datetime.now(UTC))
         self._on_exit = on_exit
