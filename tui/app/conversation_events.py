@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tui.client.kinds import ServerKind
 from tui.client.paging import PageTrail, event_mark
 from tui.models import EventTree
 
@@ -66,6 +67,15 @@ __all__ = [
 ]
 
 
+def history_by_time(client: OpenHandsClient | None, *, local: bool = False) -> bool:
+    """Whether the server sorts a conversation's history by timestamp (an app server, the
+    reference server, a shared link) rather than serving its log as it is (an agent server,
+    local folders): where live rows go (``live_placing.py``). No client: the log."""
+    if client is None or local:
+        return False
+    return client.kind is not ServerKind.AGENT
+
+
 class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
     """One conversation's events as the screen holds them (see the module docstring)."""
 
@@ -78,8 +88,12 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         backoff: Backoff | None = None,
         on_retry: RetryNotice | None = None,
         clock: Callable[[], float] = time.monotonic,
+        by_time: bool | None = None,
     ) -> None:
         self.client = client
+        #: the server sorts its history by timestamp, so live rows go in by theirs
+        #: (``live_placing.py``); None: as the client's kind says (:func:`history_by_time`)
+        self.by_time = history_by_time(client) if by_time is None else by_time
         self.clock = clock
         self._waits: list[Waiting] = []  # loads on their way, oldest first
         self.conversation_id = conversation_id
@@ -88,17 +102,17 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         self.on_retry = on_retry
         #: the conversation's record (title, statuses, cost), once loaded; None for shared links
         self.record: AppConversation | None = None
-        self.base = PagedWindow(EventQuery())
+        self.base = self._window(EventQuery())
         self._cache = EventCache()
         #: events asked for per page: fewer after heavy pages (see PAGE_BYTES)
         self.page_size = PAGE
         self._closed = False
-        self._by_tool_call: dict[str, int | list[int]] = {}
+        self._by_tool_call: dict[str, EventRow | list[EventRow]] = {}
         #: actions by id and what answers them (confirmation, pairing, security verdicts)
         self.actions = ActionIndex()
         #: (timestamp, cost, tokens) of the newest stats among the loaded events
         self.newest_stats: tuple[str, float, int] | None = None
-        self._result_at: dict[str, int] = {}  # action id → its result's position in base
+        self._result_at: dict[str, EventRow] = {}  # action id → its result's row
         self.tree: EventTree | None = None
         self._tree_size = -1
         self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
@@ -107,6 +121,9 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         self._count_news = asyncio.Event()
         #: the index's pages, fetched ahead and read in the helper process (page_pipeline.py)
         self.pipeline = PagePipeline(client, conversation_id)
+
+    def _window(self, query: EventQuery) -> PagedWindow:
+        return PagedWindow(query, by_time=self.by_time)
 
     def close(self) -> None:
         """The screen is gone: loads waiting to try again give up instead."""
@@ -203,7 +220,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         later: Callable[[Callable[[], None]], object] | None = None,
         first_rows: int | None = None,
     ) -> PagedWindow:
-        window = self.base if query == self.base.query else PagedWindow(query)
+        window = self.base if query == self.base.query else self._window(query)
         limit = None if window is self.base else first_rows  # the index's pages stay full
 
         async def count() -> None:
@@ -416,7 +433,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         """Show the history raw or folded: a new base index, walked anew (the rows differ,
         and so do their positions, which the tree and pairing are keyed by)."""
         if raw != self.raw:
-            self.base = PagedWindow(EventQuery(raw=raw))
+            self.base = self._window(EventQuery(raw=raw))
             self._by_tool_call.clear()
             self._result_at.clear()
             self.tree, self._tree_size = None, -1

@@ -38,7 +38,7 @@ class LiveRows:
 
         def _row(self, event: AnyEvent) -> EventRow: ...
         def _made_row(self, args: tuple[Any, ...], pickled: bytes | None) -> EventRow: ...
-        def _index_pairs(self, start: int) -> None: ...
+        def _index_live(self, rows: list[EventRow]) -> None: ...
 
     def add_live(
         self,
@@ -73,12 +73,15 @@ class LiveRows:
             else:
                 fresh.append(row)
                 kept.append((source, frame))
-        before = len(self.base.head)
-        taken = dict(self.base.take_live(fresh))
+        placed = self.base.take_live(fresh)  # in the history's order (live_placing.py)
+        taken = dict(placed)
         for index, row in enumerate(fresh):  # a duplicate's event under its own key
             self._keep(row_key(taken.get(index, row)), *kept[index])
         if self.base.complete:
-            self._index_pairs(before)
+            self._index_live([row for _, row in placed])
+            moved = self.base.inserted_at
+            if moved is not None and self._tree_size > moved:
+                self._tree_size = -1  # rows moved down under the tree: built again
         for window in windows:  # a view without a server-side filter takes them too
             if window is not self.base and window.query.takes_live:
                 window.append_live(fresh)

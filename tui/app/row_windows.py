@@ -13,6 +13,7 @@ from typing import Any
 
 from .duplicate_rows import DuplicateRow
 from .event_query import FOLDED_COUNTED_KIND, EventQuery
+from .live_placing import NEWEST, LivePlacing
 from .rows import EventRow
 from .step_rows import LIVE, FoldedRow, StepFold, StepRow, step_of
 
@@ -26,7 +27,7 @@ def _time(row: EventRow) -> str:
 
 
 @dataclass
-class PagedWindow:
+class PagedWindow(LivePlacing):
     """The rows of one :class:`EventQuery`, loaded from both ends.
 
     A folding window (``query.folds``) leaves transient rows out as pages arrive; a shaped
@@ -63,6 +64,11 @@ class PagedWindow:
     #: reuse, and gone with the window
     trails: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     locks: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: live rows go in by timestamp (the server sorts its history so), else at the end
+    #: (its history is its log): ``live_placing.py``
+    by_time: bool = False
+    placed_live: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
+    inserted_at: int | None = None
 
     def __post_init__(self) -> None:
         if self.raw_total is None:
@@ -239,6 +245,7 @@ class PagedWindow:
         rows: list[EventRow],
         other_end: EventRow | None,
         side: str | None = None,
+        before: object = NEWEST,
     ) -> tuple[list[tuple[int, EventRow]], bool]:
         """Append ``rows`` to one side (folded ones left out, counted); True when this
         walk reached the other side's end.
@@ -246,12 +253,14 @@ class PagedWindow:
         The two walks meet where this page reaches the last row the other walk met (same
         id and time): the rest of the page is already there. Any other id seen before is
         a second event carrying it: kept, as a :class:`DuplicateRow` (never dropped, or the
-        list would stay one row short of the server's count)."""
+        list would stay one row short of the server's count). A row taken live meanwhile
+        is already here: left (and not counted again). ``before``: for a live row, the row
+        before it in the window (by default the newest)."""
         taken: list[tuple[int, EventRow]] = []
         query, counted, seen, shape = self.query, self._counted, self.seen, self.fold
         transient, kinds, new = query.folds, query.kinds, 0
         if shape is not None:  # where a live event's plumbing folds without a step
-            newest = self._newest() if side == LIVE else None
+            newest = (self._newest() if before is NEWEST else before) if side == LIVE else None
             home = self._live_home() if side == LIVE else LIVE
             shape.live_last = None
         try:
@@ -265,6 +274,9 @@ class PagedWindow:
                             and row.timestamp == other_end.timestamp
                         ):
                             return taken, True
+                        placed = self.placed_live
+                        if placed and side != LIVE and (row_id, row.timestamp, row.kind) in placed:
+                            continue
                         copy = self.copies[row_id] = self.copies.get(row_id, 1) + 1
                         row = DuplicateRow(row, copy)
                     self.ids.add(row_id)
@@ -326,6 +338,7 @@ class PagedWindow:
         if self.tail:
             self.head.extend(reversed(self.tail))
             self.tail = []
+        self.joined_in_time()
         if fold is not None:
             fold.lead(self.head)
         self.raw_total = self.raw_head + self.raw_tail
@@ -367,51 +380,6 @@ class PagedWindow:
         old = rows[i]
         rows[i] = DuplicateRow(row, old.copy) if isinstance(old, DuplicateRow) else row
         return old
-
-    def append_live(self, rows: list[EventRow]) -> int:
-        """Rows that arrived live (newest); returns how many were new (and shown)."""
-        return len(self.take_live(rows))
-
-    def take_live(self, rows: list[EventRow]) -> list[tuple[int, EventRow]]:
-        """:meth:`append_live`, saying which rows it took: ``(index in rows, row)``, the row
-        marked when it is another event reusing an id already here (``duplicate_rows.py``)."""
-        if not self.complete and self.total is None and not self.query.descending:
-            return []  # nowhere to put them yet: the head walk brings them in their place
-        # a live copy of an event already here is replaced (the store does that), never a
-        # second row; another event with a known id is one. A steps view holds events that
-        # are no row of their own (results, plumbing): any id it has seen is a copy there.
-        if self.fold is not None:
-            new = [(at, r) for at, r in enumerate(rows) if r.id is None or r.id not in self.ids]
-        else:
-            new = [
-                (at, r)
-                for at, r in enumerate(rows)
-                if r.id is None or self.find_copy(r.id, r.timestamp, r.kind) is None
-            ]
-        if not new:
-            return []
-        fresh: list[EventRow] = []
-        taken = self._add(fresh, [r for _, r in new], None, LIVE)[0]
-        count = len(new)
-        if self.query.descending:
-            # newest first: live rows go on top, shifting everything down
-            self.head[0:0] = list(reversed(fresh))
-            self.raw_head += count
-            if self.fold is not None:
-                self.fold.shifted("head", len(fresh))
-        elif self.complete:
-            self.head.extend(fresh)
-            self.raw_head += count
-        else:
-            self.tail[0:0] = list(reversed(fresh))
-            self.raw_tail += count
-            if self.fold is not None:
-                self.fold.shifted("tail", len(fresh))
-        if self.raw_total is not None:
-            self.raw_total += count
-        if self.total is not None:
-            self.total += len(fresh)
-        return [(new[index][0], row) for index, row in taken]
 
 
 class PathWindow:

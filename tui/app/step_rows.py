@@ -306,6 +306,19 @@ class StepFold:
             self.folded_in -= len(waited)
             rows.extend(StepRow.of(row) for row in (reversed(waited) if descending else waited))
 
+    def split(self, before: EventRow | None, step: StepRow) -> None:
+        """``step`` was placed after ``before`` (a live row, by time): the plumbing folded
+        under the step there that is stamped after it goes under it, as a walk in time
+        order would have folded it (an open step keeps what it shows)."""
+        prev = step_of(before)
+        if prev is None or prev is step or prev.opened or not prev.folded:
+            return
+        stamp = step.timestamp
+        later = [row for row in prev.folded if row.timestamp > stamp]
+        if later:
+            prev.folded = [row for row in prev.folded if row.timestamp <= stamp] or None
+            step.fold(later)
+
     def shifted(self, side: str, count: int, after: int = -1) -> None:
         """``count`` rows went into ``side``'s rows (or out, if negative) after its row
         ``after`` (-1: at its front): what waits there to be placed moves with them."""

@@ -1,0 +1,215 @@
+"""Where a live row goes in a window: in the history's own order, not the stream's.
+
+Part of :class:`~tui.app.row_windows.PagedWindow` (which provides what is declared here).
+A window's history comes in its server's order, and a live row must land where a page
+would have put it, or the list reads differently once the conversation is opened again:
+
+* an agent server's (and a local folder's) history is its log, and its stream sends the
+  log in order: a live row goes at the newest end (``by_time`` False);
+* an app server's history is sorted by timestamp (the reference server's too, the log's
+  position breaking ties) while its sandbox's stream sends the log: a stats update logged
+  after a step but stamped before it belongs above that step. A live row goes after every
+  row stamped at or before it (``by_time``): found from the newest end, a step or two
+  back nearly always, by bisection where it is further, never a scan of the window.
+
+A steps view keeps its fold right wherever the row lands: plumbing folds under the step
+before it in time; a new step takes the plumbing folded under the step before it that
+is stamped after it; an open step's rows are never split. While a window is still being
+walked, the live rows it holds are marked, so a page that brings one again leaves it
+(``placed_live``) and the walks' join puts any the head walk overtook in their place.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import TYPE_CHECKING
+
+from .step_rows import LIVE, FoldedRow, StepFold, StepRow
+
+if TYPE_CHECKING:
+    from .event_query import EventQuery
+    from .rows import EventRow
+
+#: ``_add``'s ``before`` when the window works out the row before a live one itself.
+NEWEST = object()
+
+
+def order_key(row: EventRow) -> str:
+    """What orders a window's rows in time: a row's timestamp; a row shown under an open
+    step, its step's (it stays with its step)."""
+    if type(row) is FoldedRow:
+        return row.step.timestamp
+    return row.timestamp
+
+
+def time_place(rows: list[EventRow], stamp: str, newest_first: bool) -> int:
+    """Where a row stamped ``stamp`` goes in ``rows`` (in time order, or newest first):
+    after every row stamped at or before it. Looked for from the newest end, doubling the
+    step (1, 2, 4…), then bisected: O(1) for a row at the end, O(log n) however far."""
+    size = len(rows)
+    if not newest_first:
+        if not size or order_key(rows[-1]) <= stamp:
+            return size
+        high, step = size - 1, 1  # rows[high] is stamped after it
+        low = size - 1 - step
+        while low > 0 and order_key(rows[low]) > stamp:
+            high, step = low, step * 2
+            low = size - 1 - step
+        return bisect_right(rows, stamp, max(low, 0), high, key=order_key)
+    if not size or order_key(rows[0]) <= stamp:
+        return 0
+    low, step = 0, 1  # rows[low] is stamped after it
+    high = step
+    while high < size and order_key(rows[high]) > stamp:
+        low, step = high, step * 2
+        high = low + step
+    high = min(high, size)
+    low += 1
+    while low < high:  # the first row stamped at or before it
+        mid = (low + high) // 2
+        if order_key(rows[mid]) > stamp:
+            low = mid + 1
+        else:
+            high = mid
+    return low
+
+
+class LivePlacing:
+    """Taking live rows into a window (see the module docstring)."""
+
+    query: EventQuery
+    total: int | None
+    head: list[EventRow]
+    tail: list[EventRow]
+    ids: set[str]
+    raw_head: int
+    raw_tail: int
+    raw_total: int | None
+    fold: StepFold | None
+    #: live rows are placed by time (the history is sorted by timestamp), else at the end
+    by_time: bool
+    #: (id, timestamp, kind) of the live rows taken while the window was still walked
+    placed_live: set[tuple[str, str, str]]
+    #: the lowest index of ``head`` a live row went in before rows already there, in the
+    #: last :meth:`take_live` (None: only appended): the store's tree starts again there
+    inserted_at: int | None
+
+    if TYPE_CHECKING:  # provided by PagedWindow
+
+        @property
+        def complete(self) -> bool: ...
+        def find_copy(self, row_id: str, timestamp: str, kind: str) -> object: ...
+        def _add(
+            self,
+            target: list[EventRow],
+            rows: list[EventRow],
+            other_end: EventRow | None,
+            side: str | None = None,
+            before: object = NEWEST,
+        ) -> tuple[list[tuple[int, EventRow]], bool]: ...
+
+    def append_live(self, rows: list[EventRow]) -> int:
+        """Rows that arrived live (newest); returns how many were new (and shown)."""
+        return len(self.take_live(rows))
+
+    def take_live(self, rows: list[EventRow]) -> list[tuple[int, EventRow]]:
+        """:meth:`append_live`, saying which rows it took: ``(index in rows, row)``, the row
+        marked when it is another event reusing an id already here (``duplicate_rows.py``)."""
+        self.inserted_at = None
+        if not self.complete and self.total is None and not self.query.descending:
+            return []  # nowhere to put them yet: the head walk brings them in their place
+        # a live copy of an event already here is replaced (the store does that), never a
+        # second row; another event with a known id is one. A steps view holds events that
+        # are no row of their own (results, plumbing): any id it has seen is a copy there.
+        if self.fold is not None:
+            new = [(at, r) for at, r in enumerate(rows) if r.id is None or r.id not in self.ids]
+        else:
+            new = [
+                (at, r)
+                for at, r in enumerate(rows)
+                if r.id is None or self.find_copy(r.id, r.timestamp, r.kind) is None
+            ]
+        if not new:
+            return []
+        if not self.complete:  # a page may bring them again: it leaves them
+            self.placed_live.update((r.id, r.timestamp, r.kind) for _, r in new if r.id is not None)
+        count = len(new)
+        if self.by_time:
+            taken = self._take_in_time([r for _, r in new])
+        else:
+            taken = self._take_at_end([r for _, r in new])
+        if self.query.descending or self.complete:
+            self.raw_head += count
+        else:
+            self.raw_tail += count
+        if self.raw_total is not None:
+            self.raw_total += count
+        return [(new[index][0], row) for index, row in taken]
+
+    def _take_at_end(self, rows: list[EventRow]) -> list[tuple[int, EventRow]]:
+        """The rows at the newest end, in the order they came (the history is the log)."""
+        fresh: list[EventRow] = []
+        taken = self._add(fresh, rows, None, LIVE)[0]
+        if self.query.descending:
+            # newest first: live rows go on top, shifting everything down
+            self.head[0:0] = list(reversed(fresh))
+            if self.fold is not None:
+                self.fold.shifted("head", len(fresh))
+        elif self.complete:
+            self.head.extend(fresh)
+        else:
+            self.tail[0:0] = list(reversed(fresh))
+            if self.fold is not None:
+                self.fold.shifted("tail", len(fresh))
+        if self.total is not None:
+            self.total += len(fresh)
+        return taken
+
+    def _take_in_time(self, rows: list[EventRow]) -> list[tuple[int, EventRow]]:
+        """Each row after the rows stamped at or before it (see the module docstring)."""
+        descending, complete = self.query.descending, self.complete
+        if descending or not complete:  # newest first: the head, or the tail walk's rows
+            target, side, newest_first = (self.head, "head") if descending else (self.tail, "tail")
+            newest_first = True
+        else:
+            target, side, newest_first = self.head, None, False
+        fold, taken = self.fold, []
+        for index, row in enumerate(rows):
+            at = time_place(target, row.timestamp, newest_first)
+            if newest_first:  # an open step's rows stay together (the step, then them)
+                while side == "tail" and at > 0 and type(target[at - 1]) is FoldedRow:
+                    at -= 1
+                while side == "head" and at < len(target) and type(target[at]) is FoldedRow:
+                    at += 1
+                before = target[at] if at < len(target) else None
+            else:
+                while at < len(target) and type(target[at]) is FoldedRow:
+                    at += 1
+                before = target[at - 1] if at > 0 else None
+            fresh: list[EventRow] = []
+            for _, got in self._add(fresh, [row], None, LIVE, before)[0]:
+                taken.append((index, got))
+            if not fresh:  # folded, joined its action, or left out by a filter
+                continue
+            step = fresh[0]
+            target.insert(at, step)
+            if self.total is not None:
+                self.total += 1
+            if fold is not None:
+                if side is not None:
+                    fold.shifted(side, 1, at - 1)
+                if isinstance(step, StepRow):
+                    fold.split(before, step)
+            if side is None and at < len(target) - 1:
+                self.inserted_at = at if self.inserted_at is None else min(self.inserted_at, at)
+        return taken
+
+    def joined_in_time(self) -> None:
+        """The walks joined into one head: live rows the head walk overtook (its pages
+        brought rows stamped after them) go in their place, as a page would have put them."""
+        if not self.by_time or not self.placed_live:
+            return
+        head = self.head
+        if any(order_key(head[i]) > order_key(head[i + 1]) for i in range(len(head) - 1)):
+            head.sort(key=order_key)  # stable: ties keep their order, a step's rows follow it
+        self.placed_live = set()
