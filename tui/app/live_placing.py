@@ -24,7 +24,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
-from .step_rows import LIVE, FoldedRow, StepFold, StepRow
+from .step_rows import LIVE, FoldedRow, StepFold, StepRow, members
 
 if TYPE_CHECKING:
     from .event_query import EventQuery
@@ -42,10 +42,11 @@ def order_key(row: EventRow) -> str:
     return row.timestamp
 
 
-def time_place(rows: list[EventRow], stamp: str, newest_first: bool) -> int:
+def time_place(rows: list[EventRow], stamp: str, newest_first: bool, older: bool = False) -> int:
     """Where a row stamped ``stamp`` goes in ``rows`` (in time order, or newest first):
-    after every row stamped at or before it. Looked for from the newest end, doubling the
-    step (1, 2, 4…), then bisected: O(1) for a row at the end, O(log n) however far."""
+    after every row stamped at or before it (``older``: before those stamped the same, for
+    a walk back in time). Looked for from the newest end, doubling the step (1, 2, 4…),
+    then bisected: O(1) for a row at the end, O(log n) however far."""
     size = len(rows)
     if not newest_first:
         if not size or order_key(rows[-1]) <= stamp:
@@ -56,18 +57,23 @@ def time_place(rows: list[EventRow], stamp: str, newest_first: bool) -> int:
             high, step = low, step * 2
             low = size - 1 - step
         return bisect_right(rows, stamp, max(low, 0), high, key=order_key)
-    if not size or order_key(rows[0]) <= stamp:
+
+    def newer(row: EventRow) -> bool:  # goes before it
+        key = order_key(row)
+        return key >= stamp if older else key > stamp
+
+    if not size or not newer(rows[0]):
         return 0
-    low, step = 0, 1  # rows[low] is stamped after it
+    low, step = 0, 1  # rows[low] goes before it
     high = step
-    while high < size and order_key(rows[high]) > stamp:
+    while high < size and newer(rows[high]):
         low, step = high, step * 2
         high = low + step
     high = min(high, size)
     low += 1
-    while low < high:  # the first row stamped at or before it
+    while low < high:  # the first row that goes after it
         mid = (low + high) // 2
-        if order_key(rows[mid]) > stamp:
+        if newer(rows[mid]):
             low = mid + 1
         else:
             high = mid
@@ -86,6 +92,7 @@ class LivePlacing:
     raw_tail: int
     raw_total: int | None
     fold: StepFold | None
+    opened: int
     #: live rows are placed by time (the history is sorted by timestamp), else at the end
     by_time: bool
     #: (id, timestamp, kind) of the live rows taken while the window was still walked
@@ -106,6 +113,7 @@ class LivePlacing:
             other_end: EventRow | None,
             side: str | None = None,
             before: object = NEWEST,
+            hold_at: int | None = None,
         ) -> tuple[list[tuple[int, EventRow]], bool]: ...
 
     def append_live(self, rows: list[EventRow]) -> int:
@@ -168,26 +176,34 @@ class LivePlacing:
     def _take_in_time(self, rows: list[EventRow]) -> list[tuple[int, EventRow]]:
         """Each row after the rows stamped at or before it (see the module docstring)."""
         descending, complete = self.query.descending, self.complete
-        if descending or not complete:  # newest first: the head, or the tail walk's rows
-            target, side, newest_first = (self.head, "head") if descending else (self.tail, "tail")
-            newest_first = True
-        else:
-            target, side, newest_first = self.head, None, False
         fold, taken = self.fold, []
         for index, row in enumerate(rows):
-            at = time_place(target, row.timestamp, newest_first)
+            stamp = row.timestamp
+            if descending or not complete:  # newest first: the head, or the tail walk's rows
+                target, side = (self.head, "head") if descending else (self.tail, "tail")
+                newest_first = True
+                if not descending and self._before_the_head(stamp):
+                    target, side, newest_first = self.head, "head", False
+            else:
+                target, side, newest_first = self.head, None, False
+            at = time_place(target, stamp, newest_first)
             if newest_first:  # an open step's rows stay together (the step, then them)
                 while side == "tail" and at > 0 and type(target[at - 1]) is FoldedRow:
                     at -= 1
                 while side == "head" and at < len(target) and type(target[at]) is FoldedRow:
                     at += 1
                 before = target[at] if at < len(target) else None
+                after = target[at - 1] if at > 0 else None
             else:
                 while at < len(target) and type(target[at]) is FoldedRow:
                     at += 1
                 before = target[at - 1] if at > 0 else None
+                after = target[at] if at < len(target) else None
+            # before every row of a whole window: plumbing folds under the first step
+            lead = after if before is None and complete else None
             fresh: list[EventRow] = []
-            for _, got in self._add(fresh, [row], None, LIVE, before)[0]:
+            hold_at = at if fold is not None and not complete else None
+            for _, got in self._add(fresh, [row], None, LIVE, before or lead, hold_at)[0]:
                 taken.append((index, got))
             if not fresh:  # folded, joined its action, or left out by a filter
                 continue
@@ -199,17 +215,47 @@ class LivePlacing:
                 if side is not None:
                     fold.shifted(side, 1, at - 1)
                 if isinstance(step, StepRow):
-                    fold.split(before, step)
+                    fold.split(before, step, lead)
             if side is None and at < len(target) - 1:
                 self.inserted_at = at if self.inserted_at is None else min(self.inserted_at, at)
         return taken
 
+    def _before_the_head(self, stamp: str) -> bool:
+        """A live row stamped before the head walk's newest row (and so before the tail's):
+        it goes among the head's rows, not at the tail's far end."""
+        head, tail = self.head, self.tail
+        if not head or (tail and order_key(tail[-1]) <= stamp):
+            return False
+        return order_key(head[-1]) > stamp
+
     def joined_in_time(self) -> None:
-        """The walks joined into one head: live rows the head walk overtook (its pages
-        brought rows stamped after them) go in their place, as a page would have put them."""
+        """The walks joined into one head (what waited placed): live rows taken meanwhile
+        may sit past rows a walk brought after them, stamped later (the head walk
+        overtook them) or folded by a walk that could not see them. An event log puts
+        them in their place; a steps view is folded again, as one walk forward in time
+        would have folded it. Once per window, O(n log n) then."""
         if not self.by_time or not self.placed_live:
             return
-        head = self.head
-        if any(order_key(head[i]) > order_key(head[i + 1]) for i in range(len(head) - 1)):
-            head.sort(key=order_key)  # stable: ties keep their order, a step's rows follow it
         self.placed_live = set()
+        head, fold = self.head, self.fold
+        if fold is None:
+            if any(order_key(head[i]) > order_key(head[i + 1]) for i in range(len(head) - 1)):
+                head.sort(key=order_key)  # stable: ties keep their order
+            return
+        events = [event for row in head if type(row) is not FoldedRow for event in members(row)]
+        if self.query.descending:
+            events.reverse()
+        events.sort(key=order_key)  # stable: a step's own event before its result
+        again = StepFold(self.query)
+        side = "tail" if self.query.descending else "head"  # forward in time
+        rows: list[EventRow] = []
+        for event in events:
+            step = again.shape(event, side, rows)
+            if step is not None:
+                rows.append(step)
+        if self.query.descending:
+            rows.reverse()
+        again.lead(rows)
+        head[:] = rows
+        self.fold = again
+        self.opened = 0

@@ -13,7 +13,7 @@ from typing import Any
 
 from .duplicate_rows import DuplicateRow
 from .event_query import FOLDED_COUNTED_KIND, EventQuery
-from .live_placing import NEWEST, LivePlacing
+from .live_placing import NEWEST, LivePlacing, time_place
 from .rows import EventRow
 from .step_rows import LIVE, FoldedRow, StepFold, StepRow, step_of
 
@@ -246,6 +246,7 @@ class PagedWindow(LivePlacing):
         other_end: EventRow | None,
         side: str | None = None,
         before: object = NEWEST,
+        hold_at: int | None = None,
     ) -> tuple[list[tuple[int, EventRow]], bool]:
         """Append ``rows`` to one side (folded ones left out, counted); True when this
         walk reached the other side's end.
@@ -255,10 +256,17 @@ class PagedWindow(LivePlacing):
         a second event carrying it: kept, as a :class:`DuplicateRow` (never dropped, or the
         list would stay one row short of the server's count). A row taken live meanwhile
         is already here: left (and not counted again). ``before``: for a live row, the row
-        before it in the window (by default the newest)."""
+        before it in the window (by default the newest); ``hold_at``: where a live result
+        waits for its action while the window is walked (``StepFold.shape``)."""
         taken: list[tuple[int, EventRow]] = []
         query, counted, seen, shape = self.query, self._counted, self.seen, self.fold
         transient, kinds, new = query.folds, query.kinds, 0
+        # live rows taken meanwhile (by time) may be stamped between the walks' rows: the
+        # tail walk's rows go by their time too, and the head walk takes the live rows at
+        # the tail's far end it passes (a steps view's join puts its rows in order)
+        by_time = self.by_time and bool(self.placed_live) and shape is None
+        back_in_time = by_time and side == "tail"
+        passing = by_time and side == "head"
         if shape is not None:  # where a live event's plumbing folds without a step
             newest = (self._newest() if before is NEWEST else before) if side == LIVE else None
             home = self._live_home() if side == LIVE else LIVE
@@ -293,14 +301,19 @@ class PagedWindow(LivePlacing):
                     continue
                 if shape is not None:
                     taken.append((index, row))  # cached: it may join a step
-                    step = shape.shape(row, side or LIVE, target, newest, home)
+                    step = shape.shape(row, side or LIVE, target, newest, home, hold_at)
                     if step is None:
                         self.folded += 1
                     else:
                         target.append(step)
                 elif kinds and kind not in kinds:
                     self.folded += 1
+                elif back_in_time:  # past live rows stamped before it: in its place
+                    target.insert(time_place(target, row.timestamp, True, older=True), row)
+                    taken.append((index, row))
                 else:
+                    if passing:
+                        self._pass_live(row.timestamp)
                     target.append(row)
                     taken.append((index, row))
             return taken, False
@@ -309,6 +322,13 @@ class PagedWindow(LivePlacing):
                 self.raw_head += new
             elif side == "tail":
                 self.raw_tail += new
+
+    def _pass_live(self, stamp: str) -> None:
+        """The head walk reached ``stamp``: live rows stamped before it, at the tail's far
+        end (they came before the walks met), go before it."""
+        tail = self.tail
+        while tail and tail[-1].timestamp < stamp:
+            self.head.append(tail.pop())
 
     def _newest(self) -> EventRow | None:
         """The newest row loaded next to where live events go (None: none is)."""
@@ -338,9 +358,9 @@ class PagedWindow(LivePlacing):
         if self.tail:
             self.head.extend(reversed(self.tail))
             self.tail = []
-        self.joined_in_time()
         if fold is not None:
             fold.lead(self.head)
+        self.joined_in_time()
         self.raw_total = self.raw_head + self.raw_tail
         self.total = len(self.head)
         self.head_page = self.tail_page = None
