@@ -214,7 +214,7 @@ def test_a_stats_update_stamped_before_its_step_goes_above_it_in_both_views() ->
     store._index_pairs(0)
     steps = store._window(READING)
     steps.add_head([store._row(e) for e in first], None)
-    store.build_tree()
+    built = store.build_tree()
     live = [  # the log's order
         action("a1", 10.0, "echo hi 1"),
         stats("s1", 9.5),  # logged after the action, stamped before it
@@ -227,8 +227,10 @@ def test_a_stats_update_stamped_before_its_step_goes_above_it_in_both_views() ->
     assert steps_of(steps) == [("u", None, []), ("a0", "o0", ["s1"]), ("a1", "o1", ["s2"])]
     assert store._result_at["a1"].id == "o1" and store._result_at["a0"].id == "o0"
     assert store.pending_actions() == []
-    tree = store.build_tree()  # built again: rows moved under it
+    tree = store.build_tree()  # cut back to where the rows moved, extended from there
+    assert tree is built and tree.cuts == 1
     assert list(tree.ids) == [r.id for r in store.base.head]
+    assert [tree.ids[p] for p in tree.path_to(len(tree) - 1)] == [r.id for r in store.base.head]
 
 
 def test_a_step_that_lands_before_the_newest_takes_the_plumbing_stamped_after_it() -> None:

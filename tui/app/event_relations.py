@@ -31,6 +31,9 @@ class EventRelations:
     actions: ActionIndex
     tree: EventTree | None
     _tree_size: int
+    #: where the base window's rows moved since the tree was built (a live row went in
+    #: before them): the tree is cut back there (None: rows were only appended)
+    _tree_cut: int | None = None
     #: tool_call_id → its one row, or each (most calls have one or two), built when first
     #: needed (see _with_tool_call). Rows, not positions: a live row may land before rows
     #: already indexed (``live_placing.py``), which moves them
@@ -155,9 +158,13 @@ class EventRelations:
     # --- tree ------------------------------------------------------------------------------
 
     def build_tree(self) -> EventTree:
-        """The tree over the base index, extended to its newest rows (log order = ascending
-        timestamps): O(new rows) when rows were only appended, else built anew."""
+        """The tree over the base index, extended to its newest rows: O(new rows) when rows
+        were only appended, or a live row went in a few rows before the end (the tree is
+        cut back to it first: ``EventTree.truncate``), else built anew."""
         rows = self.base.head
+        cut, self._tree_cut = self._tree_cut, None
+        if cut is not None and self.tree is not None and len(self.tree) == self._tree_size:
+            self._tree_size = cut if self.tree.truncate(cut) else -1
         if self.tree is not None and len(rows) == self._tree_size:
             return self.tree
         if (

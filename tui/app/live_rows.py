@@ -33,6 +33,7 @@ class LiveRows:
     base: PagedWindow
     _cache: EventCache
     _tree_size: int
+    _tree_cut: int | None
 
     if TYPE_CHECKING:  # provided by FullEvents and ConversationEvents
 
@@ -80,8 +81,9 @@ class LiveRows:
         if self.base.complete:
             self._index_live([row for _, row in placed])
             moved = self.base.inserted_at
-            if moved is not None and self._tree_size > moved:
-                self._tree_size = -1  # rows moved down under the tree: built again
+            if moved is not None and self._tree_size > moved:  # rows moved under the tree
+                cut = self._tree_cut
+                self._tree_cut = moved if cut is None else min(cut, moved)
         for window in windows:  # a view without a server-side filter takes them too
             if window is not self.base and window.query.takes_live:
                 window.append_live(fresh)
