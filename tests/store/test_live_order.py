@@ -227,8 +227,8 @@ def test_a_stats_update_stamped_before_its_step_goes_above_it_in_both_views() ->
     assert steps_of(steps) == [("u", None, []), ("a0", "o0", ["s1"]), ("a1", "o1", ["s2"])]
     assert store._result_at["a1"].id == "o1" and store._result_at["a0"].id == "o0"
     assert store.pending_actions() == []
-    tree = store.build_tree()  # cut back to where the rows moved, extended from there
-    assert tree is built and tree.cuts == 1
+    tree = store.build_tree()  # the rows moved were not in it yet: extended
+    assert tree is built and tree.cuts == 0
     assert list(tree.ids) == [r.id for r in store.base.head]
     assert [tree.ids[p] for p in tree.path_to(len(tree) - 1)] == [r.id for r in store.base.head]
 
@@ -241,9 +241,13 @@ def test_a_step_that_lands_before_the_newest_takes_the_plumbing_stamped_after_it
         window.add_head([store._row(e) for e in first], None)
     store.add_live([stats("s0", 8.0), stats("s1", 4.0)], [steps])  # both fold under a0
     assert steps_of(steps) == [("u", None, []), ("a0", None, ["s0", "s1"])]
+    built = store.build_tree()
     store.add_live([reply("r", 5.0)], [steps])  # logged later, stamped between them
     assert steps_of(steps) == [("u", None, []), ("a0", None, ["s1"]), ("r", None, ["s0"])]
     assert [r.id for r in store.base.head] == ["u", "a0", "s1", "r", "s0"]
+    tree = store.build_tree()  # cut back to where the rows moved, extended from there
+    assert tree is built and tree.cuts == 1
+    assert [tree.ids[p] for p in tree.path_to(4)] == ["u", "a0", "s1", "r", "s0"]
 
 
 def test_an_agent_servers_live_rows_go_at_the_end_as_they_came() -> None:
