@@ -160,3 +160,24 @@ async def test_live_rows_while_the_steps_view_is_walked_and_its_newest_page_held
         assert [screen.window.row(i).id for i in range(len(screen.window))] == [
             r.id for r in fresh.base.head
         ]
+
+
+async def test_the_cursor_stays_on_its_event_when_a_live_row_goes_in_above_it(live_server):
+    server, names = live_server()
+    cid = names["live"]
+    app = make_app(server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_live(app, pilot, cid)
+        await event_log(pilot, screen)
+        event_list = screen.query_one(EventList)
+        event_list.cursor = len(screen.window) - 2  # the row before the newest, read
+        await pilot.pause()
+        assert not event_list.at_end
+        read = screen.window.row(event_list.cursor)
+        batch = a_step(server, cid, 1)
+        await asyncio.to_thread(publish, server, cid, batch)
+        total = server.store.count_events(cid)
+        await wait_for(lambda: len(screen.window) == total, pilot=pilot)
+        early = next(i for i in range(total) if screen.window.row(i).id == batch[1]["id"])
+        assert early < event_list.cursor  # it went in above the row read
+        assert screen.window.row(event_list.cursor) is read
