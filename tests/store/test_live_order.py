@@ -311,3 +311,19 @@ def test_placing_a_live_row_reads_a_few_rows_whatever_the_length(monkeypatch) ->
     read.clear()
     window.append_live([EventRow("near", at(99_997.5), "agent", "MessageEvent", "")])
     assert window.head[-4].id == "near" and len(read) <= 8
+
+
+def test_a_view_walked_from_an_earlier_copy_takes_what_the_index_has_since() -> None:
+    """Opened while the app server stores a run (late, in batches): the steps view's page
+    came before the index's, which holds events stored in between; the stream does not
+    send those again (the index has them). The view takes them from the index, in place."""
+    events = [user("u", 0.0), action("a1", 1.0), stats("s1", 0.5), result("o1", 2.0, "a1")]
+    store = ConversationEvents(None, "c", by_time=True)  # type: ignore[arg-type]
+    steps = store._window(READING)
+    steps.add_head([store._row(e) for e in history(events[:1])], None)  # the user's message
+    walk_head(store, store.base, [store._row(e) for e in history(events)], 10)
+    later = [action("a2", 3.0), result("o2", 4.0, "a2")]
+    store.add_live(later, [steps])
+    _, again = reopened(events + later)
+    assert steps_of(steps) == steps_of(again)
+    assert steps_of(steps)[1] == ("a1", "o1", [])

@@ -87,9 +87,24 @@ class LiveRows:
         for window in windows:  # a view without a server-side filter takes them too
             if window is not self.base and window.query.takes_live:
                 window.append_live(fresh)
+                self._catch_up(window)
         if replaced:
             self._tree_size = -1  # a parent changed: the tree must be rebuilt
         return len(taken)
+
+    def _catch_up(self, window: PagedWindow) -> None:
+        """A view walked whole from an earlier copy of the history than the index (a
+        conversation opened while its run is stored, late, by the app server) lacks the
+        events stored in between, which the stream does not send again (the index holds
+        them): it takes them from the index, each in its place. The event counts tell
+        (O(1)); the index is read only when they differ, and once."""
+        base = self.base
+        if not (base.complete and window.complete) or window.raw_total == base.raw_total:
+            return
+        missing = [row for row in base.head if row.id is not None and row.id not in window.ids]
+        if missing:
+            window.append_live(missing)
+        window.raw_total = base.raw_total
 
     def _keep(self, key: str | None, event: AnyEvent | None, frame: str | bytes | None) -> None:
         """Cache a live event under its row's key: the frame's text where UTF-8 holds it."""
