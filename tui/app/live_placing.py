@@ -142,10 +142,11 @@ class LivePlacing:
         if not self.complete:  # a page may bring them again: it leaves them
             self.placed_live.update((r.id, r.timestamp, r.kind) for _, r in new if r.id is not None)
         count = len(new)
-        if self.by_time:
-            taken = self._take_in_time([r for _, r in new])
+        came = [r for _, r in new]
+        if self.by_time and not self._after_the_newest(came):
+            taken = self._take_in_time(came)
         else:
-            taken = self._take_at_end([r for _, r in new])
+            taken = self._take_at_end(came)
         if self.query.descending or self.complete:
             self.raw_head += count
         else:
@@ -153,6 +154,26 @@ class LivePlacing:
         if self.raw_total is not None:
             self.raw_total += count
         return [(new[index][0], row) for index, row in taken]
+
+    def _after_the_newest(self, rows: list[EventRow]) -> bool:
+        """Rows of an event log that come in time order after its newest row (a stream
+        whose stamps follow its log, nearly always): they go at the end, in one go, as in
+        log order. A steps view places each (its plumbing may move: ``StepFold.split``)."""
+        if self.fold is not None:
+            return False
+        if self.query.descending:
+            newest = self.head[0] if self.head else None
+        elif self.tail:
+            newest = self.tail[0]
+        else:
+            newest = self.head[-1] if self.head else None
+        stamp = order_key(newest) if newest is not None else ""
+        for row in rows:
+            later = row.timestamp
+            if later < stamp:
+                return False
+            stamp = later
+        return True
 
     def _take_at_end(self, rows: list[EventRow]) -> list[tuple[int, EventRow]]:
         """The rows at the newest end, in the order they came (the history is the log)."""
