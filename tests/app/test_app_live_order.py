@@ -17,9 +17,16 @@ import asyncio
 from datetime import datetime, timedelta
 from typing import Any
 
-from tests.app.test_app_live import open_live
+from tests.app.test_app_live import FIXED, open_live
 from tests.client.test_stream_identity import expected_list, message, newest_stamp, publish, stats
-from tests.helpers.app_helpers import SIZE, event_log, make_app, wait_for
+from tests.helpers.app_helpers import (
+    SIZE,
+    event_log,
+    make_app,
+    settled,
+    tree_ready,
+    wait_for,
+)
 from tests.helpers.insights_events import action, result
 from tui.app.conversation_events import ConversationEvents
 from tui.app.duplicate_rows import DuplicateRow
@@ -27,6 +34,7 @@ from tui.app.row_windows import PagedWindow
 from tui.app.screens.conversation.reading import READING
 from tui.app.step_rows import StepRow
 from tui.app.widgets.event_list import EventList
+from tui.server import Store, add_live_demo, load_demo
 
 
 def steps_of(window: PagedWindow) -> list[tuple]:
@@ -65,13 +73,9 @@ def a_step(server, cid: str, n: int) -> list[dict[str, Any]]:
     ]
     act, obs = (e.model_dump(mode="json") for e in events)
     act["timestamp"], obs["timestamp"] = later(server, cid, 2), later(server, cid, 3)
-    return [
-        act,
-        stats(later(server, cid, -1)),
-        obs,
-        stats(later(server, cid, 2.5)),
-        message(f"said hi {n}", later(server, cid, 4)),
-    ]
+    early, between = stats(later(server, cid, -1)), stats(later(server, cid, 2.5))
+    early["id"], between["id"] = f"s{n}", f"t{n}"
+    return [act, early, obs, between, message(f"said hi {n}", later(server, cid, 4), f"m{n}")]
 
 
 async def test_live_rows_read_as_the_reopened_conversation_in_both_views(live_server):
@@ -181,3 +185,25 @@ async def test_the_cursor_stays_on_its_event_when_a_live_row_goes_in_above_it(li
         early = next(i for i in range(total) if screen.window.row(i).id == batch[1]["id"])
         assert early < event_list.cursor  # it went in above the row read
         assert screen.window.row(event_list.cursor) is read
+
+
+def test_live_rows_in_the_event_log_snapshot(snap_compare, make_server):
+    """What the finding's reader sees now: the stats update logged after its action but
+    stamped before the newest stored event sits above it, the step's rows in time order."""
+    store = Store()
+    load_demo(store)
+    cid = add_live_demo(store, clock=lambda: FIXED)
+    server = make_server(store, clock=lambda: FIXED)
+
+    async def run_before(pilot):
+        screen = await open_live(pilot.app, pilot, cid)
+        await event_log(pilot, screen)
+        await asyncio.to_thread(publish, server, cid, a_step(server, cid, 1))
+        total = store.count_events(cid)
+        await wait_for(lambda: len(screen.window) == total, pilot=pilot)
+        # the tree pane walks its outline again (rows moved under it): it shows them all
+        await wait_for(lambda: tree_ready(screen), pilot=pilot)
+        screen.query_one(EventList).action_last()
+        await settled(pilot, keep=("live",))
+
+    assert snap_compare(make_app(server.base_url), run_before=run_before, terminal_size=SIZE)
