@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from tests.helpers.insights_events import action, at, reply, result, stats, user
 from tui.app import live_placing
-from tui.app.conversation_events import ConversationEvents, history_by_time
+from tui.app.conversation_events import ConversationEvents
+from tui.app.live_placing import history_by_time
 from tui.app.row_windows import EventQuery, PagedWindow
 from tui.app.rows import EventRow
 from tui.app.screens.conversation.reading import READING

@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tui.client.kinds import ServerKind
 from tui.client.paging import PageTrail, event_mark
 from tui.models import EventTree
 
@@ -27,6 +26,7 @@ from .duplicate_rows import row_key
 from .event_cache import EventCache, weigh_json
 from .event_relations import EventRelations
 from .full_events import FullEvents
+from .live_placing import history_by_time
 from .live_rows import LiveRows
 from .load_patience import (  # re-exported: the store's callers and tests name them here
     MAX_RETRY_AFTER,
@@ -65,15 +65,6 @@ __all__ = [
     "RetryNotice",
     "Waiting",
 ]
-
-
-def history_by_time(client: OpenHandsClient | None, *, local: bool = False) -> bool:
-    """Whether the server sorts a conversation's history by timestamp (an app server, the
-    reference server, a shared link) rather than serving its log as it is (an agent server,
-    local folders): where live rows go (``live_placing.py``). No client: the log."""
-    if client is None or local:
-        return False
-    return client.kind is not ServerKind.AGENT
 
 
 class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):

@@ -27,11 +27,22 @@ from typing import TYPE_CHECKING
 from .step_rows import LIVE, FoldedRow, StepFold, StepRow, members
 
 if TYPE_CHECKING:
+    from tui.client import OpenHandsClient
+
     from .event_query import EventQuery
     from .rows import EventRow
 
 #: ``_add``'s ``before`` when the window works out the row before a live one itself.
 NEWEST = object()
+
+
+def history_by_time(client: OpenHandsClient | None, *, local: bool = False) -> bool:
+    """Whether the server sorts a conversation's history by timestamp (an app server, the
+    reference server, a shared link) rather than serving its log as it is (an agent server,
+    local folders): where live rows go (``live_placing.py``). No client: the log."""
+    if client is None or local:
+        return False
+    return client.kind != "agent"  # a ``ServerKind`` (a str), or None while not probed
 
 
 def order_key(row: EventRow) -> str:

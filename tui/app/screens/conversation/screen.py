@@ -25,10 +25,11 @@ from textual.widgets import Input
 
 from tui.text import clean
 
-from ...conversation_events import ConversationEvents, history_by_time
+from ...conversation_events import ConversationEvents
 from ...duplicate_rows import NOTE as DUPLICATE_NOTE
 from ...duplicate_rows import is_duplicate
 from ...guard import GuardedDispatch, being_removed
+from ...live_placing import history_by_time
 from ...live_session import LiveSession
 from ...refusals import read_only_reason
 from ...row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
