@@ -143,11 +143,13 @@ def relations(store: ConversationEvents) -> tuple:
     return parents, pairs, waiting
 
 
-def in_time_order(window: PagedWindow) -> None:
+def in_time_order(window: PagedWindow, newest_first: bool = False) -> None:
     stamps = [r.timestamp for r in window.head] + [r.timestamp for r in reversed(window.tail)]
-    assert stamps == sorted(stamps)
+    assert stamps == sorted(stamps, reverse=newest_first)
 
 
+#: the event log, newest first
+NEWEST_FIRST = EventQuery(descending=True)
 #: an event log filtered by kinds: its own window, rows not folded
 FILTERED = EventQuery(
     kinds=frozenset({"MessageEvent", "ActionEvent", "ConversationStateUpdateEvent"})
@@ -169,6 +171,7 @@ def test_live_rows_read_as_the_reopened_history(events, data) -> None:
     views = [
         Walks(store._window(READING), rows(), page),
         Walks(store._window(FILTERED), rows(), page),
+        Walks(store._window(NEWEST_FIRST), rows()[::-1], page),
     ]
     for view in views:
         if data.draw(st.booleans(), label="walked before the live rows"):
@@ -188,6 +191,7 @@ def test_live_rows_read_as_the_reopened_history(events, data) -> None:
         for view in views:  # the views' walks go on meanwhile, from either end
             for _ in range(data.draw(st.integers(0, 2), label="pages")):
                 view.tail() if data.draw(st.booleans(), label="tail") else view.head()
+        in_time_order(views[2].window, newest_first=True)
         in_time_order(views[1].window)  # what is loaded reads in order meanwhile too
         in_time_order(views[0].window)
     for view in views:
@@ -201,6 +205,9 @@ def test_live_rows_read_as_the_reopened_history(events, data) -> None:
     steps, kinds = views[0].window, views[1].window
     assert steps_of(steps) == steps_of(again_steps)  # the steps view: same rows, same folds
     assert shown(kinds.head) == shown(filtered.head)
+    newest = again._window(NEWEST_FIRST)
+    walk_head(again, newest, [again._row(e) for e in history(events)][::-1], 5)
+    assert shown(views[2].window.head) == shown(newest.head)
     assert len(steps) == len(again_steps) and len(kinds) == len(filtered)
     assert relations(store) == relations(again)  # the tree, the pairs, what waits
 

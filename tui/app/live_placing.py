@@ -207,34 +207,30 @@ class LivePlacing:
 
     def _take_in_time(self, rows: list[EventRow]) -> list[tuple[int, EventRow]]:
         """Each row after the rows stamped at or before it (see the module docstring)."""
-        descending, complete = self.query.descending, self.complete
-        fold, taken = self.fold, []
+        complete, fold, taken = self.complete, self.fold, []
         for index, row in enumerate(rows):
             stamp = row.timestamp
-            if descending or not complete:  # newest first: the head, or the tail walk's rows
-                target, side = (self.head, "head") if descending else (self.tail, "tail")
-                newest_first = True
-                if not descending and self._before_the_head(stamp):
-                    target, side, newest_first = self.head, "head", False
-            else:
-                target, side, newest_first = self.head, None, False
+            target, side, newest_first = self._live_target(stamp)
             at = time_place(target, stamp, newest_first)
-            if newest_first:  # an open step's rows stay together (the step, then them)
-                while side == "tail" and at > 0 and type(target[at - 1]) is FoldedRow:
+            # an open step's rows stay with it: after it in the head, before it in the tail
+            # (which is kept the other way round)
+            if target is self.tail:
+                while at > 0 and type(target[at - 1]) is FoldedRow:
                     at -= 1
-                while side == "head" and at < len(target) and type(target[at]) is FoldedRow:
-                    at += 1
-                before = target[at] if at < len(target) else None
-                after = target[at - 1] if at > 0 else None
             else:
                 while at < len(target) and type(target[at]) is FoldedRow:
                     at += 1
+            if newest_first:
+                before = target[at] if at < len(target) else None
+                after = target[at - 1] if at > 0 else None
+            else:
                 before = target[at - 1] if at > 0 else None
                 after = target[at] if at < len(target) else None
             # before every row of a whole window: plumbing folds under the first step
             lead = after if before is None and complete else None
             fresh: list[EventRow] = []
-            hold_at = at if fold is not None and not complete else None
+            # a result waits for its action where the walk back in time will bring it
+            hold_at = at if fold is not None and not complete and newest_first else None
             for _, got in self._add(fresh, [row], None, LIVE, before or lead, hold_at)[0]:
                 taken.append((index, got))
             if not fresh:  # folded, joined its action, or left out by a filter
@@ -252,13 +248,31 @@ class LivePlacing:
                 self.inserted_at = at if self.inserted_at is None else min(self.inserted_at, at)
         return taken
 
-    def _before_the_head(self, stamp: str) -> bool:
-        """A live row stamped before the head walk's newest row (and so before the tail's):
-        it goes among the head's rows, not at the tail's far end."""
-        head, tail = self.head, self.tail
-        if not head or (tail and order_key(tail[-1]) <= stamp):
-            return False
-        return order_key(head[-1]) > stamp
+    def _live_target(self, stamp: str) -> tuple[list[EventRow], str | None, bool]:
+        """Where a live row stamped ``stamp`` goes: ``(rows, walk, newest first)``. A whole
+        window: its head. One still walked: the rows of its walk back in time (where the
+        newest are), unless it is stamped before the newest row the walk forward brought
+        (and so before every row of the other): among those."""
+        if self.complete:
+            return (self.head, "head", True) if self.query.descending else (self.head, None, False)
+        if self.query.descending:
+            forward, back, sides = self.tail, self.head, ("tail", "head")
+        else:
+            forward, back, sides = self.head, self.tail, ("head", "tail")
+        if (
+            forward
+            and order_key(forward[-1]) > stamp
+            and not (back and order_key(back[-1]) <= stamp)
+        ):
+            return forward, sides[0], False
+        return back, sides[1], True
+
+    def _pass_live(self, stamp: str) -> None:
+        """The walk forward in time reached ``stamp``: live rows stamped before it, at the
+        far end of the other walk's rows (they came before the walks met), go before it."""
+        forward, back = (self.tail, self.head) if self.query.descending else (self.head, self.tail)
+        while back and order_key(back[-1]) < stamp:
+            forward.append(back.pop())
 
     def joined_in_time(self) -> None:
         """The walks joined into one head (what waited placed): live rows taken meanwhile
@@ -270,9 +284,11 @@ class LivePlacing:
             return
         self.placed_live = set()
         head, fold = self.head, self.fold
+        descending = self.query.descending
         if fold is None:
-            if any(order_key(head[i]) > order_key(head[i + 1]) for i in range(len(head) - 1)):
-                head.sort(key=order_key)  # stable: ties keep their order
+            keys = [order_key(row) for row in head]
+            if keys != sorted(keys, reverse=descending):
+                head.sort(key=order_key, reverse=descending)  # stable: ties keep their order
             return
         events = [event for row in head if type(row) is not FoldedRow for event in members(row)]
         if self.query.descending:

@@ -265,8 +265,9 @@ class PagedWindow(LivePlacing):
         # tail walk's rows go by their time too, and the head walk takes the live rows at
         # the tail's far end it passes (a steps view's join puts its rows in order)
         by_time = self.by_time and bool(self.placed_live) and shape is None
-        back_in_time = by_time and side == "tail"
-        passing = by_time and side == "head"
+        back = "head" if query.descending else "tail"  # the walk back in time
+        back_in_time = by_time and side == back
+        passing = by_time and side is not None and side not in (back, LIVE)
         if shape is not None:  # where a live event's plumbing folds without a step
             newest = (self._newest() if before is NEWEST else before) if side == LIVE else None
             home = self._live_home() if side == LIVE else LIVE
@@ -322,13 +323,6 @@ class PagedWindow(LivePlacing):
                 self.raw_head += new
             elif side == "tail":
                 self.raw_tail += new
-
-    def _pass_live(self, stamp: str) -> None:
-        """The head walk reached ``stamp``: live rows stamped before it, at the tail's far
-        end (they came before the walks met), go before it."""
-        tail = self.tail
-        while tail and tail[-1].timestamp < stamp:
-            self.head.append(tail.pop())
 
     def _newest(self) -> EventRow | None:
         """The newest row loaded next to where live events go (None: none is)."""
