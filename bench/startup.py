@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import importlib.util
 import os
 import pty
 import re
@@ -27,8 +28,11 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import termios
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 from bench.common import ROOT, compile_tree, median, report
 
@@ -51,15 +55,22 @@ def timed_run(argv: list[str]) -> float:
     return time.perf_counter() - began
 
 
-def first_paint(timeout: float = 30.0) -> tuple[float, float]:
+def first_paint(
+    timeout: float = 30.0,
+    argv: list[str] | None = None,
+    cwd: str = str(ROOT),
+    env: dict | None = None,
+    linger: Callable[[], bool] | None = None,
+) -> tuple[float, float]:
     """Seconds from spawning ``ohtui`` in a pty until the conversations screen is on its
-    screen (its table's title), and until the demo's conversations are listed in it."""
+    screen (its table's title), and until the demo's conversations are listed in it
+    (``linger``: it stays open until that holds, or 30 s)."""
     began = time.perf_counter()
     pid, fd = pty.fork()
     if pid == 0:  # the child: the app, as a user starts it
-        os.environ.update({"TERM": "xterm-256color", "COLORTERM": "truecolor"})
-        os.chdir(ROOT)
-        argv = ohtui()
+        os.environ.update({"TERM": "xterm-256color", "COLORTERM": "truecolor", **(env or {})})
+        os.chdir(cwd)
+        argv = argv or ohtui()
         os.execv(argv[0], argv)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 42, 140, 0, 0))
     seen, painted = b"", None
@@ -76,7 +87,15 @@ def first_paint(timeout: float = 30.0) -> tuple[float, float]:
                 if painted is None and b"Conversations" in text:
                     painted = time.perf_counter() - began
                 if painted is not None and LISTED.search(text):
-                    return painted, time.perf_counter() - began
+                    listed = time.perf_counter() - began
+                    stay = time.perf_counter() + 30
+                    while linger is not None and not linger() and time.perf_counter() < stay:
+                        select.select([fd], [], [], 0.05)  # the app goes on drawing
+                        try:
+                            os.read(fd, 65536)
+                        except OSError:
+                            break
+                    return painted, listed
         raise TimeoutError("no first paint")
     finally:
         os.write(fd, b"\x11")  # ctrl+q
@@ -111,6 +130,26 @@ def import_offenders(code: str, top: int = 8) -> list[tuple[str, float]]:
     return sorted(shallow, key=lambda r: -r[1])[:top]
 
 
+def without_bytecode(repeat: int) -> tuple[list[float], list[float]]:
+    """An install that wrote no bytecode (uv's default; ``PYTHONDONTWRITEBYTECODE``): the
+    first paint of its first launch, and of the next one, once ohtui has written the
+    bytecode of what it loaded after its first screen (``tui/bytecode.py``; the first launch
+    stays open until it has, as a user reading the list does); a fresh copy of the tree
+    each. The libraries' bytecode stays as installed."""
+    first, second = [], []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory(prefix="ohtui-bench-nobytecode-") as tmp:
+            shutil.copytree(
+                ROOT / "tui", Path(tmp) / "tui", ignore=shutil.ignore_patterns("__pycache__")
+            )
+            argv = [sys.executable, "-m", "tui"]
+            env = {"PYTHONPATH": tmp, "PYTHONDONTWRITEBYTECODE": "1"}
+            probe = Path(importlib.util.cache_from_source(str(Path(tmp, "tui", "app", "app.py"))))
+            first.append(first_paint(argv=argv, cwd=tmp, env=env, linger=probe.exists)[0])
+            second.append(first_paint(argv=argv, cwd=tmp, env=env)[0])
+    return first, second
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -139,6 +178,16 @@ def main() -> int:
     print(
         f"ohtui → demo listed   {median(listed) * 1000:6.0f} ms (the bundled server started in a child "
         "process beside the app; runs: " + ", ".join(f"{p * 1000:.0f}" for p in listed) + ")"
+    )
+    cold, compiled = without_bytecode(max(1, (args.repeat + 1) // 2))
+    figures["no_bytecode_first_paint_ms"] = median(cold) * 1000
+    figures["no_bytecode_next_paint_ms"] = median(compiled) * 1000
+    print(
+        f"no bytecode installed  {median(cold) * 1000:6.0f} ms first paint, then "
+        f"{median(compiled) * 1000:.0f} ms once ohtui compiled its own "
+        f"({median(cold) / median(compiled):.2f}×; runs: "
+        + ", ".join(f"{a * 1000:.0f}/{b * 1000:.0f}" for a, b in zip(cold, compiled))
+        + ")"
     )
     for label, code in (
         ("--version", "import tui.cli"),

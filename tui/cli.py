@@ -246,6 +246,7 @@ def _run_app(args: argparse.Namespace, local: str | None, folders: Any, zipped: 
             board=BoardOptions.from_settings(
                 resolved.settings.board, all_profiles=args.all_profiles
             ),
+            search_max_bytes=resolved.settings.search_index_mb << 20,
         )
     except InvalidThemeError:
         stop_all()
@@ -292,7 +293,9 @@ def _profiles(
         stops.append(folders.stop)
         path = str(zipped.folder) if zipped else str(local)
         shown = f"the trajectory zip {zipped.name}" if zipped else f"the conversations in {local}"
-        profiles[local_name] = made.folders_profile(made.folder_server(path, stops, folders), shown)
+        profiles[local_name] = made.folders_profile(
+            made.folder_server(path, stops, folders), shown, path
+        )
         current = local_name
         if zipped is not None:
             notice = f"{clean(zipped.name)}: opened read-only (unpacked into a private folder, removed on exit)."
@@ -301,7 +304,7 @@ def _profiles(
         if found is not None:
             shown = f"the OpenHands conversations in {found}"
             profiles[local_name] = made.folders_profile(
-                made.folder_server(str(found), stops), shown
+                made.folder_server(str(found), stops), shown, str(found)
             )
             if demo is not None:  # offered beside the demo, one palette command away
                 notice = f"Local OpenHands conversations in {found}: ctrl+p → 'Profile: {local_name}' browses them."
@@ -337,6 +340,10 @@ def run_command(argv: list[str]) -> int:
         from tui.commands.diff import run_diff
 
         return run_diff(args, _folder_client)
+    if args.command in ("search", "index"):
+        from tui.commands.search import run_index_command
+
+        return run_index_command(args, _folder_client)
     if args.command == "download":
         from tui.commands.download import run_download
 

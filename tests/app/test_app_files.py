@@ -271,6 +271,27 @@ async def test_a_paused_sandbox_and_a_missing_route_are_said_in_words(demo, work
     assert len(events) == demo.store.count_events(IDS["branches"])
 
 
+async def test_a_file_cut_short_says_what_happened_and_r_reads_it_again(demo):
+    """A sandbox's agent server sends its own growing log cut short (the connection closed
+    mid-body): the pane says so in words, and r reads it whole."""
+    app = make_app(demo.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_files(pilot)
+        demo.app.state.faults.add("cut_body", f"/api/conversations/{IDS['hello']}/file/download")
+        await choose(pilot, screen, "f:/workspace/project/README.md")
+        await wait_for(lambda: view(screen).border_subtitle == "not shown", pilot=pilot)
+        said = (
+            "The file came cut short: it changed while the server sent it (a file being "
+            "written, such as a log) or the connection broke; read it again."
+        )
+        assert view(screen).text_lines == [said]
+        await pilot.press("r")
+        await wait_for(lambda: view(screen).border_subtitle != "not shown", pilot=pilot)
+        await wait_for(lambda: shown(screen, "/workspace/project/README.md"), pilot=pilot)
+        first = (demo.store.workspace.root / "README.md").read_text().splitlines()[0]
+        await wait_for(lambda: first in view(screen).text_lines[0], pilot=pilot)
+
+
 async def test_local_folders_have_no_files_to_browse(demo_server, monkeypatch):
     monkeypatch.setattr(refusals, "REASON_S", 1e9)
     app = make_app(demo_server.base_url, readonly=True, local=True)

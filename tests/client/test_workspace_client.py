@@ -23,6 +23,7 @@ from tests.helpers.workspace_helpers import (
 from tui.client import (
     ApiValidationError,
     BadRequest,
+    CutShort,
     NotAFile,
     NotFound,
     OpenHandsClient,
@@ -286,3 +287,18 @@ async def test_without_git_the_workspace_is_a_folder_in_no_repository(
     assert type(caught.value).__name__ == "NotARepository"
     assert str(caught.value).startswith("/workspace/project is not a git repository")
     assert text == b"# demo\n\nA small payments service, with refunds.\n"
+
+
+async def test_a_file_cut_short_is_said_as_what_to_do(demo) -> None:
+    """A sandbox's agent server sends its own growing log with a length the file no longer
+    has and closes the connection mid-body: said as a file that changed, not a raw error."""
+    async with client_for(demo) as client:
+        cid = await conversation(client)
+        whole = await client.view_file(cid, "/workspace/project/cli/main.py", max_bytes=100_000)
+        demo.app.state.faults.add("cut_body", f"/api/conversations/{cid}/file/download")
+        with pytest.raises(CutShort) as caught:
+            await client.view_file(cid, "/workspace/project/cli/main.py", max_bytes=100_000)
+        again = await client.view_file(cid, "/workspace/project/cli/main.py", max_bytes=100_000)
+    assert demo.app.state.faults.hits["cut_body"] == 1
+    assert str(caught.value).startswith("the file came cut short: it changed while the server")
+    assert again.data == whole.data and len(whole.data) > 20  # read again: whole

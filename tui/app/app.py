@@ -18,7 +18,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
-from tui import memory
+from tui import bytecode, memory
 
 from .board.options import BoardOptions
 from .commands import OhtuiCommands
@@ -33,6 +33,7 @@ from .profiles import kind as profile_kind
 from .refusals import RefusedKeys
 from .screens.conversations import ConversationsScreen
 from .screens.errors import ConnectionErrorScreen, keys_sent
+from .search_fill import AppSearch
 from .server_marks import server_mark
 from .themes import DEFAULT_THEME, load_themes, variable_defaults
 
@@ -94,6 +95,7 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
         local: bool = False,
         warm_up: Callable[[], object] | None = None,
         board: BoardOptions | None = None,
+        search_max_bytes: int | None = None,
     ) -> None:
         super().__init__()
         if (client is None) == (client_factory is None):
@@ -122,6 +124,8 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
         #: the board of running agents (key 3): ``[board]`` of the config, ``--all-profiles``
         self.board_options = board or BoardOptions()
         self.profile = profile
+        #: the search index of the server in use, filled in the background (search_fill.py)
+        self.search = AppSearch(self, search_max_bytes)
         self._notice = notice
         self.clock = clock or (lambda: datetime.now(UTC))
         self._on_exit = on_exit
@@ -176,7 +180,8 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
         """After the first frame, import what opening a conversation needs (its screen, the
         event models, Markdown, the websocket client: ~0.3 s), so the first open doesn't
         wait for it; then freeze what startup built (modules, styles, schemas: it lives as
-        long as the app) out of the garbage collector's full scans. Runs in a thread."""
+        long as the app) out of the garbage collector's full scans, and write the package's
+        bytecode if no installer did (``tui/bytecode.py``). Runs in a thread."""
         import importlib
 
         try:
@@ -188,6 +193,7 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
                 importlib.import_module(name)
         finally:
             self.call_from_thread(self._started)
+        bytecode.compile_in_background(__file__)  # once, where no installer did: read later
 
     def _started(self) -> None:
         """Startup's imports are done: freeze what they built, and collect garbage again

@@ -89,6 +89,14 @@ class OhtuiCommands(Provider):
                     "Every running agent live: status, step, cost; act on several at once",
                 )
             )
+        if app.offers("show_conversations"):  # not a shared link
+            out.append(
+                (
+                    "Search all conversations",
+                    app.action_search_all,
+                    "Every conversation's events at once, in a local index (S on the list)",
+                )
+            )
         out.append(("Show keys and help", app.action_toggle_help, "Every key of this screen"))
         from .screens.conversations import ConversationsScreen
 

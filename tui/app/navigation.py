@@ -43,6 +43,25 @@ class AppNavigation:
             ConversationScreen(conversation_id, shared=shared or self.shared, title=title)
         )
 
+    def open_conversation_at(
+        self, conversation_id: str, event_id: str, *, title: str | None = None
+    ) -> None:
+        """A search hit: the conversation pushed, its list moved to the event once its
+        index holds it (``tree_follow.go_to_event``, as insights' rows go there)."""
+        from .screens.conversation import ConversationScreen
+
+        screen = ConversationScreen(conversation_id, shared=False, title=title)
+        screen.arrive_at(event_id)
+        self.push_screen(screen)
+
+    def action_search_all(self) -> None:
+        """Search every conversation at once (``S`` on the list, the palette)."""
+        from .screens.search import SearchScreen
+
+        if self.shared or isinstance(self.screen, SearchScreen):
+            return
+        self.push_screen(SearchScreen())
+
     def action_show_conversations(self) -> None:
         if self.shared:
             return

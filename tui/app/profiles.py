@@ -29,6 +29,8 @@ class Profile:
     description: str = CONFIG_DESCRIPTION
     #: "demo", "folders", "start" (the server given at start) or "config"
     kind: str = "config"
+    #: what its search index is of, where not its URL (a folder root: its port changes)
+    index_source: str = ""
 
     def __call__(self) -> tuple[Any, ...]:
         return self.connect()

@@ -23,7 +23,7 @@ import httpx
 
 from . import http as _http
 from .bodies import declared_length, read_head
-from .errors import ConnectionLost, OpenHandsError, RequestTimeout, TooLarge
+from .errors import ConnectionLost, CutShort, OpenHandsError, RequestTimeout, TooLarge
 from .http import RETRY_STATUSES, HttpCore
 from .sizes import size_words
 from .status_errors import status_error
@@ -92,6 +92,13 @@ async def download(
                 f"GET {url}: no answer in time ({type(exc).__name__})", method="GET", url=url
             )
         except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            if started:  # part of it is written: said as what the reader can do about it
+                raise CutShort(
+                    f"{what} came cut short: it changed while the server sent it (a file "
+                    "being written, such as a log) or the connection broke; read it again",
+                    method="GET",
+                    url=url,
+                ) from exc
             error = ConnectionLost(
                 f"GET {url}: connection lost ({type(exc).__name__}: "
                 f"{http.redact_text(str(exc)) or 'no detail'})",

@@ -107,6 +107,12 @@ class ConnectionLost(OpenHandsError):
     """Connection refused, dropped, or broken mid-response (ReadError, RemoteProtocolError)."""
 
 
+class CutShort(ConnectionLost):
+    """A body that stopped after its first bytes arrived: the connection broke, or the file
+    changed while the server sent it (a log being written: the length it declared was no
+    longer the file's)."""
+
+
 class BadResponse(OpenHandsError):
     """A 2xx answer whose body is not JSON or not the shape the endpoint promises."""
 

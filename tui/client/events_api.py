@@ -281,6 +281,7 @@ class EventCalls(EventWalks, ClientBase):
         *,
         shared: bool = False,
         kind: str | None = None,
+        timestamp_gte: Timestamp = None,
         sort_order: EventSortOrder | str = "TIMESTAMP",
         page_id: str | None = None,
         limit: int = 100,
@@ -290,7 +291,7 @@ class EventCalls(EventWalks, ClientBase):
         not an object a ``RawEvent`` (``raw_pages``). For readers of plain fields."""
 
         async def ask(size: int) -> Any:
-            args = (conversation_id, kind, None, None, sort_order, page_id, size)
+            args = (conversation_id, kind, timestamp_gte, None, sort_order, page_id, size)
             routes = {r: self._event_search(r, *args) for r in ("app", "agent", "shared")}
             if shared:
                 return await self._shared(lambda: self._raw_event_page(*routes["shared"]))

@@ -19,7 +19,7 @@ from typing import Any
 
 from tui.text import say
 
-from .target import OpenFolder, Target, Unclear, looks_like_folder, open_target, output_for
+from .target import OpenFolder, Target, looks_like_folder, open_target, output_for
 
 PROG = "ohtui diff"
 
@@ -39,25 +39,16 @@ def run_diff(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     target = open_target(args, open_folder, PROG)
     if not isinstance(target, Target):
         return target
-    client, stop = target.client, target.stop
+    client = target.client
 
     async def run() -> Any:
         async with client:
             cid = await target.conversation_id(PROG)
             return await client.workspace_patch(cid, path=args.path, ref=args.ref)
 
-    try:
-        patch = asyncio.run(run())
-    except Unclear as exc:
-        return exc.tell(PROG)
-    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - one message, never a traceback
-        if isinstance(exc, KeyboardInterrupt):
-            return 130
-        target.report(PROG, exc)
-        return 1
-    finally:
-        if stop is not None:
-            stop()
+    failed, patch = target.attempt(PROG, lambda: asyncio.run(run()))
+    if failed is not None:
+        return failed
     code = _write(patch.data, where)
     if code == 0:
         _summary(patch, where, args.ref)

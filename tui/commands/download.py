@@ -20,7 +20,7 @@ from typing import Any
 
 from tui.text import say
 
-from .target import OpenFolder, Target, Unclear, looks_like_folder, open_target
+from .target import OpenFolder, Target, looks_like_folder, open_target
 
 PROG = "ohtui download"
 
@@ -65,15 +65,13 @@ def _download(target: Target, chosen: Any) -> tuple[int, tuple[str, int, Any] | 
     """The status and, once written, ``(whole id, size, where it went)``. ``chosen`` is
     ``-o``'s destination, else a new file in the working directory named by the id."""
     from tui.safe_output import (
-        OutputError,
         destination,
         open_output,
-        reader_gone,
         safe_name,
         unused_name,
     )
 
-    client, stop = target.client, target.stop
+    client = target.client
 
     async def run() -> tuple[str, int, Any]:
         async with client:
@@ -85,24 +83,8 @@ def _download(target: Target, chosen: Any) -> tuple[int, tuple[str, int, Any] | 
             with open_output(where, exclusive=chosen is None, binary=True) as out:
                 return cid, (await client.download_trajectory(cid, out.write)).size, where
 
-    try:
-        return 0, asyncio.run(run())
-    except KeyboardInterrupt:
-        return 130, None
-    except BrokenPipeError:  # the reader went away (`| head`): not an error
-        reader_gone()
-        return 0, None
-    except (OutputError, FileExistsError) as exc:
-        say(f"{PROG}: {exc}", file=sys.stderr)
-        return 1, None
-    except Unclear as exc:
-        return exc.tell(PROG), None
-    except Exception as exc:  # noqa: BLE001 - one message, never a traceback
-        target.report(PROG, exc)
-        return 1, None
-    finally:
-        if stop is not None:
-            stop()
+    failed, done = target.attempt(PROG, lambda: asyncio.run(run()))
+    return (failed or 0), done
 
 
 def _summary(cid: str, size: int, where: Any) -> None:

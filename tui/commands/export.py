@@ -17,14 +17,14 @@ from typing import Any
 
 from tui.text import say
 
-from .target import OpenFolder, Target, Unclear, open_target, output_for
+from .target import OpenFolder, Target, open_target, output_for
 
 PROG = "ohtui export"
 
 
 def run_export(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     from tui.export import format_for
-    from tui.safe_output import OutputError, open_output, reader_gone
+    from tui.safe_output import open_output
 
     where = output_for(args.output, PROG)
     if where is None:
@@ -32,7 +32,7 @@ def run_export(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     target = open_target(args, open_folder, PROG)
     if not isinstance(target, Target):
         return target
-    client, stop = target.client, target.stop
+    client = target.client
     fmt = format_for(args.output, args.format)
 
     async def run(write: Any) -> tuple[str, int]:
@@ -42,25 +42,14 @@ def run_export(args: argparse.Namespace, open_folder: OpenFolder) -> int:
             cid = await target.conversation_id(PROG)
             return cid, await export_conversation(client, cid, write, fmt=fmt, shared=args.shared)
 
-    try:
+    def go() -> tuple[str, int]:
         with open_output(where) as out:
-            cid, count = asyncio.run(run(out.write))
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # standard output's reader went away (`| head`): not an error
-        reader_gone()
-        return 0
-    except OutputError as exc:
-        say(f"{PROG}: {exc}", file=sys.stderr)
-        return 1
-    except Unclear as exc:
-        return exc.tell(PROG)
-    except Exception as exc:  # noqa: BLE001 - one message, never a traceback
-        target.report(PROG, exc)
-        return 1
-    finally:
-        if stop is not None:
-            stop()
+            return asyncio.run(run(out.write))
+
+    failed, done = target.attempt(PROG, go)
+    if failed is not None or done is None:
+        return failed or 0
+    cid, count = done
     if count == 0:
         say(f"{PROG}: warning: conversation {cid!r} has no events", file=sys.stderr)
     if where.kind != "stdout":

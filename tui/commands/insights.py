@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from tui.text import say
 
-from .target import OpenFolder, Target, Unclear, open_target, output_for
+from .target import OpenFolder, Target, open_target, output_for
 
 if TYPE_CHECKING:
     from tui.safe_output import Destination
@@ -33,7 +33,7 @@ def run_insights(args: argparse.Namespace, open_folder: OpenFolder) -> int:
     target = open_target(args, open_folder, PROG)
     if not isinstance(target, Target):
         return target
-    client, stop = target.client, target.stop
+    client = target.client
 
     async def run() -> str:
         async with client:
@@ -41,18 +41,9 @@ def run_insights(args: argparse.Namespace, open_folder: OpenFolder) -> int:
             found = await collect_insights(client, cid, shared=args.shared)
             return render(found, args.format)
 
-    try:
-        text = asyncio.run(run())
-    except Unclear as exc:
-        return exc.tell(PROG)
-    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - one message, never a traceback
-        if isinstance(exc, KeyboardInterrupt):
-            return 130
-        target.report(PROG, exc)
-        return 1
-    finally:
-        if stop is not None:
-            stop()
+    failed, text = target.attempt(PROG, lambda: asyncio.run(run()))
+    if failed is not None:
+        return failed
     return _write(text, where)
 
 

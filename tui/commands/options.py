@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from tui import __version__
 
 #: Commands a first positional word names (``serve`` keeps a parser of its own).
-COMMANDS = ("info", "config", "export", "insights", "diff", "download", "serve")
+COMMANDS = ("info", "config", "export", "insights", "diff", "download", "search", "index", "serve")
 #: Settings a flag can set; ``None`` means "not given" (the environment and file decide).
 SETTING_FLAGS = ("url", "api_key", "session_key", "theme", "readonly", "profile", "server_kind")
 SERVER_KINDS = ("auto", "app", "agent", "shared")
@@ -47,6 +47,12 @@ commands:
                                   that `git apply` takes on the base
   ohtui download ID [-o FILE]     the conversation's trajectory (its events and state) as
                                   a zip; `ohtui FILE.zip` opens one read-only like a folder
+  ohtui search QUERY [--format text|json] [--limit N] [--local DIR]
+                                  every conversation searched at once (a local index,
+                                  brought up to date first): words, "phrases", prefix*,
+                                  kind: tool: source: in:"title words" since:7d until:DATE
+  ohtui index [--rebuild] [--status] [--local DIR]
+                                  fill the search index (or say how complete it is)
   ohtui serve [--host H] [--port N] [--db PATH] [--demo] [--session-key-file F]
                                   run the reference server in the foreground
 """
@@ -300,6 +306,61 @@ def _add_download(sub: argparse._SubParsersAction) -> None:
     add_settings_options(parser, after_command=True)
 
 
+def _add_search(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "search",
+        help="search every conversation at once (a local full-text index)",
+        description="Search every conversation of the server (or of local folders with "
+        "--local DIR) at once, in a local full-text index brought up to date first (secrets "
+        'are masked before they are indexed). Words must all match; "a phrase"; prefix*; '
+        "-word must not match; filters: kind:action, tool:terminal, source:agent, "
+        'in:"title words", since:2026-11-01 or since:7d, until:DATE. Hits are grouped by '
+        "conversation, best first (--newest: newest first); the last line says how complete "
+        "the index is. Exit status 1 when nothing matches.",
+    )
+    parser.add_argument("query", nargs="+", metavar="QUERY", help="what to look for")
+    parser.add_argument(
+        "--format", "-f", choices=("text", "json"), default="text", help="text (default) or json"
+    )
+    parser.add_argument(
+        "--limit", "-n", type=_positive, default=50, metavar="N", help="at most N hits (50)"
+    )
+    parser.add_argument("--newest", action="store_true", help="newest hits first")
+    parser.add_argument(
+        "--no-update",
+        action="store_true",
+        help="search the index as it is, without asking the server for what is new",
+    )
+    parser.add_argument("--local", metavar="DIR", help="the conversation folders in DIR")
+    add_settings_options(parser, after_command=True)
+
+
+def _add_index(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "index",
+        help="fill the search index, or say how complete it is",
+        description="Bring the local search index of the server (or of --local DIR) up to "
+        "date: newest conversations first, resuming where the last fill stopped; then say "
+        "how complete it is and where it is kept.",
+    )
+    parser.add_argument("--rebuild", action="store_true", help="empty it first, then fill it")
+    parser.add_argument(
+        "--status", action="store_true", help="only say how complete it is (no request)"
+    )
+    parser.add_argument("--local", metavar="DIR", help="the conversation folders in DIR")
+    add_settings_options(parser, after_command=True)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 10_000:
+        raise argparse.ArgumentTypeError("a number from 1 to 10000")
+    return value
+
+
 def _add_config(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "config", help="manage the config file", description="Manage the config file."
@@ -341,6 +402,8 @@ def build_command_parser() -> argparse.ArgumentParser:
     _add_insights(sub)
     _add_diff(sub)
     _add_download(sub)
+    _add_search(sub)
+    _add_index(sub)
     _add_config(sub)
     return parser
 

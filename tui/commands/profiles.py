@@ -81,8 +81,9 @@ def demo_profile(server: OwnServer) -> Profile:
     )
 
 
-def folders_profile(server: OwnServer, shown: str) -> Profile:
-    """Local conversation folders, read-only (``shown``: where they are, in words)."""
+def folders_profile(server: OwnServer, shown: str, path: str = "") -> Profile:
+    """Local conversation folders, read-only (``shown``: where they are, in words; ``path``
+    names their search index, as ``ohtui search --local`` does)."""
 
     def connect() -> tuple[Any, str, bool]:
         from tui.client import OpenHandsClient
@@ -93,7 +94,10 @@ def folders_profile(server: OwnServer, shown: str) -> Profile:
         )
         return client, served.base_url, True
 
-    return Profile(connect, f"Browse {shown}, read-only", kind="folders")
+    from pathlib import Path
+
+    source = f"folder:{Path(path).expanduser().resolve()}" if path else ""
+    return Profile(connect, f"Browse {shown}, read-only", kind="folders", index_source=source)
 
 
 def config_profile(args: argparse.Namespace, name: str, url: str | None = None) -> Profile:

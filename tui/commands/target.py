@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tui.text import say
 
@@ -28,6 +28,7 @@ from .connect import keys_sent, load_settings, make_client, quiet_client_logs
 UUID_PATTERN = re.compile(
     r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
 )
+T = TypeVar("T")
 #: ``(client, stop)`` of the folder server over a path, or None after saying why (tui.cli).
 OpenFolder = Callable[[str], "tuple[Any, Callable[[], None]] | None"]
 
@@ -84,6 +85,32 @@ class Target:
     resolved: Any = None  # the settings, when a server (not a folder) is read
     stop: Callable[[], None] | None = None
     shared: bool = False  # read by its whole id from the shared-conversations routes
+
+    def attempt(self, prog: str, go: Callable[[], T]) -> tuple[int | None, T | None]:
+        """Run ``go`` (it reads the target: ``asyncio.run`` of the command's work) and stop
+        what was started for it, whatever happens: ``(None, its result)``, or the exit status
+        of a failure said in words (ctrl+c 130; a reader that went away 0; an output that
+        cannot be written, a name that is no conversation or several, a server's failure)."""
+        from tui.safe_output import OutputError, reader_gone
+
+        try:
+            return None, go()
+        except KeyboardInterrupt:
+            return 130, None
+        except BrokenPipeError:  # standard output's reader went away (`| head`): not an error
+            reader_gone()
+            return 0, None
+        except (OutputError, FileExistsError) as exc:
+            say(f"{prog}: {exc}", file=sys.stderr)
+            return 1, None
+        except Unclear as exc:
+            return exc.tell(prog), None
+        except Exception as exc:  # noqa: BLE001 - one message, never a traceback
+            self.report(prog, exc)
+            return 1, None
+        finally:
+            if self.stop is not None:
+                self.stop()
 
     def report(self, prog: str, exc: BaseException) -> None:
         """A failure as one titled message with the next step; keys scrubbed."""

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .board import BoardSettings
@@ -32,6 +32,7 @@ FILE_KEYS = (
     "notify_desktop",
     "board",
     "agent_settings_file",
+    "search_index_mb",
 )
 #: Settings that are secrets: accepted from flags and the environment only.
 SECRET_FIELDS = ("api_key", "session_key")
@@ -140,6 +141,9 @@ class Settings(BaseSettings):
     agent_settings_file: str | None = None
     """JSON agent settings for new conversations on a bare agent server (any URL without a
     profile of its own; a profile's ``agent_settings_file`` wins for its URL)."""
+    search_index_mb: int = Field(default=1024, ge=16, le=1_048_576)
+    """The bound of each server's search index in the cache folder (MB): least recently
+    used conversations are left out first."""
     profiles: dict[str, Profile] = {}
     """Named services."""
     board: BoardSettings = BoardSettings()

@@ -20,6 +20,7 @@ TEMPLATE = """\
 # notify = ["finished", "error", "stuck", "waiting_for_confirmation"]  # agent statuses that notify
 # notify_bell = true                # ring the terminal bell with them
 # notify_desktop = false            # also notify-send, where there is one
+# search_index_mb = 1024            # each server's search index at most (least used left out)
 
 # [profiles.local]                  # a self-hosted server: `ohtui --profile local`
 # url = "http://127.0.0.1:8000"

@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode
 
-FaultKind = Literal["status", "slow", "hold", "malformed", "repeat_page", "status_then_close"]
+FaultKind = Literal[
+    "status", "slow", "hold", "malformed", "repeat_page", "status_then_close", "cut_body"
+]
 
 #: How long a connection marked by ``status_then_close`` stays marked (its client port may
 #: be reused by a later connection after that).
@@ -63,6 +65,9 @@ class Fault:
     - ``status_then_close``: answer ``status`` (500) as ``text/plain`` ("Internal Server
       Error", or ``body``) without ``Connection: close``, then close the connection: the next
       request on it gets no answer at all.
+    - ``cut_body``: answer normally, but stop after half of the body's first chunk, its
+      declared length unmet (the server closes the connection): what a sandbox's agent
+      server does with a file that changes while it sends it (its own growing log).
     """
 
     kind: FaultKind
@@ -191,6 +196,8 @@ class FaultMiddleware:
             await _respond(
                 send, fault.status, body, fault.headers, media=b"text/plain; charset=utf-8"
             )
+        elif fault.kind == "cut_body":
+            await self.app(scope, receive, _cut_after_half(send))
         elif fault.kind == "repeat_page":
             query = [(k, v) for k, v in parse_qsl(scope["query_string"].decode()) if k != "page_id"]
             await self.app({**scope, "query_string": urlencode(query).encode()}, receive, send)
@@ -220,6 +227,23 @@ def with_connection_faults(app: Any) -> Any:
     """``app`` wrapped for the connection faults of its ``app.state.faults`` (if it has any)."""
     faults = getattr(getattr(app, "state", None), "faults", None)
     return CloseDoomedConnections(app, faults) if isinstance(faults, Faults) else app
+
+
+def _cut_after_half(send: Any) -> Any:
+    """``send``, stopping the body after half its first chunk: the response is left
+    incomplete, so uvicorn closes the connection once the app returns."""
+    cut = False
+
+    async def cutting(message: dict) -> None:
+        nonlocal cut
+        if message["type"] != "http.response.body":
+            await send(message)
+        elif not cut:
+            cut = True
+            body = message.get("body", b"")
+            await send({**message, "body": body[: len(body) // 2], "more_body": True})
+
+    return cutting
 
 
 async def _respond(

@@ -27,6 +27,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
+from .. import bytecode
 from ..children import own_module_command
 from ..loopback import LOOPBACK, bind_socket, url_for
 
@@ -113,6 +114,7 @@ def serve_until_parent_ends(
     if tell_ready:
         sys.stdout.buffer.write(READY)
         sys.stdout.buffer.flush()
+    bytecode.compile_in_background(__file__)  # where no installer did: the next start reads it
     sys.stdin.buffer.read()
     if before_exit is not None:
         try:

@@ -69,6 +69,7 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         Binding("ctrl+r", "refresh", "Refresh", id="conversations.refresh"),
         Binding("c", "copy_id", "Copy id", id="conversations.copy-id"),
         Binding("s", "sort", "Sort", id="conversations.sort"),
+        Binding("S", "app.search_all", "Search all", id="conversations.search-all"),
         Binding("o", "order", "Order", show=False, id="conversations.order"),
         Binding(
             "dollar_sign", "cost_chart", "Cost chart", show=False, id="conversations.cost-chart"

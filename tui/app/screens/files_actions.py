@@ -44,9 +44,16 @@ def failure_words(exc: BaseException) -> str:
     """Why a workspace call failed, as a sentence: a sandbox that is not running and a route
     the server lacks in the client's words (they say what to do, and which server), an
     answer from the server in its own words, anything else in one line."""
-    from tui.client import HTTPStatusError, NotAFile, SandboxNotRunning, TooLarge, Unsupported
+    from tui.client import (
+        CutShort,
+        HTTPStatusError,
+        NotAFile,
+        SandboxNotRunning,
+        TooLarge,
+        Unsupported,
+    )
 
-    if isinstance(exc, (SandboxNotRunning, Unsupported, TooLarge, NotAFile)):
+    if isinstance(exc, (SandboxNotRunning, Unsupported, TooLarge, NotAFile, CutShort)):
         text = clean(" ".join(str(exc).split()))
         text = text[:1].upper() + text[1:]
         return text if text.endswith(".") else f"{text}."

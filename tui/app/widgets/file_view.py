@@ -12,6 +12,8 @@ each style name of :data:`~tui.app.file_text.STYLE_NAMES` is a component class b
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
@@ -63,6 +65,7 @@ class FileView(ScrollView, can_focus=True):
         self._lines: list[str] = []
         self._spans: list[tuple[Span, ...]] | None = None
         self._note = False  # the lines are a message, not a file
+        self._message: list[str] = []  # the message's own lines, before wrapping
         self._gutter = 0
         self._styles: dict[str, Style] = {}
         self.file: FileText | None = None
@@ -83,9 +86,21 @@ class FileView(ScrollView, can_focus=True):
             self.refresh()
 
     def show_message(self, *lines: str) -> None:
-        """A few words instead of a file (why it is not shown, what to do)."""
+        """A few words instead of a file (why it is not shown, what to do), wrapped to the
+        pane's width (again when it changes); :attr:`text_lines` has them unwrapped."""
         self.file = None
-        self._set(list(lines), note=True, width=max((len(line) for line in lines), default=0))
+        self._message = list(lines)
+        self._set(self._wrapped(), note=True, width=0)
+
+    def _wrapped(self) -> list[str]:
+        width = max(20, self.scrollable_content_region.width - 1)
+        return [part for line in self._message for part in textwrap.wrap(line, width) or [""]]
+
+    def on_resize(self) -> None:
+        if self._note and self._message:
+            self._lines = self._wrapped()
+            self.virtual_size = Size(0, len(self._lines))
+            self.refresh()
 
     def _set(self, lines: list[str], *, note: bool, width: int) -> None:
         self._lines, self._spans, self._note = lines, None, note
@@ -96,8 +111,8 @@ class FileView(ScrollView, can_focus=True):
 
     @property
     def text_lines(self) -> list[str]:
-        """What is shown, line by line (for tests and copies)."""
-        return list(self._lines)
+        """What is shown, line by line (a message as it was given, unwrapped)."""
+        return list(self._message if self._note else self._lines)
 
     # --- drawing --------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from ...diff_rows import build_diff, counts
 from ...widgets.changes_tables import PENDING, UNKNOWN, CommitsTable, FilesTable
 from ...widgets.diff_view import DiffView
 from ..errors import server_words
+from ..files import PREVIEW_S  # the same rest before a file under the cursor is read
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -149,8 +150,14 @@ class LoadingMixin:
     # --- one file's diff -----------------------------------------------------------------------
 
     @work(exclusive=True, group="changes-diff")
-    async def load_diff(self, change: GitChange, keep_place: bool = False) -> None:
-        """The diff of ``change`` into the diff pane (its rows built in a thread)."""
+    async def load_diff(
+        self, change: GitChange, keep_place: bool = False, *, pause: bool = False
+    ) -> None:
+        """The diff of ``change`` into the diff pane (its rows built in a thread);
+        ``pause``: the cursor passing over files rests on this one first (a held j reads
+        no diff, repaints no pane and leaves the keys the loop: the next key replaces it)."""
+        if pause:
+            await asyncio.sleep(PREVIEW_S)
         source, path = self.source, change.path
         view = self.query_one("#changes-diff", DiffView)
         self.shown_path = path

@@ -234,7 +234,7 @@ class ChangesScreen(
         if change is None or self.narrow or change.path == self.shown_path:
             return
         self.place.path = change.path
-        self.load_diff(change)
+        self.load_diff(change, pause=True)
 
     @on(DataTable.RowSelected, "#changes-commits")
     def _commit_chosen(self, event: DataTable.RowSelected) -> None:

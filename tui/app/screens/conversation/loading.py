@@ -266,6 +266,7 @@ class LoadingMixin:
             self.flush_live_rows()
         if self.live is not None and self.live.waiting_for_confirmation:
             self.render_confirm()
+        self.arrive()  # a search hit's event, once the index holds it
 
     async def open_view(
         self, query: EventQuery, keep: EventRow | None = None

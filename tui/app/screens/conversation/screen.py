@@ -231,7 +231,9 @@ class ConversationScreen(
 
     @on(FilterBar.Changed)
     def _filter_changed(self, message: FilterBar.Changed) -> None:
-        self.apply_query(message.query)
+        """A filter, the order or every event again: the cursor stays on its event (where
+        the new view leaves it out, on the nearest row before its time)."""
+        self.apply_query(message.query, keep=self.current_row())
 
     @work(exclusive=True, group="load")
     async def apply_query(self, query: EventQuery, keep: EventRow | None = None) -> None:
@@ -249,7 +251,7 @@ class ConversationScreen(
         """Palette entry point: show only one kind."""
         bar = self.query_one(FilterBar)
         bar.set_query(bar.applied.with_kinds([kind] if kind else None))
-        self.apply_query(bar.applied)
+        self.apply_query(bar.applied, keep=self.current_row())
 
     def action_toggle_sort(self) -> None:
         self.query_one(FilterBar).toggle_sort()
@@ -274,7 +276,7 @@ class ConversationScreen(
         elif not self.query_window.query.is_plain:
             bar = self.query_one(FilterBar)
             bar.set_query(self.query_window.query.cleared())
-            self.apply_query(bar.applied)
+            self.apply_query(bar.applied, keep=self.current_row())
 
     # --- detail ------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ Moving the tree's cursor onto an event (or a run or a branch, by its first event
 list's cursor on it in whatever view the list shows (``row_locate.py`` works out where),
 loading the pages that hold it the way a jump does. An event the view leaves out (another
 kind, another branch) is shown in the detail pane only, saying so; enter on it switches the
-list to every event first. Insights' "go to" takes the same path. The list never moves the
+list to every event first. Insights' "go to" and a search hit (``arrive_at``) take the same path. The list never moves the
 tree, so the two cannot chase each other; the tree tells only of moves the user made
 (``EventTreeView.EventHighlighted``).
 """
@@ -55,6 +55,24 @@ class TreeFollowMixin:
         rows = self.events.base.head
         if 0 <= position < len(rows):
             self._show_row(rows[position], position, all_events)
+
+    #: a search hit's event, gone to once the index holds it (``arrive_at``)
+    _arrival: str | None = None
+
+    def arrive_at(self, event_id: str) -> None:
+        """Opened from a search hit: go to ``event_id`` as soon as the index has it (or,
+        indexed whole without it, show it in the detail pane as ``go_to_event`` does)."""
+        self._arrival = event_id
+
+    def arrive(self) -> None:
+        """The index grew (``loading._base_grew``): the awaited event, if it is there now."""
+        wanted = self._arrival
+        if wanted is None:
+            return
+        base = self.events.base
+        if base.complete or any(row.id == wanted for row in base.head):
+            self._arrival = None
+            self.go_to_event(wanted)
 
     def go_to_event(self, event_id: str | None) -> None:
         """Insights' "go to": the event with that id, as a tree choice goes there."""
