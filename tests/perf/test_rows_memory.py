@@ -127,12 +127,13 @@ def test_pairs_still_found_with_one_or_many_rows_per_tool_call():
     events.base.add_head(log, None)
     events._index_pairs(0)
     assert events._by_tool_call == {}  # not built until a pair needs it
-    assert events._with_tool_call("call_0") == [1, 2]
-    assert list(events._with_tool_call("call_6")) == [7, 8, 9]
+    rows = events.rows
+    assert events._with_tool_call("call_0") == [rows[1], rows[2]]
+    assert list(events._with_tool_call("call_6")) == rows[7:10]
     assert events._with_tool_call("nothing") == ()
     assert events.pending_actions() == []
     late = EventRow("late", "2026-11-20T10:00:03.000000", "agent", "AgentErrorEvent", "s")
     late.tool_call_id = "call_6"
     events.base.append_live([late])
     events._index_pairs(10)  # kept up to date once built
-    assert list(events._with_tool_call("call_6")) == [7, 8, 9, 10]
+    assert list(events._with_tool_call("call_6")) == rows[7:11]

@@ -21,6 +21,7 @@ from tui.client.stream_items import EventDeduper, ReadEvent, StreamEvent, Stream
 from tui.models import event_json
 from tui.models.parse import parse_event_json
 
+LATER = "2099-01-01T00:00:00.000000"
 GOOD = {
     "id": "m1",
     "kind": "MessageEvent",
@@ -164,8 +165,9 @@ async def test_a_fast_live_stream_is_read_in_the_helper_and_it_ends_with_the_app
     hub = server.app.state.live
 
     def burst(first: int) -> None:  # split in two batches at most: one holds half or more
+        # stamped after the history: the server sorts it by time, and so are live rows
         events = [
-            {**GOOD, "id": f"fast-{n}", "llm_message": {**GOOD["llm_message"]}}
+            {**GOOD, "id": f"fast-{n}", "timestamp": LATER, "llm_message": {**GOOD["llm_message"]}}
             for n in range(first, first + BURST)
         ]
         for n, event in enumerate(events):

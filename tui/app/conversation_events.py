@@ -26,6 +26,7 @@ from .duplicate_rows import row_key
 from .event_cache import EventCache, weigh_json
 from .event_relations import EventRelations
 from .full_events import FullEvents
+from .live_placing import history_by_time
 from .live_rows import LiveRows
 from .load_patience import (  # re-exported: the store's callers and tests name them here
     MAX_RETRY_AFTER,
@@ -78,8 +79,12 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         backoff: Backoff | None = None,
         on_retry: RetryNotice | None = None,
         clock: Callable[[], float] = time.monotonic,
+        by_time: bool | None = None,
     ) -> None:
         self.client = client
+        #: the server sorts its history by timestamp, so live rows go in by theirs
+        #: (``live_placing.py``); None: as the client's kind says (:func:`history_by_time`)
+        self.by_time = history_by_time(client) if by_time is None else by_time
         self.clock = clock
         self._waits: list[Waiting] = []  # loads on their way, oldest first
         self.conversation_id = conversation_id
@@ -88,17 +93,17 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         self.on_retry = on_retry
         #: the conversation's record (title, statuses, cost), once loaded; None for shared links
         self.record: AppConversation | None = None
-        self.base = PagedWindow(EventQuery())
+        self.base = self._window(EventQuery())
         self._cache = EventCache()
         #: events asked for per page: fewer after heavy pages (see PAGE_BYTES)
         self.page_size = PAGE
         self._closed = False
-        self._by_tool_call: dict[str, int | list[int]] = {}
+        self._by_tool_call: dict[str, EventRow | list[EventRow]] = {}
         #: actions by id and what answers them (confirmation, pairing, security verdicts)
         self.actions = ActionIndex()
         #: (timestamp, cost, tokens) of the newest stats among the loaded events
         self.newest_stats: tuple[str, float, int] | None = None
-        self._result_at: dict[str, int] = {}  # action id → its result's position in base
+        self._result_at: dict[str, EventRow] = {}  # action id → its result's row
         self.tree: EventTree | None = None
         self._tree_size = -1
         self._counting: set[asyncio.Future] = set()  # counts still on their way (kept referenced)
@@ -107,6 +112,9 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         self._count_news = asyncio.Event()
         #: the index's pages, fetched ahead and read in the helper process (page_pipeline.py)
         self.pipeline = PagePipeline(client, conversation_id)
+
+    def _window(self, query: EventQuery) -> PagedWindow:
+        return PagedWindow(query, by_time=self.by_time)
 
     def close(self) -> None:
         """The screen is gone: loads waiting to try again give up instead."""
@@ -203,7 +211,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         later: Callable[[Callable[[], None]], object] | None = None,
         first_rows: int | None = None,
     ) -> PagedWindow:
-        window = self.base if query == self.base.query else PagedWindow(query)
+        window = self.base if query == self.base.query else self._window(query)
         limit = None if window is self.base else first_rows  # the index's pages stay full
 
         async def count() -> None:
@@ -416,7 +424,7 @@ class ConversationEvents(PatientLoads, EventRelations, FullEvents, LiveRows):
         """Show the history raw or folded: a new base index, walked anew (the rows differ,
         and so do their positions, which the tree and pairing are keyed by)."""
         if raw != self.raw:
-            self.base = PagedWindow(EventQuery(raw=raw))
+            self.base = self._window(EventQuery(raw=raw))
             self._by_tool_call.clear()
             self._result_at.clear()
             self.tree, self._tree_size = None, -1

@@ -8,6 +8,7 @@ No widgets and no I/O of its own: full events come through the store's :meth:`ev
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tui.memory import release_free_memory
@@ -30,12 +31,17 @@ class EventRelations:
     actions: ActionIndex
     tree: EventTree | None
     _tree_size: int
-    #: tool_call_id → the position of its one row, or of each (most calls have one or two),
-    #: built when first needed (see _with_tool_call)
-    _by_tool_call: dict[str, int | list[int]]
+    #: where the base window's rows moved since the tree was built (a live row went in
+    #: before them): the tree is cut back there (None: rows were only appended)
+    _tree_cut: int | None = None
+    #: tool_call_id → its one row, or each (most calls have one or two), built when first
+    #: needed (see _with_tool_call). Rows, not positions: a live row may land before rows
+    #: already indexed (``live_placing.py``), which moves them
+    _by_tool_call: dict[str, EventRow | list[EventRow]]
     #: the base window ``_by_tool_call`` indexes (None: not built)
     _tool_calls_for: PagedWindow | None = None
-    _result_at: dict[str, int]
+    #: action id → the row of its result
+    _result_at: dict[str, EventRow]
     #: the base window whose walk was last completed (the heap was trimmed after it)
     _walked: PagedWindow | None = None
 
@@ -45,37 +51,46 @@ class EventRelations:
         async def event(self, row: EventRow) -> AnyEvent | None: ...
 
     def _index_pairs(self, start: int) -> None:
-        """Index rows ``start`` onward of the base window for pairing, and let each row's
-        references share the string of the row they name (see :func:`_share_ids`)."""
+        """Index rows ``start`` onward of the base window for pairing (a page's), and let
+        each row's references share the string of the row they name (see
+        :func:`_share_ids`)."""
         rows = self.base.head
-        result_at = self._result_at
         _share_ids(rows, start, self.actions.actions)
-        for pos in range(start, len(rows)):
-            answers = rows[pos].action_id
-            if answers is not None:
-                result_at.setdefault(answers, pos)
-        if self._tool_calls_for is self.base:
-            self._index_tool_calls(start)
+        self._index_rows(rows[start:])
         if self.base.complete and self._walked is not self.base:
             # the whole log is in: what its pages' parsing freed goes back to the system
             self._walked = self.base
             release_free_memory()
 
-    def _index_tool_calls(self, start: int) -> None:
-        rows, by_tool_call = self.base.head, self._by_tool_call
-        for pos in range(start, len(rows)):
-            call = rows[pos].tool_call_id
+    def _index_live(self, rows: list[EventRow]) -> None:
+        """Index rows that came live (wherever in the base window they went)."""
+        _share_ids(rows, 0, self.actions.actions)
+        self._index_rows(rows)
+
+    def _index_rows(self, rows: Sequence[EventRow]) -> None:
+        result_at = self._result_at
+        for row in rows:
+            answers = row.action_id
+            if answers is not None:
+                result_at.setdefault(answers, row)
+        if self._tool_calls_for is self.base:
+            self._index_tool_calls(rows)
+
+    def _index_tool_calls(self, rows: Sequence[EventRow]) -> None:
+        by_tool_call = self._by_tool_call
+        for row in rows:
+            call = row.tool_call_id
             if call:
                 found = by_tool_call.get(call)
                 if found is None:
-                    by_tool_call[call] = pos
-                elif isinstance(found, int):
-                    by_tool_call[call] = [found, pos]
+                    by_tool_call[call] = row
+                elif isinstance(found, list):
+                    found.append(row)
                 else:
-                    found.append(pos)
+                    by_tool_call[call] = [found, row]
 
-    def _with_tool_call(self, call: str | None) -> list[int] | tuple[int, ...]:
-        """Positions of the base rows that carry ``call`` as their ``tool_call_id``.
+    def _with_tool_call(self, call: str | None) -> list[EventRow] | tuple[EventRow, ...]:
+        """The base rows that carry ``call`` as their ``tool_call_id``.
 
         Only results that do not name their action (and actions no result names) are
         paired this way, so the index is built the first time one is asked about (a scan
@@ -84,21 +99,20 @@ class EventRelations:
         if self._tool_calls_for is not self.base:
             self._by_tool_call.clear()
             self._tool_calls_for = self.base
-            self._index_tool_calls(0)
+            self._index_tool_calls(self.base.head)
         found = self._by_tool_call.get(call or "")
         if found is None:
             return ()
-        return (found,) if isinstance(found, int) else found
+        return found if isinstance(found, list) else (found,)
 
     def _answered(self, action: EventRow) -> bool:
         """A result names the action by id; failing that (results without an ``action_id``:
         agent errors, older logs), one shares its ``tool_call_id``."""
         if action.id is not None and action.id in self._result_at:
             return True
-        rows = self.base.head
         return any(
-            rows[pos].kind != "ActionEvent" and rows[pos].action_id is None
-            for pos in self._with_tool_call(action.tool_call_id)
+            row.kind != "ActionEvent" and row.action_id is None
+            for row in self._with_tool_call(action.tool_call_id)
         )
 
     def pending_actions(self, look_back: int = 200) -> list[EventRow]:
@@ -126,9 +140,7 @@ class EventRelations:
         if isinstance(row, StepRow) and row.result is not None:
             return await self.event(row.result)
         if row.kind == "ActionEvent" and row.id in self._result_at:
-            pos = self._result_at[row.id]
-            if pos < len(self.base.head):
-                return await self.event(self.base.head[pos])
+            return await self.event(self._result_at[row.id])
         if row.action_id is not None and row.action_id in self.actions.actions:
             return await self.event(self.actions.actions[row.action_id])
         if row.kind == "SecurityAnalysisEvent":
@@ -138,8 +150,7 @@ class EventRelations:
                 return await self.event(action) if action is not None else None
         if not row.tool_call_id:
             return None
-        for pos in self._with_tool_call(row.tool_call_id):
-            other = self.base.head[pos]
+        for other in self._with_tool_call(row.tool_call_id):
             if other.id != row.id and (row.kind == "ActionEvent") != (other.kind == "ActionEvent"):
                 return await self.event(other)
         return None
@@ -147,9 +158,13 @@ class EventRelations:
     # --- tree ------------------------------------------------------------------------------
 
     def build_tree(self) -> EventTree:
-        """The tree over the base index, extended to its newest rows (log order = ascending
-        timestamps): O(new rows) when rows were only appended, else built anew."""
+        """The tree over the base index, extended to its newest rows: O(new rows) when rows
+        were only appended, or a live row went in a few rows before the end (the tree is
+        cut back to it first: ``EventTree.truncate``), else built anew."""
         rows = self.base.head
+        cut, self._tree_cut = self._tree_cut, None
+        if cut is not None and self.tree is not None and len(self.tree) == self._tree_size:
+            self._tree_size = cut if self.tree.truncate(cut) else -1
         if self.tree is not None and len(rows) == self._tree_size:
             return self.tree
         if (

@@ -33,12 +33,13 @@ class LiveRows:
     base: PagedWindow
     _cache: EventCache
     _tree_size: int
+    _tree_cut: int | None
 
     if TYPE_CHECKING:  # provided by FullEvents and ConversationEvents
 
         def _row(self, event: AnyEvent) -> EventRow: ...
         def _made_row(self, args: tuple[Any, ...], pickled: bytes | None) -> EventRow: ...
-        def _index_pairs(self, start: int) -> None: ...
+        def _index_live(self, rows: list[EventRow]) -> None: ...
 
     def add_live(
         self,
@@ -73,18 +74,37 @@ class LiveRows:
             else:
                 fresh.append(row)
                 kept.append((source, frame))
-        before = len(self.base.head)
-        taken = dict(self.base.take_live(fresh))
+        placed = self.base.take_live(fresh)  # in the history's order (live_placing.py)
+        taken = dict(placed)
         for index, row in enumerate(fresh):  # a duplicate's event under its own key
             self._keep(row_key(taken.get(index, row)), *kept[index])
         if self.base.complete:
-            self._index_pairs(before)
+            self._index_live([row for _, row in placed])
+            moved = self.base.inserted_at
+            if moved is not None and self._tree_size > moved:  # rows moved under the tree
+                cut = self._tree_cut
+                self._tree_cut = moved if cut is None else min(cut, moved)
         for window in windows:  # a view without a server-side filter takes them too
             if window is not self.base and window.query.takes_live:
                 window.append_live(fresh)
+                self._catch_up(window)
         if replaced:
             self._tree_size = -1  # a parent changed: the tree must be rebuilt
         return len(taken)
+
+    def _catch_up(self, window: PagedWindow) -> None:
+        """A view walked whole from an earlier copy of the history than the index (a
+        conversation opened while its run is stored, late, by the app server) lacks the
+        events stored in between, which the stream does not send again (the index holds
+        them): it takes them from the index, each in its place. The event counts tell
+        (O(1)); the index is read only when they differ, and once."""
+        base = self.base
+        if not (base.complete and window.complete) or window.raw_total == base.raw_total:
+            return
+        missing = [row for row in base.head if row.id is not None and row.id not in window.ids]
+        if missing:
+            window.append_live(missing)
+        window.raw_total = base.raw_total
 
     def _keep(self, key: str | None, event: AnyEvent | None, frame: str | bytes | None) -> None:
         """Cache a live event under its row's key: the frame's text where UTF-8 holds it."""

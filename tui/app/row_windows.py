@@ -13,6 +13,7 @@ from typing import Any
 
 from .duplicate_rows import DuplicateRow
 from .event_query import FOLDED_COUNTED_KIND, EventQuery
+from .live_placing import NEWEST, LivePlacing, time_place
 from .rows import EventRow
 from .step_rows import LIVE, FoldedRow, StepFold, StepRow, step_of
 
@@ -26,7 +27,7 @@ def _time(row: EventRow) -> str:
 
 
 @dataclass
-class PagedWindow:
+class PagedWindow(LivePlacing):
     """The rows of one :class:`EventQuery`, loaded from both ends.
 
     A folding window (``query.folds``) leaves transient rows out as pages arrive; a shaped
@@ -63,6 +64,11 @@ class PagedWindow:
     #: reuse, and gone with the window
     trails: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     locks: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: live rows go in by timestamp (the server sorts its history so), else at the end
+    #: (its history is its log): ``live_placing.py``
+    by_time: bool = False
+    placed_live: set[tuple[str, str, str]] = field(default_factory=set, repr=False)
+    inserted_at: int | None = None
 
     def __post_init__(self) -> None:
         if self.raw_total is None:
@@ -239,6 +245,8 @@ class PagedWindow:
         rows: list[EventRow],
         other_end: EventRow | None,
         side: str | None = None,
+        before: object = NEWEST,
+        hold_at: int | None = None,
     ) -> tuple[list[tuple[int, EventRow]], bool]:
         """Append ``rows`` to one side (folded ones left out, counted); True when this
         walk reached the other side's end.
@@ -246,12 +254,22 @@ class PagedWindow:
         The two walks meet where this page reaches the last row the other walk met (same
         id and time): the rest of the page is already there. Any other id seen before is
         a second event carrying it: kept, as a :class:`DuplicateRow` (never dropped, or the
-        list would stay one row short of the server's count)."""
+        list would stay one row short of the server's count). A row taken live meanwhile
+        is already here: left (and not counted again). ``before``: for a live row, the row
+        before it in the window (by default the newest); ``hold_at``: where a live result
+        waits for its action while the window is walked (``StepFold.shape``)."""
         taken: list[tuple[int, EventRow]] = []
         query, counted, seen, shape = self.query, self._counted, self.seen, self.fold
         transient, kinds, new = query.folds, query.kinds, 0
+        # live rows taken meanwhile (by time) may be stamped between the walks' rows: the
+        # tail walk's rows go by their time too, and the head walk takes the live rows at
+        # the tail's far end it passes (a steps view's join puts its rows in order)
+        by_time = self.by_time and bool(self.placed_live) and shape is None
+        back = "head" if query.descending else "tail"  # the walk back in time
+        back_in_time = by_time and side == back
+        passing = by_time and side is not None and side not in (back, LIVE)
         if shape is not None:  # where a live event's plumbing folds without a step
-            newest = self._newest() if side == LIVE else None
+            newest = (self._newest() if before is NEWEST else before) if side == LIVE else None
             home = self._live_home() if side == LIVE else LIVE
             shape.live_last = None
         try:
@@ -265,6 +283,9 @@ class PagedWindow:
                             and row.timestamp == other_end.timestamp
                         ):
                             return taken, True
+                        placed = self.placed_live
+                        if placed and side != LIVE and (row_id, row.timestamp, row.kind) in placed:
+                            continue
                         copy = self.copies[row_id] = self.copies.get(row_id, 1) + 1
                         row = DuplicateRow(row, copy)
                     self.ids.add(row_id)
@@ -281,14 +302,19 @@ class PagedWindow:
                     continue
                 if shape is not None:
                     taken.append((index, row))  # cached: it may join a step
-                    step = shape.shape(row, side or LIVE, target, newest, home)
+                    step = shape.shape(row, side or LIVE, target, newest, home, hold_at)
                     if step is None:
                         self.folded += 1
                     else:
                         target.append(step)
                 elif kinds and kind not in kinds:
                     self.folded += 1
+                elif back_in_time:  # past live rows stamped before it: in its place
+                    target.insert(time_place(target, row.timestamp, True, older=True), row)
+                    taken.append((index, row))
                 else:
+                    if passing:
+                        self._pass_live(row.timestamp)
                     target.append(row)
                     taken.append((index, row))
             return taken, False
@@ -328,6 +354,7 @@ class PagedWindow:
             self.tail = []
         if fold is not None:
             fold.lead(self.head)
+        self.joined_in_time()
         self.raw_total = self.raw_head + self.raw_tail
         self.total = len(self.head)
         self.head_page = self.tail_page = None
@@ -367,51 +394,6 @@ class PagedWindow:
         old = rows[i]
         rows[i] = DuplicateRow(row, old.copy) if isinstance(old, DuplicateRow) else row
         return old
-
-    def append_live(self, rows: list[EventRow]) -> int:
-        """Rows that arrived live (newest); returns how many were new (and shown)."""
-        return len(self.take_live(rows))
-
-    def take_live(self, rows: list[EventRow]) -> list[tuple[int, EventRow]]:
-        """:meth:`append_live`, saying which rows it took: ``(index in rows, row)``, the row
-        marked when it is another event reusing an id already here (``duplicate_rows.py``)."""
-        if not self.complete and self.total is None and not self.query.descending:
-            return []  # nowhere to put them yet: the head walk brings them in their place
-        # a live copy of an event already here is replaced (the store does that), never a
-        # second row; another event with a known id is one. A steps view holds events that
-        # are no row of their own (results, plumbing): any id it has seen is a copy there.
-        if self.fold is not None:
-            new = [(at, r) for at, r in enumerate(rows) if r.id is None or r.id not in self.ids]
-        else:
-            new = [
-                (at, r)
-                for at, r in enumerate(rows)
-                if r.id is None or self.find_copy(r.id, r.timestamp, r.kind) is None
-            ]
-        if not new:
-            return []
-        fresh: list[EventRow] = []
-        taken = self._add(fresh, [r for _, r in new], None, LIVE)[0]
-        count = len(new)
-        if self.query.descending:
-            # newest first: live rows go on top, shifting everything down
-            self.head[0:0] = list(reversed(fresh))
-            self.raw_head += count
-            if self.fold is not None:
-                self.fold.shifted("head", len(fresh))
-        elif self.complete:
-            self.head.extend(fresh)
-            self.raw_head += count
-        else:
-            self.tail[0:0] = list(reversed(fresh))
-            self.raw_tail += count
-            if self.fold is not None:
-                self.fold.shifted("tail", len(fresh))
-        if self.raw_total is not None:
-            self.raw_total += count
-        if self.total is not None:
-            self.total += len(fresh)
-        return [(new[index][0], row) for index, row in taken]
 
 
 class PathWindow:

@@ -185,11 +185,14 @@ class StepFold:
         rows: list[EventRow],
         newest: EventRow | None = None,
         home: str = LIVE,
+        hold_at: int | None = None,
     ) -> StepRow | None:
         """The row to append for ``row`` (a step), or None where it folded, joined, waits or
         is not wanted. ``rows``: the walk's rows so far (its own list). For a live event:
         ``newest``, the window's newest step, and ``home``, the walk that brings the step
-        before it while the window has none loaded (``LIVE``: it has none at all)."""
+        before it while the window has none loaded (``LIVE``: it has none at all);
+        ``hold_at``: while the window is walked, a result whose action is not loaded waits
+        for it at that place in ``home``'s rows, as one met walking back does."""
         query = self.query
         if query.hides_plumbing and is_plumbing(row):
             self._fold_plumbing(row, side, rows, newest, home)
@@ -197,9 +200,9 @@ class StepFold:
         if query.merges and is_result(row):
             if self._join(row):
                 return None
-            if self.backward(side):
-                held = Held(row, len(rows))
-                self.held.setdefault(side, []).append(held)
+            if self.backward(side) or hold_at is not None:
+                held = Held(row, len(rows) if hold_at is None else hold_at)
+                self.held.setdefault(side if hold_at is None else home, []).append(held)
                 if row.action_id is not None:
                     self.waiting.setdefault(row.action_id, held)
                 else:
@@ -286,7 +289,9 @@ class StepFold:
             wanted = row is not None and (not self.query.kinds or row.kind in self.query.kinds)
             if row is not None and not self._join(row) and wanted:
                 places.append((held.at, StepRow.of(row)))
-        for at, step in reversed(places):  # from the far end: each place is still right
+        # from the far end: each place is still right (a live result's came in its time)
+        places.sort(key=lambda place: place[0])  # stable: one place keeps their order
+        for at, step in reversed(places):
             back.insert(at, step)
         self.waiting.clear()
         self.waiting_calls.clear()
@@ -305,6 +310,24 @@ class StepFold:
         elif not self.query.kinds:
             self.folded_in -= len(waited)
             rows.extend(StepRow.of(row) for row in (reversed(waited) if descending else waited))
+
+    def split(self, before: EventRow | None, step: StepRow, first: EventRow | None = None) -> None:
+        """``step`` was placed after ``before`` (a live row, by time): the plumbing folded
+        under the step there that is stamped after it goes under it, as a walk in time
+        order would have folded it; placed first (``first``: the step that was), the
+        plumbing stamped before that step (an open step keeps what it shows)."""
+        prev = step_of(before if before is not None else first)
+        if prev is None or prev is step or prev.opened or not prev.folded:
+            return
+        if before is not None:
+            stamp = step.timestamp
+            moved = [row for row in prev.folded if row.timestamp > stamp]
+        else:
+            stamp = prev.timestamp
+            moved = [row for row in prev.folded if row.timestamp < stamp]
+        if moved:
+            prev.folded = [row for row in prev.folded if row not in moved] or None
+            step.fold(moved)
 
     def shifted(self, side: str, count: int, after: int = -1) -> None:
         """``count`` rows went into ``side``'s rows (or out, if negative) after its row

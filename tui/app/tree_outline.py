@@ -104,6 +104,9 @@ class TreeWalk:
         self.tree = tree
         self.rows = rows
         self.limit = min(len(tree), len(rows)) if limit is None else limit
+        #: the tree's cuts when this walk was made: after another, its positions from the
+        #: cut on name other events (``EventTree.truncate``), so it is not grown on
+        self.cuts = tree.cuts
         #: the real children of each fork the walk met (the pane asks again per label)
         self._forks: dict[int, list[int]] = {}
 

@@ -30,6 +30,7 @@ class EventTree:
     __slots__ = (
         "_first",
         "_index",
+        "_late",
         "_not_root",
         "_roots",
         "_slot",
@@ -37,6 +38,7 @@ class EventTree:
         "_waiting",
         "broken",
         "children",
+        "cuts",
         "ids",
         "parent",
     )
@@ -63,6 +65,12 @@ class EventTree:
         # union-find over "the root of my tree": linking X under Y closes a cycle exactly when
         # Y's root is X (X is always a root when it gets its parent), found in near O(1)
         self._top: list[int] = []
+        #: the newest position that became the parent of an earlier one (an orphan adopted,
+        #: a parent named later in a batch): :meth:`truncate` cannot cut below it
+        self._late = NO_PARENT
+        #: how many times :meth:`truncate` cut positions away (a snapshot's positions
+        #: from before a cut may name other events now)
+        self.cuts = 0
         self.extend(pairs)
 
     def __len__(self) -> int:
@@ -123,6 +131,8 @@ class EventTree:
             return
         self.parent[pos] = wanted
         self._top[pos] = top
+        if wanted > pos:
+            self._late = max(self._late, wanted)
         first = self._first[wanted]
         if first == NO_PARENT:  # its first child (slot 0)
             self._first[wanted] = pos
@@ -143,6 +153,7 @@ class EventTree:
         sorted per orphan (which made 100,000 siblings arriving before their parent
         quadratic)."""
         adopted = []
+        self._late = max(self._late, parent)
         for orphan in orphans:  # in log order: appended as they arrived
             top = self._root_of(parent)
             if top == orphan:
@@ -171,6 +182,49 @@ class EventTree:
         while top[node] != root:
             top[node], node = root, top[node]
         return root
+
+    def truncate(self, size: int) -> bool:
+        """Forget positions ``size`` onward (events that moved: a live event placed
+        before them), in time proportional to them, so :meth:`extend` can add them again
+        in their new order. False, changing nothing, where an earlier position hangs under
+        one of them (an adopted orphan): then the tree is built anew."""
+        count = len(self.ids)
+        if size >= count:
+            return True
+        if self._late >= size:
+            return False
+        parent, children, first, index = self.parent, self.children, self._first, self._index
+        for pos in range(count - 1, size - 1, -1):  # newest first: each its parent's last child
+            above = parent[pos]
+            if above != NO_PARENT:
+                kids = children.get(above)
+                if kids is None:
+                    first[above] = NO_PARENT
+                else:
+                    if kids[-1] == pos:
+                        kids.pop()
+                    else:  # not its last child: one placed before it was forgotten already
+                        kids.remove(pos)
+                    if len(kids) == 1:
+                        del children[above]
+            event_id = self.ids[pos]
+            if event_id is not None and index.get(event_id) == pos:
+                del index[event_id]
+        for name in ("ids", "parent", "_first", "_slot", "_top"):
+            del getattr(self, name)[size:]
+        roots = self._roots
+        while roots and roots[-1] >= size:
+            roots.pop()
+        self._not_root = {r for r in self._not_root if r < size}
+        for waiting_id, orphans in list(self._waiting.items()):
+            kept = [o for o in orphans if o < size]
+            if kept:
+                self._waiting[waiting_id] = kept
+            else:
+                del self._waiting[waiting_id]
+        self.broken = [b for b in self.broken if b < size]
+        self.cuts += 1
+        return True
 
     # --- queries -------------------------------------------------------------------------
 

@@ -190,7 +190,7 @@ class EventTreeView(FittedTree, inherit_bindings=True):
         tree, rows = self._source.build_tree(), self._source.rows  # extending is O(new rows)
         walk = TreeWalk(tree, rows)
         outline = self._outline
-        if outline is not None and tree is self._walk.tree:
+        if outline is not None and tree is self._walk.tree and tree.cuts == self._walk.cuts:
             if walk.limit == outline.size:
                 self._stale = False
                 self._footer()

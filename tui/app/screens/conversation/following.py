@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from ...conversation_events import ConversationEvents
     from ...row_windows import PagedWindow, RowWindow
+    from ...rows import EventRow
 
 
 #: Seconds between reads of the open conversation's record (its sandbox's status shows
@@ -172,7 +173,13 @@ class FollowMixin:
         shows_live = self.window is self.events.base or (
             self.window is self.query_window and self.query_window.query.takes_live
         )
-        follow = shows_live and event_list.at_end and not self.window.query.descending
+        descending = self.window.query.descending
+        follow = shows_live and event_list.at_end and not descending
+        # the row read: live rows may go in above it (by time), and the cursor stays on it
+        # (not on the newest first's top row: that one follows what comes)
+        cursor = event_list.cursor
+        reading = shows_live and not follow and not (descending and cursor == 0)
+        kept = self.window.row(cursor) if reading else None
         before = len(self.window)
         added = self.events.add_live(events, [self.query_window], frames)
         # the rows the list gained: a steps view may gain none (a result joins its action,
@@ -186,12 +193,21 @@ class FollowMixin:
             freeze_long_lived()  # a long stream's rows, out of the collector's way too
             self.frozen_rows = len(self.events.base.head)
         if shows_live:
-            if self.window.query.descending and event_list.cursor > 0:
-                event_list.cursor += grown  # keep the same event under the cursor
+            if kept is not None and self.window.row(cursor) is not kept:
+                event_list.cursor = self._moved_to(kept, cursor, grown)
             event_list.rows_appended(grown, follow=follow)
-            if not follow and not self.window.query.descending:
+            if not follow and not descending:
                 self.new_below += grown
         self.update_list_title()
+
+    def _moved_to(self, row: EventRow | None, was: int, grown: int) -> int:
+        """Where ``row`` (at ``was`` before ``grown`` rows came) is now: at most that many
+        rows down (only rows above it move it)."""
+        window = self.window
+        for at in range(was + 1, min(len(window), was + grown + 1)):
+            if window.row(at) is row:
+                return at
+        return was
 
     def _grow_tree(self, added: int) -> None:
         """Rows that continue the last run join the tree pane now, with the list; while

@@ -29,6 +29,7 @@ from ...conversation_events import ConversationEvents
 from ...duplicate_rows import NOTE as DUPLICATE_NOTE
 from ...duplicate_rows import is_duplicate
 from ...guard import GuardedDispatch, being_removed
+from ...live_placing import history_by_time
 from ...live_session import LiveSession
 from ...refusals import read_only_reason
 from ...row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
@@ -112,7 +113,11 @@ class ConversationScreen(
         super().__init__()
         self.conversation_id = conversation_id
         self.events = ConversationEvents(
-            self.app.client, conversation_id, shared=shared, on_retry=self._retry_notice
+            self.app.client,
+            conversation_id,
+            shared=shared,
+            on_retry=self._retry_notice,
+            by_time=history_by_time(self.app.client, local=self.app.local),
         )
         self.set_reactive(ConversationScreen.window, self.events.base)
         #: the filter bar's view (a query's window): what branch and find views return to
