@@ -181,6 +181,11 @@ def conversation_record(
         parent_conversation_id=_text(info.get("parent_conversation_id")),
         sub_conversation_ids=_ids(info.get("sub_conversation_ids")),
         tags=_tags(info.get("tags")),
+        forked_from_conversation_id=_text(info.get("forked_from_conversation_id")),
+        forked_from_event_id=_text(info.get("forked_from_event_id")),
+        leaf_event_id=_text(info.get("leaf_event_id")),
+        confirmation_policy=info.get("confirmation_policy"),  # kept by its kind (the model)
+        security_analyzer=info.get("security_analyzer"),
         sandbox_status=SandboxStatus.RUNNING,
         conversation_url=f"{base_url}{conversations_path(cid)}",
         session_api_key=session_api_key,

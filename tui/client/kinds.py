@@ -46,9 +46,13 @@ START_CONVERSATION = "start_conversation"
 SERVER_INFO = "server_info"
 SHARED_EVENTS = "shared_events"
 RENAME = "rename"
+#: a bare agent server's routes (every agent server OpenAPI in ../shared has them; an app
+#: server has neither): issue 30
+FORK = "fork"
+NAVIGATE = "navigate"
 
 APP_CAPABILITIES = frozenset({SANDBOXES, START_TASKS, START_CONVERSATION, RENAME})
-AGENT_CAPABILITIES = frozenset({SERVER_INFO, RENAME})
+AGENT_CAPABILITIES = frozenset({SERVER_INFO, RENAME, FORK, NAVIGATE})
 SHARED_CAPABILITIES = frozenset({SHARED_EVENTS})
 
 #: How each kind is named in a sentence.
@@ -240,6 +244,8 @@ def _join(parts: list[str]) -> str:
 __all__ = [
     "AGENT_CAPABILITIES",
     "APP_CAPABILITIES",
+    "FORK",
+    "NAVIGATE",
     "RENAME",
     "SANDBOXES",
     "SERVER_INFO",

@@ -58,6 +58,39 @@ def live_mark(state: StreamState | None, *, local: bool = False) -> Text:
     return mark
 
 
+#: how the header names a confirmation policy or security analyzer, by kind
+POLICY_NAMES = {
+    "NeverConfirm": "confirm off",
+    "AlwaysConfirm": "confirm on",
+    "ConfirmRisky": "confirm risky",
+    "LLMSecurityAnalyzer": "LLM analyzer",
+    "PatternSecurityAnalyzer": "pattern analyzer",
+    "PolicyRailSecurityAnalyzer": "policy-rail analyzer",
+}
+
+
+def policy_words(conv: AppConversation) -> str:
+    """``confirm on · LLM analyzer``: the policies a bare agent server says it runs under."""
+    parts = [
+        POLICY_NAMES.get(kind, clean(kind))
+        for kind in (conv.confirmation_policy, conv.security_analyzer)
+        if kind
+    ]
+    return " · ".join(parts)
+
+
+def origin_words(conv: AppConversation, branched: bool) -> str:
+    """Where a fork came from and, in a tree with branches, where the current one ends."""
+    parts = []
+    if conv.forked_from_conversation_id:
+        source = clean(conv.forked_from_conversation_id.replace("-", "")[:8])
+        at = conv.forked_from_event_id
+        parts.append(f"forked from {source}" + (f" at event {clean(at[:8])}" if at else ""))
+    if branched and conv.leaf_event_id:
+        parts.append(f"current branch ends at {clean(conv.leaf_event_id[:8])}")
+    return "   ".join(parts)
+
+
 class ConversationHeader(Static):
     """Two lines about the open conversation; the screen calls :meth:`show` when they change."""
 
@@ -73,10 +106,11 @@ class ConversationHeader(Static):
         self.conversation_id = conversation_id
         self.fallback_title = title  # what the list said, until the record is loaded
         self.shared = shared
-        self._shown: tuple[AppConversation | None, StreamState | None, tuple | None] = (
+        self._shown: tuple[AppConversation | None, StreamState | None, tuple | None, bool] = (
             None,
             None,
             None,
+            False,
         )
 
     def on_mount(self) -> None:
@@ -87,11 +121,12 @@ class ConversationHeader(Static):
         conversation: AppConversation | None,
         live: StreamState | None,
         seen: tuple[float, int] | None = None,
+        branched: bool = False,
     ) -> None:
         """Draw from the record (None: not loaded yet) and the live stream's state;
         ``seen``: the newest cost and tokens among the loaded events, for a record that
         has none."""
-        self._shown = (conversation, live, seen)  # drawn again if the theme changes
+        self._shown = (conversation, live, seen, branched)  # drawn again if the theme changes
         conv = conversation
         text = Text()
         if conv is not None or self.fallback_title:
@@ -128,4 +163,10 @@ class ConversationHeader(Static):
             text.append(f"   cost {money(cost)}   tokens {tokens(used)}")
             if conv.llm_model:
                 text.append(f"   model {clean(conv.llm_model)}", style="dim")
+            policies = policy_words(conv)
+            if policies:
+                text.append(f"   {policies}")
+            origin = origin_words(conv, branched)
+            if origin:
+                text.append(f"\n{origin}", style="dim")
         self.update(text)

@@ -50,6 +50,7 @@ class AgentRun:
     step_task: asyncio.Task[Any] | None
     wake: asyncio.Event
     confirmation_policy: dict[str, Any]
+    user_policy: dict[str, Any] | None
 
     # provided by the conversation
     def require_sandbox(self) -> None: ...
@@ -178,7 +179,7 @@ class AgentRun:
         self.script_name, self.wrapping_up = name, False
         self.script = agent_scripts.SCRIPTS[name](self.builder, turn)
         self.request, self.request_script, self.has_request = None, None, False
-        self.confirmation_policy = (
+        self.confirmation_policy = self.user_policy or (
             {"kind": "ConfirmRisky", "threshold": "HIGH", "confirm_unknown": True}
             if name == "confirm"
             else {"kind": "NeverConfirm"}

@@ -57,6 +57,38 @@ CONVERSATION_KEYS = [
     Binding("space", "toggle_run", "Pause/run", id="conversation.run"),
     Binding("m", "message", "Message", id="conversation.message"),
     Binding("X", "interrupt", "Interrupt", id="conversation.interrupt"),
+    Binding(
+        "p",
+        "policies",
+        "Policies",
+        show=False,
+        id="conversation.policies",
+        tooltip="Confirmation mode on or off, the security analyzer",
+    ),
+    Binding(
+        "s",
+        "ask_aside",
+        "Ask aside",
+        show=False,
+        id="conversation.ask-aside",
+        tooltip="A side question to the agent, answered in a panel, not added to the run",
+    ),
+    Binding(
+        "Y",
+        "fork",
+        "Fork here",
+        show=False,
+        id="conversation.fork",
+        tooltip="A new conversation with the events up to the selected one",
+    ),
+    Binding(
+        "B",
+        "navigate",
+        "Make branch current",
+        show=False,
+        id="conversation.navigate",
+        tooltip="The selected event's branch: where the next message continues",
+    ),
     Binding("n", "find_next", "Next hit", show=False, id="conversation.find-next"),
     Binding(
         "ctrl+o", "find_toggle('only')", "Only matches", show=False, id="conversation.find-only"

@@ -41,6 +41,7 @@ from ...widgets.event_list import EventList
 from ...widgets.event_tree import EventTreeView
 from ...widgets.filter_bar import FilterBar
 from ...widgets.key_bar import KeyBar
+from .acting import ACTING_KEYS, ActingMixin
 from .agent import AgentMixin
 from .changes import ChangesMixin
 from .deferred import DeferredPartsMixin
@@ -78,6 +79,7 @@ class ConversationScreen(
     ExportMixin,
     FollowMixin,
     AgentMixin,
+    ActingMixin,
     PanesMixin,
     WaitingMixin,
     InsightsMixin,
@@ -187,10 +189,12 @@ class ConversationScreen(
     def render_header(self) -> None:
         for header in self.query(ConversationHeader):  # none once the screen is closing
             seen = self.events.newest_stats
+            tree = self.events.tree
             header.show(
                 self.conversation,
                 self.live.state if self.live is not None else None,
                 seen[1:] if seen is not None else None,
+                branched=tree is not None and bool(tree.children),
             )
 
     def update_list_title(self) -> None:
@@ -373,6 +377,8 @@ class ConversationScreen(
             return self.live is not None  # only a live conversation has an agent to steer
         if action == "files":
             return self.files_refusal() is None
+        if action in ACTING_KEYS:
+            return self.acting_refused(action) is None
         return True
 
     def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
@@ -389,6 +395,8 @@ class ConversationScreen(
             return "Find is closed: / opens it, then ^r ^t ^o switch its options."
         if action == "files":
             return self.files_refusal()
+        if action in ACTING_KEYS:
+            return self.acting_refused(action)
         return None
 
     def action_back(self) -> None:

@@ -1,0 +1,224 @@
+"""Acting on the conversation through its agent server (issue 30): fork from an event
+(``Y``: a fork looks like one), make a branch the current one (``B``), a side question
+(``s``) and the policies (``p``: confirmation mode, security analyzer).
+
+Fork and navigate are offered where the server can do them (``app.can``: a bare agent
+server's capabilities, ``tui/client/kinds.py``; an app server has neither), the others
+where there is an agent to ask (a live conversation); none in ``--readonly``. Pressed where
+they do not apply, ``why_not`` says why; a refusal or a server error is said in words
+(``failed``). The requests run here, in workers of the ``acting`` group.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from tui.text import one_line
+
+from ...format import title_of
+from ...refusals import read_only_reason
+from ...widgets.conversation_header import POLICY_NAMES
+from ...widgets.event_list import EventList
+from ...widgets.event_tree import EventTreeView
+from ...widgets.tree_nodes import node_position
+from ..path_dialog import PathDialog
+from ..policy_dialog import PolicyDialog
+from ..side_answer import SideAnswerScreen
+
+if TYPE_CHECKING:
+    from ...conversation_events import ConversationEvents
+    from ...live_session import LiveSession
+    from ...rows import EventRow
+
+#: the keys of this module, and the capability each needs (None: only a live agent)
+ACTING_KEYS = {"fork": "fork", "navigate": "navigate", "ask_aside": None, "policies": None}
+
+
+def short_id(event_id: str) -> str:
+    return event_id.replace("-", "")[:8]
+
+
+class ActingMixin:
+    """Part of :class:`~.screen.ConversationScreen`, which provides what is declared here."""
+
+    events: ConversationEvents
+    live: LiveSession | None
+
+    # --- whether a key applies ---------------------------------------------------------------
+
+    def acting_refused(self, action: str) -> str | None:
+        """Why ``action`` (one of :data:`ACTING_KEYS`) cannot be done here, or None."""
+        if self.app.readonly:
+            return read_only_reason(self.app)
+        capability = ACTING_KEYS[action]
+        if capability is not None and not self.app.can(capability):
+            what = "fork a conversation" if action == "fork" else "switch a conversation's branch"
+            return f"This server cannot {what} (only a bare agent server can)."
+        if self.live is None:
+            return self.not_live_reason()
+        return None
+
+    def selected_row(self) -> EventRow | None:
+        """The event under the tree's cursor while the tree has focus, else the list's."""
+        if isinstance(self.focused, EventTreeView):
+            node = self.focused.cursor_node
+            position = node_position(node.data) if node is not None else None
+            rows = self.events.base.head
+            if position is not None and 0 <= position < len(rows):
+                return rows[position]
+        return self.query_one(EventList).current
+
+    # --- fork ------------------------------------------------------------------------------
+
+    def action_fork(self) -> None:
+        if (why := self.acting_refused("fork")) is not None:
+            self.notify(why, severity="warning", markup=False)
+            return
+        row = self.selected_row()
+        if row is None or not row.id:
+            self.notify("Select the event to fork from first.", markup=False)
+            return
+        title = one_line(title_of(self.events.record), 60) if self.events.record else "it"
+
+        def answered(name: str | None) -> None:
+            if name:
+                self.fork_at(row.id, name)
+
+        self.app.push_screen(
+            PathDialog(
+                f"Fork from event {short_id(row.id)}",
+                "A new conversation with the events up to this one; enter makes it and opens"
+                " it, esc does not.",
+                value=f"Fork of {title}",
+            ),
+            answered,
+        )
+
+    @work(group="acting", exit_on_error=False)
+    async def fork_at(self, event_id: str, title: str) -> None:
+        live = self.live
+        if live is None:
+            self.notify(self.not_live_reason(), severity="warning", markup=False)
+            return
+        try:
+            info = await live.agent.fork(event_id, title)
+        except Exception as exc:  # noqa: BLE001 - said, never raised
+            self.failed("Could not fork the conversation", exc)
+            return
+        new_id = str(info["id"]).replace("-", "")
+        self.notify(f"Forked at event {short_id(event_id)}: opening “{title}”.", markup=False)
+        self.app.open_conversation(new_id, title=title)
+
+    # --- switching branch ------------------------------------------------------------------
+
+    def action_navigate(self) -> None:
+        if (why := self.acting_refused("navigate")) is not None:
+            self.notify(why, severity="warning", markup=False)
+            return
+        tree, row = self.events.tree, self.selected_row()
+        if tree is None or row is None:
+            self.notify("The tree is still being built: try again in a moment.", markup=False)
+            return
+        position = tree.index_of(row.id) if row.id else None
+        if position is None:
+            self.notify("Choose an event of a branch in the tree first.", markup=False)
+            return
+        leaf = self.events.base.head[tree.leaf_of(position)]
+        self.navigate_to(leaf.id)
+
+    @work(group="acting", exit_on_error=False)
+    async def navigate_to(self, event_id: str) -> None:
+        live = self.live
+        if live is None:
+            return
+        try:
+            leaf = await live.agent.navigate(event_id)
+        except Exception as exc:  # noqa: BLE001
+            self.failed("Could not switch the branch", exc)
+            return
+        self.set_record(leaf_event_id=leaf or event_id)
+        self.notify(
+            f"The current branch now ends at event {short_id(leaf or event_id)}: the next"
+            " message continues from there.",
+            markup=False,
+        )
+
+    # --- a side question ---------------------------------------------------------------------
+
+    def action_ask_aside(self) -> None:
+        if (why := self.acting_refused("ask_aside")) is not None:
+            self.notify(why, severity="warning", markup=False)
+            return
+
+        def answered(question: str | None) -> None:
+            if question:
+                self.ask_aside(question)
+
+        self.app.push_screen(
+            PathDialog(
+                "Ask the agent aside",
+                "Its answer shows in a panel; neither is added to the conversation.",
+            ),
+            answered,
+        )
+
+    @work(group="acting", exit_on_error=False)
+    async def ask_aside(self, question: str) -> None:
+        live = self.live
+        if live is None:
+            return
+        self.notify("Asking the agent…", markup=False)
+        try:
+            answer = await live.agent.ask_agent(question)
+        except Exception as exc:  # noqa: BLE001
+            self.failed("The agent could not answer", exc)
+            return
+        if not self.closing:
+            self.app.push_screen(SideAnswerScreen(question, answer))
+
+    # --- policies ----------------------------------------------------------------------------
+
+    def action_policies(self) -> None:
+        if (why := self.acting_refused("policies")) is not None:
+            self.notify(why, severity="warning", markup=False)
+            return
+        record = self.events.record
+
+        def chosen(choice: tuple[str, str | None] | None) -> None:
+            if choice is not None:
+                self.set_policy(*choice)
+
+        self.app.push_screen(
+            PolicyDialog(
+                record.confirmation_policy if record else None,
+                record.security_analyzer if record else None,
+            ),
+            chosen,
+        )
+
+    @work(group="acting", exit_on_error=False)
+    async def set_policy(self, what: str, kind: str | None) -> None:
+        live = self.live
+        if live is None:
+            return
+        try:
+            if what == "confirmation":
+                assert kind is not None
+                await live.agent.set_confirmation_policy(kind)
+            else:
+                await live.agent.set_security_analyzer(kind)
+        except Exception as exc:  # noqa: BLE001
+            self.failed(f"Could not set the {what} policy", exc)
+            return
+        field = "confirmation_policy" if what == "confirmation" else "security_analyzer"
+        self.set_record(**{field: kind})
+        self.notify(f"Now: {POLICY_NAMES.get(kind or '', 'no security analyzer')}.", markup=False)
+
+    def set_record(self, **changes: object) -> None:
+        """What the server just confirmed, in the record at once (the next poll agrees)."""
+        record = self.events.record
+        if record is not None:
+            self.events.record = record.model_copy(update=changes)
+        self.render_header()
