@@ -7,6 +7,8 @@ shows. Where a key does not apply (an app server cannot fork; ``--readonly``) it
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from tests.helpers.app_helpers import (
@@ -192,3 +194,173 @@ async def test_B_on_a_branch_in_the_tree_makes_it_current(agent_server):
         await wait_for(
             lambda: f"current branch ends at {leaf_id[:8]}" in screen_text(app), pilot=pilot
         )
+
+
+# --- a side question -------------------------------------------------------------------------
+
+
+async def test_s_asks_aside_the_answer_shows_in_a_panel_copies_and_is_never_an_event(
+    agent_server,
+):
+    server, names = agent_server
+    cid = names["hello"]
+    app = agent_app(server)
+    copies: list[str] = []
+    async with app.run_test(size=NARROW) as pilot:
+        app.copy_to_clipboard = copies.append
+        screen = await open_live(pilot, cid)
+        rows_before = len(screen.window)
+        logged_before = stored_ids(server, cid)
+        await pilot.press("s")
+        await type_into_dialog(pilot, "what did you change?")
+        await wait_for(lambda: screen_ready(app, SideAnswerScreen), pilot=pilot)
+        await settled(pilot)
+        text = screen_text(app)
+        assert "The agent's answer (not added to the conversation)" in text
+        assert "Q: what did you change?" in text
+        assert "You asked: “what did you change?”" in text
+        await pilot.press("ctrl+c")
+        assert copies and copies[-1].startswith("Q: what did you change?\n\nYou asked:")
+        await pilot.press("escape")
+        await wait_for(lambda: app.screen is screen, pilot=pilot)
+        await settled(pilot)
+        assert stored_ids(server, cid) == logged_before  # the server logged nothing
+        assert len(screen.window) == rows_before
+        assert "You asked" not in screen_text(app)
+
+
+async def test_an_answer_with_markup_and_control_characters_is_shown_literally(agent_server):
+    server, names = agent_server
+    app = agent_app(server)
+    async with app.run_test(size=NARROW) as pilot:
+        await open_live(pilot, names["hello"])
+        app.push_screen(SideAnswerScreen("[bold]q[/bold]", "[red]x[/red] \x1b[2J done"))
+        await wait_for(lambda: screen_ready(app, SideAnswerScreen), pilot=pilot)
+        await settled(pilot)
+        text = screen_text(app)
+        assert "Q: [bold]q[/bold]" in text and "[red]x[/red]" in text
+        assert "\x1b" not in app.screen.text
+
+
+async def test_a_question_the_server_cannot_answer_says_why_in_the_panel(agent_server):
+    server, names = agent_server
+    app = agent_app(server)
+    async with app.run_test(size=NARROW) as pilot:
+        await open_live(pilot, names["hello"])
+        path = f"/api/conversations/{uuid.UUID(names['hello'])}/ask_agent"
+        server.app.state.faults.add(
+            "status", path, status=500, body='{"detail": "LLM unreachable"}'
+        )
+        await pilot.press("s")
+        await type_into_dialog(pilot, "still there?")
+        await wait_for(lambda: screen_ready(app, SideAnswerScreen), pilot=pilot)
+        await wait_for(lambda: "No answer:" in screen_text(app), pilot=pilot)
+        assert "llm unreachable" in screen_text(app).lower()
+
+
+# --- policies ------------------------------------------------------------------------------------
+
+
+async def test_p_turns_confirmation_on_and_chooses_an_analyzer_the_header_says_so(agent_server):
+    server, names = agent_server
+    cid = names["hello"]
+    app = agent_app(server)
+    async with app.run_test(size=WIDE) as pilot:
+        await open_live(pilot, cid)
+        assert "confirm off" in screen_text(app)  # what the server says it runs under
+        await pilot.press("p")
+        await wait_for(lambda: screen_ready(app, PolicyDialog), pilot=pilot)
+        await settled(pilot)
+        assert "● Confirmation off" in screen_text(app)
+        await pilot.press("down", "enter")  # confirmation on
+        await wait_for(lambda: "confirm on" in screen_text(app), pilot=pilot)
+        assert server.store.get_conversation(cid)["confirmation_policy"] == {
+            "kind": "AlwaysConfirm"
+        }
+        await pilot.press("p")
+        await wait_for(lambda: screen_ready(app, PolicyDialog), pilot=pilot)
+        await pilot.press("down", "down", "down", "down", "enter")  # the LLM analyzer
+        await wait_for(lambda: "confirm on · LLM analyzer" in screen_text(app), pilot=pilot)
+        assert server.store.get_conversation(cid)["security_analyzer"] == {
+            "kind": "LLMSecurityAnalyzer"
+        }
+
+
+async def test_a_policy_the_server_refuses_is_said_in_words(agent_server):
+    server, names = agent_server
+    app = agent_app(server)
+    async with app.run_test(size=NARROW) as pilot:
+        screen = await open_live(pilot, names["hello"])
+        notes = notes_told(app)
+        path = f"/api/conversations/{uuid.UUID(names['hello'])}/confirmation_policy"
+        server.app.state.faults.add(
+            "status", path, times=-1, status=503, body='{"detail": "agent restarting"}'
+        )
+        screen.set_policy("confirmation", "AlwaysConfirm")
+        await wait_for(lambda: any("Could not set" in n for n in notes), pilot=pilot)
+        assert any("agent restarting" in n.lower() for n in notes), notes
+        assert "confirm on" not in screen_text(app)
+
+
+# --- snapshots -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "160x48"])
+def test_side_answer_snapshot(snap_compare, make_server, size):
+    store = Store()
+    names = load_demo(store)
+    server = make_server(store, session_key=KEY, kind="agent", clock=lambda: CLOCK)
+
+    async def run_before(pilot):
+        await open_live(pilot, names["hello"])
+        await pilot.press("s")
+        await type_into_dialog(pilot, "what did you change?")
+        await wait_for(lambda: screen_ready(pilot.app, SideAnswerScreen), pilot=pilot)
+        pilot.app.clear_notifications()  # "Asking the agent…"
+        await settled(pilot)
+
+    assert snap_compare(agent_app(server), run_before=run_before, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "160x48"])
+def test_policy_dialog_snapshot(snap_compare, make_server, size):
+    store = Store()
+    names = load_demo(store)
+    server = make_server(store, session_key=KEY, kind="agent", clock=lambda: CLOCK)
+
+    async def run_before(pilot):
+        await open_live(pilot, names["hello"])
+        await pilot.press("p")
+        await wait_for(lambda: screen_ready(pilot.app, PolicyDialog), pilot=pilot)
+        await settled(pilot)
+
+    assert snap_compare(agent_app(server), run_before=run_before, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "160x48"])
+def test_fork_header_snapshot(snap_compare, make_server, size, monkeypatch):
+    """The fork, opened: where it came from, in its header."""
+    from tui.server import routes_acting
+
+    fork_id = uuid.UUID("f0f0f0f0-0000-4000-8000-00000000f0f0")
+    monkeypatch.setattr(routes_acting, "new_conversation_id", lambda: fork_id)
+    store = Store()
+    names = load_demo(store)
+    server = make_server(store, session_key=KEY, kind="agent", clock=lambda: CLOCK)
+
+    async def run_before(pilot):
+        app = pilot.app
+        screen = await open_live(pilot, names["hello"])
+        await pilot.press("Y")
+        await type_into_dialog(pilot, "Try it in Rust")
+        await wait_for(
+            lambda: screen_ready(app, ConversationScreen) and app.screen is not screen,
+            pilot=pilot,
+        )
+        fork = app.screen
+        await wait_for(lambda: list_ready(fork) and fork.live is not None, pilot=pilot)
+        await wait_for(lambda: "forked from" in screen_text(app), pilot=pilot)
+        app.clear_notifications()
+        await settled(pilot)
+
+    assert snap_compare(agent_app(server), run_before=run_before, terminal_size=size)

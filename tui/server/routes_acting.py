@@ -48,6 +48,10 @@ ANALYZERS = frozenset(
 )
 
 
+#: a fork's id when the request names none (a test pins it)
+new_conversation_id = uuid.uuid4
+
+
 class ForkRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -122,7 +126,7 @@ def fork_conversation(
     store: Store = Depends(get_store),
 ) -> JSONResponse:
     source = _require(store, conversation_id)
-    new_id = (body.id or uuid.uuid4()).hex
+    new_id = (body.id or new_conversation_id()).hex
     if store.get_conversation(new_id) is not None:
         raise HTTPException(status_code=409, detail=f"Conversation already exists: {new_id}")
     texts = branch_events(store, conversation_id.hex, body.from_event_id)

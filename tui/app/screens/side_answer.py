@@ -36,9 +36,13 @@ class SideAnswerScreen(DismissOnce, ModalScreen[None]):
     #: ctrl+c copies the answer where no text is selected (``copy_key.py``)
     COPY_ACTION = "copy"
 
-    def __init__(self, question: str, answer: str) -> None:
+    def __init__(self, question: str, answer: str | None = None) -> None:
         super().__init__()
-        self.text = answer_text(question, answer)
+        self.question = question
+        #: what is shown and copied: the question and the answer (the question alone while
+        #: the agent has not answered)
+        self.text = answer_text(question, answer) if answer is not None else ""
+        self.waiting = answer is None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="side-answer-box"):
@@ -47,13 +51,32 @@ class SideAnswerScreen(DismissOnce, ModalScreen[None]):
                 id="side-answer-title",
             )
             with VerticalScroll(id="side-answer-scroll"):
-                yield Static(Text(self.text), id="side-answer-text")
+                yield Static(Text(self.shown()), id="side-answer-text")
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#side-answer-scroll").focus()
 
+    def shown(self) -> str:
+        if self.waiting:
+            return answer_text(self.question, "Waiting for the agent's answer…")
+        return self.text
+
+    def answered(self, answer: str) -> None:
+        """The agent's answer arrived (the panel was opened as the question went)."""
+        self.text, self.waiting = answer_text(self.question, answer), False
+        self.query_one("#side-answer-text", Static).update(Text(self.text))
+
+    def failed(self, why: str) -> None:
+        """No answer: why, in words, where the answer would be."""
+        self.waiting = False
+        self.text = answer_text(self.question, f"No answer: {why}")
+        self.query_one("#side-answer-text", Static).update(Text(self.text))
+
     def action_copy(self) -> None:
+        if self.waiting:
+            self.notify("The agent has not answered yet: nothing to copy.", markup=False)
+            return
         self.app.copy_to_clipboard(self.text)
         self.notify("Copied the question and the agent's answer.", markup=False)
 

@@ -23,6 +23,7 @@ from ...widgets.conversation_header import POLICY_NAMES
 from ...widgets.event_list import EventList
 from ...widgets.event_tree import EventTreeView
 from ...widgets.tree_nodes import node_position
+from ..errors import describe_error
 from ..path_dialog import PathDialog
 from ..policy_dialog import PolicyDialog
 from ..side_answer import SideAnswerScreen
@@ -169,14 +170,18 @@ class ActingMixin:
         live = self.live
         if live is None:
             return
-        self.notify("Asking the agent…", markup=False)
+        panel = SideAnswerScreen(question)  # open at once, saying it waits
+        self.app.push_screen(panel)
         try:
             answer = await live.agent.ask_agent(question)
         except Exception as exc:  # noqa: BLE001
-            self.failed("The agent could not answer", exc)
+            if panel.is_attached:
+                panel.failed(describe_error(exc))
+            else:
+                self.failed("The agent could not answer", exc)
             return
-        if not self.closing:
-            self.app.push_screen(SideAnswerScreen(question, answer))
+        if panel.is_attached:
+            panel.answered(answer)
 
     # --- policies ----------------------------------------------------------------------------
 
