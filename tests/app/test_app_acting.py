@@ -2,7 +2,7 @@
 agent-server mode (the routes the real agent server 1.58.2 has): ``Y`` forks from the
 selected event and opens the fork, which says where it came from; ``B`` makes the selected
 branch the current one; ``s`` asks aside, answered in a panel that copies and never enters
-the events; ``p`` sets the confirmation policy and the security analyzer, which the header
+the events; ``M`` sets the confirmation policy and the security analyzer, which the header
 shows. Where a key does not apply (an app server cannot fork; ``--readonly``) it says why."""
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ async def test_readonly_refuses_every_acting_key_in_words(agent_server):
             ("Y", "fork"),
             ("B", "navigate"),
             ("s", "ask_aside"),
-            ("p", "policies"),
+            ("M", "policies"),
         ):
             await pilot.press(key)
             await settled(pilot)
@@ -268,7 +268,7 @@ async def test_p_turns_confirmation_on_and_chooses_an_analyzer_the_header_says_s
     async with app.run_test(size=WIDE) as pilot:
         await open_live(pilot, cid)
         assert "confirm off" in screen_text(app)  # what the server says it runs under
-        await pilot.press("p")
+        await pilot.press("M")
         await wait_for(lambda: screen_ready(app, PolicyDialog), pilot=pilot)
         await settled(pilot)
         assert "● Confirmation off" in screen_text(app)
@@ -277,7 +277,7 @@ async def test_p_turns_confirmation_on_and_chooses_an_analyzer_the_header_says_s
         assert server.store.get_conversation(cid)["confirmation_policy"] == {
             "kind": "AlwaysConfirm"
         }
-        await pilot.press("p")
+        await pilot.press("M")
         await wait_for(lambda: screen_ready(app, PolicyDialog), pilot=pilot)
         await pilot.press("down", "down", "down", "down", "enter")  # the LLM analyzer
         await wait_for(lambda: "confirm on · LLM analyzer" in screen_text(app), pilot=pilot)
@@ -330,7 +330,7 @@ def test_policy_dialog_snapshot(snap_compare, make_server, size):
 
     async def run_before(pilot):
         await open_live(pilot, names["hello"])
-        await pilot.press("p")
+        await pilot.press("M")
         await wait_for(lambda: screen_ready(pilot.app, PolicyDialog), pilot=pilot)
         await settled(pilot)
 

@@ -1,4 +1,4 @@
-"""Choose a conversation's confirmation policy or security analyzer (``p`` on a live
+"""Choose a conversation's confirmation policy or security analyzer (``M`` on a live
 conversation): one list of both, the current ones marked; enter picks one, esc leaves
 both as they are. The request is the conversation screen's (``conversation/acting.py``)."""
 

@@ -1,6 +1,6 @@
 """Acting on the conversation through its agent server (issue 30): fork from an event
 (``Y``: a fork looks like one), make a branch the current one (``B``), a side question
-(``s``) and the policies (``p``: confirmation mode, security analyzer).
+(``s``) and the policies (``M``, modes: confirmation, security analyzer).
 
 Fork and navigate are offered where the server can do them (``app.can``: a bare agent
 server's capabilities, ``tui/client/kinds.py``; an app server has neither), the others

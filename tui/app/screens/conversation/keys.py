@@ -58,12 +58,12 @@ CONVERSATION_KEYS = [
     Binding("m", "message", "Message", id="conversation.message"),
     Binding("X", "interrupt", "Interrupt", id="conversation.interrupt"),
     Binding(
-        "p",
+        "M",
         "policies",
-        "Policies",
+        "Modes",
         show=False,
         id="conversation.policies",
-        tooltip="Confirmation mode on or off, the security analyzer",
+        tooltip="Policies: confirmation mode on or off, the security analyzer",
     ),
     Binding(
         "s",
