@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.models.tree import NO_PARENT
 from tui.text import one_line
 
 from ...format import title_of
@@ -29,12 +30,26 @@ from ..policy_dialog import PolicyDialog
 from ..side_answer import SideAnswerScreen
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from tui.models import EventTree
+
     from ...conversation_events import ConversationEvents
     from ...live_session import LiveSession
     from ...rows import EventRow
 
 #: the keys of this module, and the capability each needs (None: only a live agent)
 ACTING_KEYS = {"fork": "fork", "navigate": "navigate", "ask_aside": None, "policies": None}
+
+
+def branch_head(tree: EventTree, rows: Sequence[EventRow], position: int) -> int:
+    """Where the branch ``position`` is on ends, as the agent server counts a head: its
+    newest leaf, less the state updates hung under it (the real server logs those as side
+    children of its head, and makes the next event a child of the head, not of them)."""
+    at = tree.leaf_of(position)
+    while rows[at].kind == "ConversationStateUpdateEvent" and tree.parent[at] != NO_PARENT:
+        at = tree.parent[at]
+    return at
 
 
 def short_id(event_id: str) -> str:
@@ -126,7 +141,8 @@ class ActingMixin:
         if position is None:
             self.notify("Choose an event of a branch in the tree first.", markup=False)
             return
-        leaf = self.events.base.head[tree.leaf_of(position)]
+        rows = self.events.base.head
+        leaf = rows[branch_head(tree, rows, position)]
         self.navigate_to(leaf.id)
 
     @work(group="acting", exit_on_error=False)
