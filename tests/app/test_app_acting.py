@@ -25,6 +25,7 @@ from tests.helpers.app_helpers import (
 from tui.app.app import OhtuiApp
 from tui.app.refusals import read_only_reason
 from tui.app.screens.conversation import ConversationScreen
+from tui.app.screens.conversation.acting import branch_head
 from tui.app.screens.path_dialog import PathDialog
 from tui.app.screens.policy_dialog import PolicyDialog
 from tui.app.screens.side_answer import SideAnswerScreen
@@ -166,6 +167,8 @@ async def test_readonly_refuses_every_acting_key_in_words(agent_server):
 async def test_B_on_a_branch_in_the_tree_makes_it_current(agent_server):
     server, names = agent_server
     cid = names["branches"]
+    sandbox = server.store.get_conversation(cid)["sandbox_id"]
+    server.store.update_sandbox(sandbox, status="RUNNING")  # the demo's is paused
     app = agent_app(server)
     async with app.run_test(size=WIDE) as pilot:
         screen = await open_live(pilot, cid)
@@ -173,14 +176,17 @@ async def test_B_on_a_branch_in_the_tree_makes_it_current(agent_server):
         assert tree.children  # the demo's conversation with branches
         point = min(tree.children)
         older = tree.children[point][0]  # the first branch: not the newest
-        leaf_id = screen.events.base.head[tree.leaf_of(older)].id
+        rows = screen.events.base.head
+        head = branch_head(tree, rows, older)
+        assert rows[head].kind != "ConversationStateUpdateEvent"
+        leaf_id = rows[head].id
         await pilot.press("t")
         view = screen.query_one(EventTreeView)
 
         def on_older_branch() -> bool:
             node = view.cursor_node
             pos = node_position(node.data) if node is not None else None
-            return pos is not None and tree.leaf_of(pos) == tree.leaf_of(older)
+            return pos is not None and branch_head(tree, rows, pos) == head
 
         for _ in range(100):  # down the tree to a line of the older branch
             if on_older_branch():
@@ -194,6 +200,20 @@ async def test_B_on_a_branch_in_the_tree_makes_it_current(agent_server):
         await wait_for(
             lambda: f"current branch ends at {leaf_id[:8]}" in screen_text(app), pilot=pilot
         )
+        # the next message continues from there
+        await pilot.press("l", "m", *"go on from here", "enter")
+
+        def sent() -> list[dict]:
+            import json
+
+            return [
+                e
+                for e in (json.loads(r.json) for r in server.store.iter_events(cid))
+                if e["kind"] == "MessageEvent" and "go on from here" in json.dumps(e)
+            ]
+
+        await wait_for(lambda: bool(sent()), pilot=pilot)
+        assert sent()[0]["parent_id"] == leaf_id
 
 
 # --- a side question -------------------------------------------------------------------------
