@@ -189,12 +189,12 @@ class ConversationScreen(
     def render_header(self) -> None:
         for header in self.query(ConversationHeader):  # none once the screen is closing
             seen = self.events.newest_stats
-            tree = self.events.tree
+            forks = self.query(EventTreeView)  # as the tree shows them: state updates aside
             header.show(
                 self.conversation,
                 self.live.state if self.live is not None else None,
                 seen[1:] if seen is not None else None,
-                branched=tree is not None and bool(tree.children),
+                branched=bool(forks) and forks.first().fork_count() > 0,
             )
 
     def update_list_title(self) -> None:
