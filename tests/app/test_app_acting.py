@@ -200,6 +200,11 @@ async def test_B_on_a_branch_in_the_tree_makes_it_current(agent_server):
         await wait_for(
             lambda: f"current branch ends at {leaf_id[:8]}" in screen_text(app), pilot=pilot
         )
+        # the tree marks the branch now current: the older one, not the newest
+        await wait_for(lambda: view.head == leaf_id, pilot=pilot)
+        await settled(pilot)
+        marked = [str(n.label) for n in view.root.children if "● current" in str(n.label)]
+        assert marked and all("the newest" not in label for label in marked), marked
         # the next message continues from there
         await pilot.press("l", "m", *"go on from here", "enter")
 

@@ -132,6 +132,9 @@ class EventTreeView(FittedTree, inherit_bindings=True):
         self._now = False  # a rebuild was asked for "now" while one ran
         #: the event the cursor was last on (the list was told, or the pane put it there)
         self._at: int | None = None
+        #: the conversation's head (``leaf_event_id``): the branch holding it is marked current
+        self.head: str | None = None
+        self._head_path: frozenset[int] | None = None  # root → head, worked out when asked
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._relabel())
@@ -290,6 +293,7 @@ class EventTreeView(FittedTree, inherit_bindings=True):
                     self._restore.add(key)
                     stack.extend(node.children)
         self._walk, self.forks, self.shown_size = walk, outline.forks, outline.size
+        self._head_path = None
         self.clear()
         self.root.label = Text(f"conversation · {events(outline.size)}")
         for items in outline.lines:
@@ -363,6 +367,24 @@ class EventTreeView(FittedTree, inherit_bindings=True):
         """What a branch starting at ``pos`` is labelled with (its first message's words)."""
         return first_words(self._walk, pos)
 
+    def set_head(self, event_id: str | None) -> None:
+        """The conversation's head moved (or is first known): mark the branch holding it."""
+        if event_id == self.head:
+            return
+        self.head, self._head_path = event_id, None
+        if self.forks:
+            self._relabel()
+
+    def _current(self, start: int) -> bool:
+        """The branch starting at ``start`` holds the head (only asked where there are forks)."""
+        if self.head is None:
+            return False
+        if self._head_path is None:
+            tree = self._walk.tree
+            at = tree.index_of(self.head)
+            self._head_path = frozenset(tree.path_to(at)) if at is not None else frozenset()
+        return start in self._head_path
+
     def _add_items(self, parent: TreeNode, items: Sequence[LineItem]) -> None:
         """Add a line: runs at this indent, side branches nested, each branch numbered
         among its fork's (the oldest first; the newest, last, goes on below)."""
@@ -373,12 +395,14 @@ class EventTreeView(FittedTree, inherit_bindings=True):
                 count, index = len(self._walk.real_children(item.end)), 0
             elif isinstance(item, SideBranch):
                 index += 1
-                label = side_label(self._walk, item, index, count)
+                current = self._current(item.start)
+                label = side_label(self._walk, item, index, count, current=current)
                 parent.add(label, data=Branch(item.start), allow_expand=True)
             elif isinstance(item, MoreBranches):
                 parent.add_leaf(more_label(item), data=item)
             elif isinstance(item, MainBranch):
-                parent.add_leaf(main_label(count), data=Branch(item.start))
+                label = main_label(count, current=self._current(item.start))
+                parent.add_leaf(label, data=Branch(item.start))
 
     def _open_branches(self, node: TreeNode, more: MoreBranches) -> None:
         """List the next chunk of a fork's folded side branches where ``node`` stands."""
@@ -389,7 +413,7 @@ class EventTreeView(FittedTree, inherit_bindings=True):
         for index, item in enumerate(
             finish(self._walk.side_branches(more, EXPAND_CHUNK)), start=more.offset + 1
         ):
-            label = side_label(self._walk, item, index, count)
+            label = side_label(self._walk, item, index, count, current=self._current(item.start))
             parent.add(label, data=Branch(item.start), before=node)
         rest = MoreBranches(more.sides, min(len(more.sides), more.offset + EXPAND_CHUNK))
         if rest.count:

@@ -89,23 +89,32 @@ def footer(shown: int, total: int | None, forks: int, room: int) -> str:
     return said
 
 
-def side_label(walk: TreeWalk, item: SideBranch, index: int, count: int) -> Text:
-    """A side branch: which of the fork's branches, its size, its first words."""
+#: what a branch holding the conversation's head says (``navigate`` makes another current)
+CURRENT = "● current"
+
+
+def side_label(
+    walk: TreeWalk, item: SideBranch, index: int, count: int, *, current: bool = False
+) -> Text:
+    """A side branch: which of the fork's branches, its size, its first words; whether the
+    next message continues on it."""
     return Text.assemble(
         whole(branch_of(index, count), "bold"),
         (SEP, "dim"),
+        *((whole(CURRENT, "bold"), (SEP, "dim")) if current else ()),
         whole(events(item.size), "dim"),
         (SEP, "dim"),
         first_words(walk, item.start),
     )
 
 
-def main_label(count: int) -> Text:
+def main_label(count: int, *, current: bool = False) -> Text:
     """The fork's newest branch: it is the line that goes on below, at the same indent."""
     return Text.assemble(
         ("↓ ", "bold"),
         whole(branch_of(count, count), "bold"),
         (SEP, "dim"),
+        *((whole(CURRENT, "bold"), (SEP, "dim")) if current else ()),
         whole("the newest", "dim"),
         (SEP, "dim"),
         whole("continues below", "dim"),

@@ -190,6 +190,8 @@ class ConversationScreen(
         for header in self.query(ConversationHeader):  # none once the screen is closing
             seen = self.events.newest_stats
             forks = self.query(EventTreeView)  # as the tree shows them: state updates aside
+            if forks and self.conversation is not None:
+                forks.first().set_head(self.conversation.leaf_event_id)
             header.show(
                 self.conversation,
                 self.live.state if self.live is not None else None,
