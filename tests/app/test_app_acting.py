@@ -292,7 +292,7 @@ async def test_p_turns_confirmation_on_and_chooses_an_analyzer_the_header_says_s
     app = agent_app(server)
     async with app.run_test(size=WIDE) as pilot:
         await open_live(pilot, cid)
-        assert "confirm off" in screen_text(app)  # what the server says it runs under
+        assert "confirm" not in screen_text(app)  # the default (off) goes unsaid
         await pilot.press("M")
         await wait_for(lambda: screen_ready(app, PolicyDialog), pilot=pilot)
         await settled(pilot)

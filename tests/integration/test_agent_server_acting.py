@@ -181,7 +181,7 @@ async def test_M_turns_confirmation_on_then_the_next_action_waits(agent, fake_ll
     app = make_app(agent.server)
     async with app.run_test(size=WIDE) as pilot:
         screen = await open_by_title(app, pilot, title)
-        assert "confirm off" in screen_text(app)
+        assert "confirm on" not in screen_text(app)
         await pilot.press("M")
         await wait_for(lambda: screen_ready(app, PolicyDialog), WAIT, pilot)
         await pilot.press("down", "enter")  # confirmation on

@@ -69,13 +69,20 @@ POLICY_NAMES = {
 }
 
 
-def policy_words(conv: AppConversation) -> str:
-    """``confirm on · LLM analyzer``: the policies a bare agent server says it runs under."""
-    parts = [
-        POLICY_NAMES.get(kind, clean(kind))
-        for kind in (conv.confirmation_policy, conv.security_analyzer)
-        if kind
-    ]
+NEVER = "NeverConfirm"
+
+
+def policy_words(conv: AppConversation, live: StreamState | None) -> str:
+    """``confirm on · LLM analyzer``: the policies the agent runs under, as its stream last
+    said them, else as the record says (a bare agent server's; an app server's has none)."""
+    if live is not None and live.policies_known:
+        kinds = (live.confirmation_policy, live.security_analyzer)
+    elif conv.confirmation_policy or conv.security_analyzer:
+        kinds = (conv.confirmation_policy, conv.security_analyzer)
+    else:
+        return ""
+    # the default (no confirmation, no analyzer) goes unsaid: the header says what differs
+    parts = [POLICY_NAMES.get(kind, clean(kind)) for kind in kinds if kind and kind != NEVER]
     return " · ".join(parts)
 
 
@@ -155,6 +162,9 @@ class ConversationHeader(Static):
             if mark:  # before cost and model: a narrow terminal cuts the line's end
                 text.append("   ")
                 text.append_text(mark)
+            policies = policy_words(conv, live)
+            if policies:  # before cost too: what waits for approval matters more
+                text.append(f"   {policies}")
             cost, used = conversation_cost(conv)
             if live is not None and (live.cost or live.total_tokens):
                 cost, used = live.cost, live.total_tokens
@@ -163,9 +173,6 @@ class ConversationHeader(Static):
             text.append(f"   cost {money(cost)}   tokens {tokens(used)}")
             if conv.llm_model:
                 text.append(f"   model {clean(conv.llm_model)}", style="dim")
-            policies = policy_words(conv)
-            if policies:
-                text.append(f"   {policies}")
             origin = origin_words(conv, branched)
             if origin:
                 text.append(f"\n{origin}", style="dim")

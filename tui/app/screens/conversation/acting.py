@@ -234,6 +234,8 @@ class ActingMixin:
             self.failed(f"Could not set the {what} policy", exc)
             return
         field = "confirmation_policy" if what == "confirmation" else "security_analyzer"
+        if self.live is live and live.state.policies_known:  # what the server confirmed,
+            setattr(live.state, field, kind)  # before its stream says it too
         self.set_record(**{field: kind})
         self.notify(f"Now: {POLICY_NAMES.get(kind or '', 'no security analyzer')}.", markup=False)
 
