@@ -24,6 +24,7 @@ from tests.helpers.app_helpers import (
 )
 from tui.app.app import OhtuiApp
 from tui.app.refusals import read_only_reason
+from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.acting import branch_head
 from tui.app.screens.path_dialog import PathDialog
@@ -386,6 +387,78 @@ def test_fork_header_snapshot(snap_compare, make_server, size, monkeypatch):
         await wait_for(lambda: list_ready(fork) and fork.live is not None, pilot=pilot)
         await wait_for(lambda: "forked from" in screen_text(app), pilot=pilot)
         app.clear_notifications()
+        await settled(pilot)
+
+    assert snap_compare(agent_app(server), run_before=run_before, terminal_size=size)
+
+
+# --- the runtime ---------------------------------------------------------------------------------
+
+MISSING = {
+    "runtime_status": "missing",
+    "can_resume": True,
+    "runtime_error": {"code": "sandbox_gone", "message": "the runtime's container was removed"},
+}
+
+
+def with_runtime(server, cid: str, runtime: dict) -> None:
+    info = server.store.get_conversation(cid)
+    info["runtime_info"] = runtime
+    server.store.put_conversation(info)
+
+
+async def test_a_missing_runtime_is_said_and_P_provisions_it_again(agent_server):
+    server, names = agent_server
+    cid = names["hello"]
+    with_runtime(server, cid, MISSING)
+    app = agent_app(server)
+    async with app.run_test(size=WIDE) as pilot:
+        await open_live(pilot, cid)
+        await wait_for(lambda: "runtime missing" in screen_text(app), pilot=pilot)
+        assert (
+            "runtime missing · P provisions it again · sandbox_gone: the runtime's container"
+            " was removed" in screen_text(app)
+        )
+        notes = notes_told(app)
+        await pilot.press("P")
+        await wait_for(lambda: screen_ready(app, ConfirmScreen), pilot=pilot)
+        assert "Provision this conversation's runtime again?" in screen_text(app)
+        await pilot.press("y")
+        await wait_for(lambda: "The runtime is available." in notes, pilot=pilot)
+        assert server.store.get_conversation(cid)["runtime_info"]["runtime_status"] == "available"
+        await wait_for(lambda: "runtime missing" not in screen_text(app), pilot=pilot)
+
+
+async def test_P_says_why_not_where_the_runtime_is_available_or_cannot_resume(agent_server):
+    server, names = agent_server
+    app = agent_app(server)
+    with_runtime(server, names["payments"], {**MISSING, "can_resume": False})
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await open_live(pilot, names["hello"])
+        assert "runtime" not in screen_text(app)  # available: nothing said
+        assert screen.why_not("reprovision", ()) == (
+            "The conversation's runtime is available: nothing to provision."
+        )
+        await pilot.press("escape")
+        screen = await open_live(pilot, names["payments"])
+        await wait_for(lambda: "cannot be resumed" in screen_text(app), pilot=pilot)
+        notes = notes_told(app)
+        await pilot.press("P")
+        await settled(pilot)
+        assert app.screen is screen
+        assert notes == ["The server says this runtime (missing) cannot be resumed."]
+
+
+@pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "160x48"])
+def test_missing_runtime_header_snapshot(snap_compare, make_server, size):
+    store = Store()
+    names = load_demo(store)
+    server = make_server(store, session_key=KEY, kind="agent", clock=lambda: CLOCK)
+    with_runtime(server, names["hello"], MISSING)
+
+    async def run_before(pilot):
+        await open_live(pilot, names["hello"])
+        await wait_for(lambda: "runtime missing" in screen_text(pilot.app), pilot=pilot)
         await settled(pilot)
 
     assert snap_compare(agent_app(server), run_before=run_before, terminal_size=size)

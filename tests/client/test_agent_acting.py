@@ -97,3 +97,24 @@ async def test_policies_are_set_and_the_record_says_them(served):
         assert await agent.set_security_analyzer(None)
     async with OpenHandsClient(server.base_url, session_api_key=KEY) as client:
         assert (await client.get_conversations([cid]))[0].security_analyzer is None
+
+
+async def test_the_runtime_is_read_from_the_record_and_provisioned_again(served):
+    server, names = served
+    cid = names["hello"]
+    info = server.store.get_conversation(cid)
+    info["runtime_info"] = {
+        "runtime_status": "error",
+        "can_resume": True,
+        "runtime_error": {"code": "boot_failed", "message": "no space left"},
+    }
+    server.store.put_conversation(info)
+    async with OpenHandsClient(server.base_url, session_api_key=KEY) as client:
+        info = await client.detect()
+        assert info.can("conversation_runtime_routes_v1")  # the server's own capability name
+        (record,) = await client.get_conversations([cid])
+    assert (record.runtime_status, record.can_resume) == ("error", True)
+    assert record.runtime_error == "boot_failed: no space left"
+    async with await agent_of(server, cid) as agent:
+        fields = await agent.reprovision()
+    assert fields == {"runtime_status": "available", "can_resume": True, "runtime_error": None}

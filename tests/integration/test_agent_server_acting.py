@@ -195,3 +195,23 @@ async def test_M_turns_confirmation_on_then_the_next_action_waits(agent, fake_ll
         assert "echo first-command" in screen_text(app)
         kinds = [e["kind"] for e in await agent.events(cid)]
         assert "ActionEvent" in kinds and "ObservationEvent" not in kinds  # it waits
+
+
+async def test_the_runtime_of_a_local_agent_server_is_available_and_P_says_so(agent, fake_llm):
+    """The real server names ``conversation_runtime_routes_v1`` and says a local runtime is
+    ``available`` (reprovisioning answers the same): the header says nothing, P says why."""
+    title = f"local run {uuid.uuid4().hex[:8]}"
+    cid = await finished_run(agent, fake_llm, title)
+    runtime = (await agent.http.get(f"/api/conversations/{cid}/runtime")).json()
+    assert runtime == {"runtime_status": "available", "can_resume": True, "runtime_error": None}
+    app = make_app(agent.server)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_by_title(app, pilot, title)
+        assert app.can("conversation_runtime_routes_v1")
+        assert screen.conversation.runtime_status == "available"
+        assert "runtime " not in screen_text(app).split("\n", 1)[1]  # below the title
+        assert screen.why_not("reprovision", ()) == (
+            "The conversation's runtime is available: nothing to provision."
+        )
+        fields = await screen.live.agent.reprovision()  # what the real server answers
+        assert fields["runtime_status"] == "available"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .agent_routes import runtime_fields
 from .errors import BadResponse, InvalidParameter
 
 if TYPE_CHECKING:
@@ -108,6 +109,23 @@ class AgentActing:
             raise InvalidParameter(f"unknown security analyzer {kind!r}")
         body = {"security_analyzer": {"kind": kind} if kind else None}
         return await self._post("/security_analyzer", body, idempotent=True)
+
+    async def reprovision(self) -> dict[str, Any]:
+        """Ask the agent server to provision the conversation's runtime again; -> the
+        runtime's fields (``runtime_status``, ``can_resume``, ``runtime_error``)."""
+        path = f"{self._path}/runtime/reprovision"
+        data = await self._http.request(
+            "POST",
+            path,
+            idempotent=False,
+            unknown="The runtime may be starting again: watch the conversation's header.",
+            timeout=120.0,  # provisioning a runtime takes a while
+        )
+        fields = runtime_fields(data)
+        if not fields.get("runtime_status"):
+            url = f"{self.base_url}{path}"
+            raise BadResponse(f"POST {url}: expected the runtime's status", method="POST", url=url)
+        return fields
 
 
 def _text(value: Any, name: str) -> str:

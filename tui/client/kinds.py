@@ -50,6 +50,9 @@ RENAME = "rename"
 #: server has neither): issue 30
 FORK = "fork"
 NAVIGATE = "navigate"
+#: the server's own name (``/server_info`` ``capabilities``, 1.58): ``GET …/runtime`` and
+#: ``POST …/runtime/reprovision`` (issue 30 item 6)
+RUNTIME = "conversation_runtime_routes_v1"
 
 APP_CAPABILITIES = frozenset({SANDBOXES, START_TASKS, START_CONVERSATION, RENAME})
 AGENT_CAPABILITIES = frozenset({SERVER_INFO, RENAME, FORK, NAVIGATE})
@@ -125,6 +128,10 @@ def agent_info(data: Mapping[str, Any], *, agent_settings: bool = False) -> Serv
     }
     version = data.get("version")
     title = data.get("title")
+    declared = data.get("capabilities")  # what the server says it can do, by its names
+    if isinstance(declared, list):
+        named = {c for c in declared if isinstance(c, str)}
+        info = replace(info, capabilities=info.capabilities | named)
     return replace(
         info,
         version=version if isinstance(version, str) and version else None,
@@ -247,6 +254,7 @@ __all__ = [
     "FORK",
     "NAVIGATE",
     "RENAME",
+    "RUNTIME",
     "SANDBOXES",
     "SERVER_INFO",
     "SHARED_CAPABILITIES",

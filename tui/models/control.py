@@ -87,6 +87,10 @@ class AppConversation(OpenRecord):
     leaf_event_id: str | None = None
     confirmation_policy: str | None = None
     security_analyzer: str | None = None
+    #: ``runtime_info`` (1.58): available, starting, missing, ownership_lost or error
+    runtime_status: str | None = None
+    can_resume: bool | None = None
+    runtime_error: str | None = None
     created_at: str | None = None
     updated_at: str | None = None
     sandbox_status: SandboxStatus | str = SandboxStatus.MISSING

@@ -11,6 +11,9 @@ What the real server answered (checked against ``openhands-agent-server`` 1.58.2
 - ``POST …/navigate {event_id}``: 200 with the ``ConversationInfo``, ``leaf_event_id`` moved
   (the next event hangs there); an unknown event is 404 ``Unknown event_id: X``.
 - ``POST …/ask_agent {question}``: 200 ``{"response": …}``; nothing is added to the log.
+- ``GET …/runtime`` and ``POST …/runtime/reprovision`` (named by the server's capability
+  ``conversation_runtime_routes_v1``): ``{runtime_status, can_resume, runtime_error}``; a
+  local server's is always ``available`` ("local mode has no infrastructure to provision").
 - ``POST …/confirmation_policy {policy: {kind}}`` and ``POST …/security_analyzer
   {security_analyzer: {kind} | null}``: 200 ``{"success": true}``; the conversation's info
   says the new ones.
@@ -33,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tui.models import ROOT_PARENT, ExecutionStatus
 
 from .deps import get_store
-from .routes_agent_server import _records, _require
+from .routes_agent_server import RUNTIME_AVAILABLE, _records, _require
 from .routes_live import SUCCESS, Conversation
 from .store import Store
 from .times import utc_from_clock
@@ -171,6 +174,20 @@ def navigate(
     if live is not None:  # a run under way hangs its next event there
         live.navigated(info["leaf_event_id"])
     return _records(store, [info])[0]
+
+
+@agent_router.get("/{conversation_id}/runtime", summary="The conversation's runtime")
+def runtime(conversation_id: uuid.UUID, store: Store = Depends(get_store)) -> Any:
+    return _require(store, conversation_id).get("runtime_info") or RUNTIME_AVAILABLE
+
+
+@agent_router.post("/{conversation_id}/runtime/reprovision", summary="Provision it again")
+def reprovision(conversation_id: uuid.UUID, store: Store = Depends(get_store)) -> Any:
+    """The reference server's runtime is this process: provisioning makes it available."""
+    info = _require(store, conversation_id)
+    info["runtime_info"] = dict(RUNTIME_AVAILABLE)
+    store.put_conversation(info)
+    return info["runtime_info"]
 
 
 # -- every agent server's: side questions and policies ---------------------------------------

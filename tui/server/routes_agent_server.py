@@ -46,6 +46,8 @@ from .store.base import PAGE_BYTES
 from .times import event_filter_time, utc_from_clock
 
 SANDBOX_ID = "agent-server"
+#: a conversation's runtime as a local agent server always has it (a test may set another)
+RUNTIME_AVAILABLE = {"runtime_status": "available", "can_resume": True, "runtime_error": None}
 TOOLS = ("terminal", "file_editor", "task_tracker", "think", "finish")
 MAX_IDS = 99
 
@@ -131,7 +133,7 @@ def conversation_record(info: dict[str, Any], children: list[str]) -> dict[str, 
         "tags": info.get("tags") or {},
         "agent": agent_block(info.get("llm_model") or "openai/fake-model"),
         "tool_module_qualnames": {},
-        "runtime_info": {"runtime_status": "available", "can_resume": True, "runtime_error": None},
+        "runtime_info": info.get("runtime_info") or RUNTIME_AVAILABLE,
     }
 
 
@@ -187,7 +189,7 @@ def server_info(request: Request) -> dict[str, Any]:
         "usable_tools": list(TOOLS),
         "conversation_runtime": "local",
         "available_conversation_runtimes": [],
-        "capabilities": ["idempotent_conversation_create_v1"],
+        "capabilities": ["conversation_runtime_routes_v1", "idempotent_conversation_create_v1"],
         "docs": "/docs",
         "redoc": "/redoc",
     }

@@ -98,6 +98,19 @@ def origin_words(conv: AppConversation, branched: bool) -> str:
     return "   ".join(parts)
 
 
+def runtime_words(conv: AppConversation) -> str:
+    """Why the conversation cannot run (``runtime_info``, 1.58), and what can be done."""
+    status = conv.runtime_status
+    if not status or status == "available":
+        return ""
+    words = f"runtime {clean(status).replace('_', ' ')}"
+    # what can be done first: a narrow terminal cuts the line's end
+    words += " · P provisions it again" if conv.can_resume else " · it cannot be resumed"
+    if conv.runtime_error:
+        words += f" · {clean(conv.runtime_error)}"
+    return words
+
+
 class ConversationHeader(Static):
     """Two lines about the open conversation; the screen calls :meth:`show` when they change."""
 
@@ -173,7 +186,13 @@ class ConversationHeader(Static):
             text.append(f"   cost {money(cost)}   tokens {tokens(used)}")
             if conv.llm_model:
                 text.append(f"   model {clean(conv.llm_model)}", style="dim")
+            runtime = runtime_words(conv)
             origin = origin_words(conv, branched)
+            if runtime or origin:
+                text.append("\n")
+            if runtime:  # first: why nothing moves matters more than where it came from
+                text.append(runtime, style=theme_style("$live-down bold"))
+                text.append("   " if origin else "")
             if origin:
-                text.append(f"\n{origin}", style="dim")
+                text.append(origin, style="dim")
         self.update(text)

@@ -1,6 +1,7 @@
 """Acting on the conversation through its agent server (issue 30): fork from an event
 (``Y``: a fork looks like one), make a branch the current one (``B``), a side question
-(``s``) and the policies (``M``, modes: confirmation, security analyzer).
+(``s``), the policies (``M``, modes: confirmation, security analyzer) and the runtime
+provisioned again where the header says it is missing (``P``).
 
 Fork and navigate are offered where the server can do them (``app.can``: a bare agent
 server's capabilities, ``tui/client/kinds.py``; an app server has neither), the others
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.client.kinds import FORK, NAVIGATE, RUNTIME
 from tui.models.tree import NO_PARENT
 from tui.text import one_line
 
@@ -24,6 +26,7 @@ from ...widgets.conversation_header import POLICY_NAMES
 from ...widgets.event_list import EventList
 from ...widgets.event_tree import EventTreeView
 from ...widgets.tree_nodes import node_position
+from ..confirm import ConfirmScreen
 from ..errors import describe_error
 from ..path_dialog import PathDialog
 from ..policy_dialog import PolicyDialog
@@ -39,7 +42,21 @@ if TYPE_CHECKING:
     from ...rows import EventRow
 
 #: the keys of this module, and the capability each needs (None: only a live agent)
-ACTING_KEYS = {"fork": "fork", "navigate": "navigate", "ask_aside": None, "policies": None}
+ACTING_KEYS = {
+    "fork": FORK,
+    "navigate": NAVIGATE,
+    "ask_aside": None,
+    "policies": None,
+    "reprovision": RUNTIME,
+}
+
+
+#: why a key is not offered on a server without the capability
+CANNOT = {
+    "fork": "This server cannot fork a conversation (only a bare agent server can).",
+    "navigate": "This server cannot switch a conversation's branch (only a bare agent server can).",
+    "reprovision": "This server has no runtime routes (an agent server 1.58 or later has them).",
+}
 
 
 def branch_head(tree: EventTree, rows: Sequence[EventRow], position: int) -> int:
@@ -70,10 +87,21 @@ class ActingMixin:
             return read_only_reason(self.app)
         capability = ACTING_KEYS[action]
         if capability is not None and not self.app.can(capability):
-            what = "fork a conversation" if action == "fork" else "switch a conversation's branch"
-            return f"This server cannot {what} (only a bare agent server can)."
+            return CANNOT[action]
         if self.live is None:
             return self.not_live_reason()
+        if action == "reprovision":
+            return self.runtime_refused()
+        return None
+
+    def runtime_refused(self) -> str | None:
+        """Why the runtime is not to be provisioned again: the server's own words."""
+        record = self.events.record
+        status = record.runtime_status if record is not None else None
+        if status in (None, "available"):
+            return "The conversation's runtime is available: nothing to provision."
+        if not record.can_resume:
+            return f"The server says this runtime ({status}) cannot be resumed."
         return None
 
     def selected_row(self) -> EventRow | None:
@@ -238,6 +266,42 @@ class ActingMixin:
             setattr(live.state, field, kind)  # before its stream says it too
         self.set_record(**{field: kind})
         self.notify(f"Now: {POLICY_NAMES.get(kind or '', 'no security analyzer')}.", markup=False)
+
+    # --- the runtime ---------------------------------------------------------------------------
+
+    def action_reprovision(self) -> None:
+        if (why := self.acting_refused("reprovision")) is not None:
+            self.notify(why, severity="warning", markup=False)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.reprovision()
+
+        record = self.events.record
+        status = record.runtime_status if record is not None else "missing"
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Provision this conversation's runtime again?\nIt is {status}; the server"
+                " starts a new one where the old one was.",
+                "Provision",
+            ),
+            answered,
+        )
+
+    @work(group="acting", exit_on_error=False)
+    async def reprovision(self) -> None:
+        live = self.live
+        if live is None:
+            return
+        try:
+            fields = await live.agent.reprovision()
+        except Exception as exc:  # noqa: BLE001
+            self.failed("Could not provision the runtime", exc)
+            return
+        self.set_record(**fields)
+        status = fields.get("runtime_status")
+        self.notify(f"The runtime is {status}.", markup=False)
 
     def set_record(self, **changes: object) -> None:
         """What the server just confirmed, in the record at once (the next poll agrees)."""

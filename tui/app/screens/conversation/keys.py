@@ -82,6 +82,14 @@ CONVERSATION_KEYS = [
         tooltip="A new conversation with the events up to the selected one",
     ),
     Binding(
+        "P",
+        "reprovision",
+        "Provision runtime",
+        show=False,
+        id="conversation.reprovision",
+        tooltip="Where the header says the runtime is missing and the server can resume it",
+    ),
+    Binding(
         "B",
         "navigate",
         "Make branch current",
