@@ -69,6 +69,17 @@ def stored_ids(server, cid: str) -> list[str]:
     return [json.loads(row.json)["id"] for row in server.store.iter_events(cid)]
 
 
+def tree_labels(view) -> list[str]:
+    """Every line the tree pane has built (opened or not)."""
+    labels: list[str] = []
+    stack = list(view.root.children)
+    while stack:
+        node = stack.pop()
+        labels.append(str(node.label))
+        stack.extend(node.children)
+    return labels
+
+
 async def type_into_dialog(pilot, text: str) -> None:
     await wait_for(lambda: screen_ready(pilot.app, PathDialog), pilot=pilot)
     field = pilot.app.screen.query_one("#path-input")
@@ -108,8 +119,20 @@ async def test_Y_forks_at_the_selected_event_and_opens_the_fork(agent_server):
         text = screen_text(app)
         assert f"forked from {cid[:8]} at event {row.id[:8]}" in text
         assert "Try it in Rust" in text
-        # the original is unchanged
+        # the original is unchanged, and back on it its tree shows the fork at its event
         assert len(stored_ids(server, cid)) > len(stored_ids(server, fork.conversation_id))
+        await pilot.press("escape")
+        await wait_for(lambda: app.screen is screen, pilot=pilot)
+        view = screen.query_one(EventTreeView)
+        await wait_for(lambda: bool(view.fork_notes), pilot=pilot)
+        await pilot.press("t")
+        for node in list(view.root.children):  # open the runs: the event forked at is in one
+            node.expand()
+        await settled(pilot)
+        assert any(
+            row.summary[:10] in label and "⑂ forked: “Try it in Rust”" in label
+            for label in tree_labels(view)
+        ), tree_labels(view)
 
 
 async def test_a_fork_the_server_refuses_is_said_in_words(agent_server):

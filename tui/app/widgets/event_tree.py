@@ -135,6 +135,8 @@ class EventTreeView(FittedTree, inherit_bindings=True):
         #: the conversation's head (``leaf_event_id``): the branch holding it is marked current
         self.head: str | None = None
         self._head_path: frozenset[int] | None = None  # root → head, worked out when asked
+        #: the conversations forked from an event, by event id ("forked: “title”")
+        self.fork_notes: dict[str, str] = {}
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._relabel())
@@ -367,6 +369,17 @@ class EventTreeView(FittedTree, inherit_bindings=True):
         """What a branch starting at ``pos`` is labelled with (its first message's words)."""
         return first_words(self._walk, pos)
 
+    def set_fork_notes(self, notes: dict[str, str]) -> None:
+        """Conversations forked from events of this one (the forks' records say so)."""
+        if notes != self.fork_notes:
+            self.fork_notes = dict(notes)
+            self._relabel()
+
+    def _event_label(self, pos: int) -> Text:
+        rows = self._walk.rows
+        note = self.fork_notes.get(rows[pos].id or "") if self.fork_notes else None
+        return event_label(self._walk, pos, note)
+
     def set_head(self, event_id: str | None) -> None:
         """The conversation's head moved (or is first known): mark the branch holding it."""
         if event_id == self.head:
@@ -424,9 +437,7 @@ class EventTreeView(FittedTree, inherit_bindings=True):
 
     def _add_run(self, parent: TreeNode, run: Run) -> None:
         if len(run.positions) == 1:
-            parent.add_leaf(
-                event_label(self._walk, run.positions[0]), data=EventNode(run.positions[0])
-            )
+            parent.add_leaf(self._event_label(run.positions[0]), data=EventNode(run.positions[0]))
             return
         parent.add(run_label(self._walk, run), data=run, allow_expand=True)
 
@@ -446,7 +457,7 @@ class EventTreeView(FittedTree, inherit_bindings=True):
     def _fill_run(self, node: TreeNode, run: Run, offset: int) -> None:
         chunk = run.positions[offset : offset + EXPAND_CHUNK]
         for pos in chunk:
-            node.add_leaf(event_label(self._walk, pos), data=EventNode(pos))
+            node.add_leaf(self._event_label(pos), data=EventNode(pos))
         rest = len(run.positions) - offset - len(chunk)
         if rest > 0:
             node.add_leaf(more_events_label(rest), data=More(run, offset + len(chunk)))

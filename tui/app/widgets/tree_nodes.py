@@ -169,9 +169,9 @@ def first_words(walk: TreeWalk, pos: int) -> Text:
     return Text(cut_at_word(rows[pos].summary, WORDS)) if pos < len(rows) else Text("")
 
 
-def event_label(walk: TreeWalk, pos: int) -> Text:
+def event_label(walk: TreeWalk, pos: int, forked: str | None = None) -> Text:
     """One event: time, kind (errors in the theme's error colour), summary, and where it
-    forks, how many branches start there."""
+    forks, how many branches start there; ``forked``: the conversations forked from it."""
     row = walk.rows[pos]
     style = theme_style("$error bold") if row.is_error else ""
     kids = len(walk.real_children(pos))
@@ -180,4 +180,5 @@ def event_label(walk: TreeWalk, pos: int) -> Text:
         (f"{KIND_LABELS.get(row.kind, row.kind)} ", style or "bold"),
         cut_at_word(row.summary, 2 * WORDS),
         (f"{SEP}{kids} branches start here" if kids > 1 else "", "bold"),
+        (f"{SEP}⑂ {forked}" if forked else "", "bold"),
     )

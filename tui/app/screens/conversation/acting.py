@@ -27,6 +27,7 @@ from ...widgets.event_list import EventList
 from ...widgets.event_tree import EventTreeView
 from ...widgets.tree_nodes import node_position
 from ..confirm import ConfirmScreen
+from ..conversations import ConversationsScreen
 from ..errors import describe_error
 from ..path_dialog import PathDialog
 from ..policy_dialog import PolicyDialog
@@ -78,6 +79,8 @@ class ActingMixin:
 
     events: ConversationEvents
     live: LiveSession | None
+    conversation_id: str
+    forks_made: list[tuple[str, str]]  # (event id, title) of the forks made from this screen
 
     # --- whether a key applies ---------------------------------------------------------------
 
@@ -140,6 +143,31 @@ class ActingMixin:
             answered,
         )
 
+    def on_screen_resume(self, _event: object) -> None:
+        """Back on this conversation (or first shown): the forks made from it meanwhile."""
+        self.show_forks()
+
+    def show_forks(self) -> None:
+        """Mark in the tree the events other conversations were forked from, as the forks'
+        records say (the conversations list's, and the ones made here)."""
+        notes: dict[str, list[str]] = {}
+        for screen in self.app.screen_stack:
+            if isinstance(screen, ConversationsScreen):
+                for conv in screen.rows.rows.values():
+                    origin = (conv.forked_from_conversation_id or "").replace("-", "")
+                    if origin == self.conversation_id and conv.forked_from_event_id:
+                        title = one_line(title_of(conv), 40)
+                        notes.setdefault(conv.forked_from_event_id, []).append(title)
+        for event_id, title in self.forks_made:
+            titles = notes.setdefault(event_id, [])
+            if title not in titles:
+                titles.append(title)
+        said = {
+            event_id: "forked: " + ", ".join(f"“{t}”" for t in titles)
+            for event_id, titles in notes.items()
+        }
+        self.query_one(EventTreeView).set_fork_notes(said)
+
     @work(group="acting", exit_on_error=False)
     async def fork_at(self, event_id: str, title: str) -> None:
         live = self.live
@@ -152,6 +180,7 @@ class ActingMixin:
             self.failed("Could not fork the conversation", exc)
             return
         new_id = str(info["id"]).replace("-", "")
+        self.forks_made.append((event_id, one_line(title, 40)))
         self.notify(f"Forked at event {short_id(event_id)}: opening “{title}”.", markup=False)
         self.app.open_conversation(new_id, title=title)
 

@@ -132,6 +132,7 @@ class ConversationScreen(
         self._wanted_rows: tuple[PagedWindow, int, int] | None = None  # the list's newest ask
         self._filling = False  # fill_rows is running (it takes each new ask in turn)
         self.finder: Finder | None = None
+        self.forks_made: list[tuple[str, str]] = []  # (event id, title): acting.py
         self.make_deferred_parts()
 
     def compose(self) -> ComposeResult:
