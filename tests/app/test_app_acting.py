@@ -130,7 +130,7 @@ async def test_Y_forks_at_the_selected_event_and_opens_the_fork(agent_server):
             node.expand()
         await settled(pilot)
         assert any(
-            row.summary[:10] in label and "⑂ forked: “Try it in Rust”" in label
+            label.startswith(f"{row.time} ⑂ ") and "forked: “Try it in Rust”" in label
             for label in tree_labels(view)
         ), tree_labels(view)
 

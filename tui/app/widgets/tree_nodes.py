@@ -177,8 +177,9 @@ def event_label(walk: TreeWalk, pos: int, forked: str | None = None) -> Text:
     kids = len(walk.real_children(pos))
     return Text.assemble(
         (f"{row.time} ", "dim"),
+        ("⑂ " if forked else "", "bold"),  # up front: a narrow pane cuts the words at the end
         (f"{KIND_LABELS.get(row.kind, row.kind)} ", style or "bold"),
         cut_at_word(row.summary, 2 * WORDS),
         (f"{SEP}{kids} branches start here" if kids > 1 else "", "bold"),
-        (f"{SEP}⑂ {forked}" if forked else "", "bold"),
+        (f"{SEP}{forked}" if forked else "", "bold"),
     )
