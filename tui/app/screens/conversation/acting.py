@@ -151,11 +151,12 @@ class ActingMixin:
         """Mark in the tree the events other conversations were forked from, as the forks'
         records say (the conversations list's, and the ones made here)."""
         notes: dict[str, list[str]] = {}
+        mine = self.conversation_id.replace("-", "")  # an agent server spells ids dashed
         for screen in self.app.screen_stack:
             if isinstance(screen, ConversationsScreen):
                 for conv in screen.rows.rows.values():
                     origin = (conv.forked_from_conversation_id or "").replace("-", "")
-                    if origin == self.conversation_id and conv.forked_from_event_id:
+                    if origin == mine and conv.forked_from_event_id:
                         title = one_line(title_of(conv), 40)
                         notes.setdefault(conv.forked_from_event_id, []).append(title)
         for event_id, title in self.forks_made:
