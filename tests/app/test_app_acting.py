@@ -485,3 +485,22 @@ def test_missing_runtime_header_snapshot(snap_compare, make_server, size):
         await settled(pilot)
 
     assert snap_compare(agent_app(server), run_before=run_before, terminal_size=size)
+
+
+async def test_the_palette_offers_what_applies_here(agent_server, make_server):
+    server, names = agent_server
+    app = agent_app(server)
+    async with app.run_test(size=NARROW) as pilot:
+        screen = await open_live(pilot, names["hello"])
+        offered = [name for name, _, _ in screen.acting_commands()]
+        assert offered == [
+            "Ask the agent aside",
+            "Modes: confirmation and analyzer",
+            "Fork from the selected event",
+            "Make the selected branch current",
+        ]  # the runtime is available: nothing to provision
+    app = agent_app(server, readonly=True)
+    async with app.run_test(size=NARROW) as pilot:
+        screen = await push_conversation(pilot, names["hello"])
+        await wait_for(lambda: list_ready(screen), pilot=pilot)
+        assert screen.acting_commands() == []

@@ -82,6 +82,21 @@ class ActingMixin:
     conversation_id: str
     forks_made: list[tuple[str, str]]  # (event id, title) of the forks made from this screen
 
+    def acting_commands(self) -> list[tuple[str, object, str]]:
+        """The palette's entries for what applies here now (as the keys are offered)."""
+        entries = [
+            ("ask_aside", "Ask the agent aside", "An answer in a panel, not added to the run (s)"),
+            ("policies", "Modes: confirmation and analyzer", "Confirmation on/off, risky (M)"),
+            ("fork", "Fork from the selected event", "A new conversation up to that event (Y)"),
+            ("navigate", "Make the selected branch current", "The next message goes there (B)"),
+            ("reprovision", "Provision the runtime again", "The header says why it is needed (P)"),
+        ]
+        return [
+            (name, getattr(self, f"action_{action}"), help_text)
+            for action, name, help_text in entries
+            if self.acting_refused(action) is None
+        ]
+
     # --- whether a key applies ---------------------------------------------------------------
 
     def acting_refused(self, action: str) -> str | None:
