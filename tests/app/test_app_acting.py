@@ -504,3 +504,35 @@ async def test_the_palette_offers_what_applies_here(agent_server, make_server):
         screen = await push_conversation(pilot, names["hello"])
         await wait_for(lambda: list_ready(screen), pilot=pilot)
         assert screen.acting_commands() == []
+
+
+async def test_with_confirmation_on_the_next_action_of_a_run_waits(live_server):
+    """The demo's agent (an app server's conversation) honours the mode set with M."""
+    import asyncio
+
+    server, names = live_server()
+    cid = names["live"]
+    app = make_app(server.base_url)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await open_live(pilot, cid)
+        await pilot.press("M")
+        await wait_for(lambda: screen_ready(app, PolicyDialog), pilot=pilot)
+        await pilot.press("down", "enter")  # confirmation on
+        await wait_for(lambda: "confirm on" in screen_text(app), pilot=pilot)
+        await asyncio.to_thread(server.live.send_message_sync, cid, "run the tests please")
+        await asyncio.to_thread(server.live.run_until_idle_sync, cid)
+        await wait_for(lambda: screen.live.waiting_for_confirmation, pilot=pilot)
+        await wait_for(lambda: "waits for your approval" in screen_text(app), pilot=pilot)
+        assert "confirm on" in screen_text(app)  # the stream says it too (full_state)
+        import json
+
+        logged = [json.loads(r.json) for r in server.store.iter_events(cid)]
+        waiting = [e for e in logged if e["kind"] == "ActionEvent"][-1]
+        assert not any(e.get("action_id") == waiting["id"] for e in logged)  # not run yet
+        await pilot.press("A")
+        await wait_for(lambda: not screen.live.waiting_for_confirmation, pilot=pilot)
+        await asyncio.to_thread(server.live.step_sync, cid)
+        logged = [json.loads(r.json) for r in server.store.iter_events(cid)]
+        assert any(
+            e["kind"] == "ObservationEvent" and e.get("action_id") == waiting["id"] for e in logged
+        )

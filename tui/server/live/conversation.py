@@ -69,6 +69,7 @@ class LiveConversation(AgentRun):
         self.user_policy: dict[str, Any] | None = info.get("confirmation_policy")
         self.confirmation_policy: dict[str, Any] = self.user_policy or {"kind": "NeverConfirm"}
         self.security_analyzer: dict[str, Any] | None = info.get("security_analyzer")
+        self.last_action: dict[str, Any] | None = None  # what a user's policy may hold back
         store = hub.store
         self.known_seq = store.last_seq(conversation_id)
         hub.webhook.track(conversation_id, self.known_seq)  # stored so far (webhook.py)
@@ -185,6 +186,8 @@ class LiveConversation(AgentRun):
             if kind not in TRANSIENT_KINDS or self.hub.store_transient:
                 rows.append((event, model.model_dump_json()))
             frames.append(frame_text(model))
+            if kind == "ActionEvent":
+                self.last_action = event
             if kind == "ConversationStateUpdateEvent":
                 if event["key"] == "execution_status":
                     self.status = event["value"]
