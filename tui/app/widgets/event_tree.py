@@ -42,11 +42,11 @@ from ..tree_outline import (
     slices,
 )
 from .fitted_tree import FittedTree
+from .tree_marks import TreeMarks
 from .tree_nodes import (
     Branch,
     EventNode,
     More,
-    event_label,
     events,
     first_words,
     footer,
@@ -80,7 +80,7 @@ class TreeSource(Protocol):
         ...
 
 
-class EventTreeView(FittedTree, inherit_bindings=True):
+class EventTreeView(TreeMarks, FittedTree, inherit_bindings=True):
     """Tree of the conversation. Enter on a branch restricts the list to that branch."""
 
     BINDING_GROUP_TITLE = "Tree"
@@ -132,10 +132,8 @@ class EventTreeView(FittedTree, inherit_bindings=True):
         self._now = False  # a rebuild was asked for "now" while one ran
         #: the event the cursor was last on (the list was told, or the pane put it there)
         self._at: int | None = None
-        #: the conversation's head (``leaf_event_id``): the branch holding it is marked current
-        self.head: str | None = None
-        self._head_path: frozenset[int] | None = None  # root → head, worked out when asked
-        #: the conversations forked from an event, by event id ("forked: “title”")
+        self.head: str | None = None  # the conversation's head (tree_marks.py)
+        self._head_path: frozenset[int] | None = None
         self.fork_notes: dict[str, str] = {}
 
     def on_mount(self) -> None:
@@ -368,35 +366,6 @@ class EventTreeView(FittedTree, inherit_bindings=True):
     def first_words(self, pos: int) -> Text:
         """What a branch starting at ``pos`` is labelled with (its first message's words)."""
         return first_words(self._walk, pos)
-
-    def set_fork_notes(self, notes: dict[str, str]) -> None:
-        """Conversations forked from events of this one (the forks' records say so)."""
-        if notes != self.fork_notes:
-            self.fork_notes = dict(notes)
-            self._relabel()
-
-    def _event_label(self, pos: int) -> Text:
-        rows = self._walk.rows
-        note = self.fork_notes.get(rows[pos].id or "") if self.fork_notes else None
-        return event_label(self._walk, pos, note)
-
-    def set_head(self, event_id: str | None) -> None:
-        """The conversation's head moved (or is first known): mark the branch holding it."""
-        if event_id == self.head:
-            return
-        self.head, self._head_path = event_id, None
-        if self.forks:
-            self._relabel()
-
-    def _current(self, start: int) -> bool:
-        """The branch starting at ``start`` holds the head (only asked where there are forks)."""
-        if self.head is None:
-            return False
-        if self._head_path is None:
-            tree = self._walk.tree
-            at = tree.index_of(self.head)
-            self._head_path = frozenset(tree.path_to(at)) if at is not None else frozenset()
-        return start in self._head_path
 
     def _add_items(self, parent: TreeNode, items: Sequence[LineItem]) -> None:
         """Add a line: runs at this indent, side branches nested, each branch numbered
