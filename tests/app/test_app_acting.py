@@ -536,3 +536,22 @@ async def test_with_confirmation_on_the_next_action_of_a_run_waits(live_server):
         assert any(
             e["kind"] == "ObservationEvent" and e.get("action_id") == waiting["id"] for e in logged
         )
+
+
+async def test_B_on_the_current_branch_says_so(agent_server):
+    server, names = agent_server
+    cid = names["hello"]
+    app = agent_app(server)
+    async with app.run_test(size=NARROW) as pilot:
+        screen = await open_live(pilot, cid)
+        tree, rows = screen.events.tree, screen.events.base.head
+        selected = tree.index_of(screen.query_one(EventList).current.id)
+        head = rows[branch_head(tree, rows, selected)].id
+        info = server.store.get_conversation(cid)
+        info["leaf_event_id"] = head
+        server.store.put_conversation(info)
+        screen.set_record(leaf_event_id=head)
+        notes = notes_told(app)
+        await pilot.press("B")
+        await settled(pilot)
+        assert notes == ["This branch is already the current one."]

@@ -216,6 +216,10 @@ class ActingMixin:
             return
         rows = self.events.base.head
         leaf = rows[branch_head(tree, rows, position)]
+        record = self.events.record
+        if record is not None and record.leaf_event_id == leaf.id:
+            self.notify("This branch is already the current one.", markup=False)
+            return
         self.navigate_to(leaf.id)
 
     @work(group="acting", exit_on_error=False)
