@@ -16,7 +16,7 @@ from __future__ import annotations
 from .extract import IndexedEvent, extract
 from .fill import FillProgress, IndexFiller, fill_index
 from .live import add_arrived
-from .query import Group, Hit, QueryError, Results, parse_query, search
+from .query import Group, Hit, QueryError, Results, find_pattern, parse_query, search
 from .store import (
     DEFAULT_MAX_BYTES,
     IndexStatus,
@@ -41,6 +41,7 @@ __all__ = [
     "add_arrived",
     "extract",
     "fill_index",
+    "find_pattern",
     "fts5_problem",
     "index_path",
     "parse_query",
