@@ -117,7 +117,7 @@ def find_pattern(text: str) -> str | None:
         words = re.findall(r"\w+", term[1 : term.rindex('"')].replace('""', '"'))
         if words:
             piece = r"\W+".join(re.escape(word) for word in words)
-            pieces.append(rf"(?<!\w){piece}" + ("" if prefix else r"(?!\w)"))
+            pieces.append(rf"\b{piece}" + ("" if prefix else r"\b"))  # words: \b is exact
     return "|".join(pieces) or None
 
 
