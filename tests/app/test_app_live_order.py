@@ -175,7 +175,7 @@ async def test_the_cursor_stays_on_its_event_when_a_live_row_goes_in_above_it(li
         await event_log(pilot, screen)
         event_list = screen.query_one(EventList)
         event_list.cursor = len(screen.window) - 2  # the row before the newest, read
-        await pilot.pause()
+        await settled(pilot)
         assert not event_list.at_end
         read = screen.window.row(event_list.cursor)
         batch = a_step(server, cid, 1)

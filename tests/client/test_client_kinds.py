@@ -154,7 +154,16 @@ async def test_agent_server_is_found_and_spoken_to(agent_server: RunningServer) 
         assert info is not None and info.kind is ServerKind.AGENT
         assert info.title == "OpenHands Agent Server" and info.version
         assert "usable_tools" in info.details and "uptime" in info.details
-        assert info.capabilities == {"server_info", "rename"}  # no agent settings given
+        # no agent settings given (no start_conversation); a bare agent server forks and
+        # navigates; and what the server names in its own capabilities joins them
+        assert info.capabilities == {
+            "server_info",
+            "rename",
+            "fork",
+            "navigate",
+            "conversation_runtime_routes_v1",
+            "idempotent_conversation_create_v1",
+        }
         await c.count_conversations()
         assert sent.paths[-1] == "/api/conversations/count"  # no probe again
 

@@ -169,9 +169,37 @@ def test_stats_totals_forms() -> None:
 def test_full_state_stats_are_the_full_metrics_form() -> None:
     last = [f for f in frames("demo") if f.get("key") == "full_state"][-1]
     state = StreamState()
-    assert state.apply(StreamEvent(parse_event(last), transient=True)) == {"status", "stats"}
+    changed = state.apply(StreamEvent(parse_event(last), transient=True))
+    assert changed == {"status", "stats", "policy"}  # the snapshot says the policies too
     assert (state.prompt_tokens, state.completion_tokens) == (1200, 300)
+    assert state.policies_known
+    assert state.confirmation_policy == last["value"]["confirmation_policy"]["kind"]
     assert state.full_state is not None and state.events == []
+
+
+def test_policies_follow_keyed_updates_by_kind() -> None:
+    """The real agent server logs ``confirmation_policy`` / ``security_analyzer`` updates
+    when either is set (issue 30): kept by kind, None when the analyzer is taken away."""
+    state = StreamState()
+    policy = _event(
+        "ConversationStateUpdateEvent",
+        id="p1",
+        key="confirmation_policy",
+        value={"kind": "AlwaysConfirm"},
+    )
+    assert state.apply(policy) == {"events", "policy"}
+    assert state.confirmation_policy == "AlwaysConfirm"
+    analyzer = _event(
+        "ConversationStateUpdateEvent",
+        id="p2",
+        key="security_analyzer",
+        value={"kind": "PatternSecurityAnalyzer", "high_patterns": [["rm", "x", "y"]]},
+    )
+    assert state.apply(analyzer) == {"events", "policy"}
+    assert state.security_analyzer == "PatternSecurityAnalyzer"
+    off = _event("ConversationStateUpdateEvent", id="p3", key="security_analyzer", value=None)
+    assert state.apply(off) == {"events", "policy"}
+    assert state.security_analyzer is None
 
 
 def _event(kind: str, **fields: Any) -> Any:

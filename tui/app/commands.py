@@ -157,6 +157,7 @@ class OhtuiCommands(Provider):
                     "Streaming deltas and state snapshots the server stored (V)",
                 )
             )
+            out.extend(screen.acting_commands())  # fork, branch, ask aside, modes, runtime
             out.append(
                 (
                     "Insights",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Self
 import httpx
 
 from . import params as P
+from .agent_acting import AgentActing
 from .agent_log import agent_http, conversation_path, log_page
 from .endpoints import (
     AgentEndpoint,
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 DEFAULT_REJECTION_REASON = "User rejected the action."
 
 
-class AgentServerClient:
+class AgentServerClient(AgentActing):
     """Control calls of one conversation on its agent server (``/api/conversations/<id>/…``).
 
     Every call returns the server's ``success`` flag (``{"success": true}`` on the real

@@ -153,6 +153,24 @@ def _tags(value: Any) -> dict[str, str]:
     return {str(k): v for k, v in value.items() if isinstance(v, str)}
 
 
+def runtime_fields(value: Any) -> dict[str, Any]:
+    """``runtime_status``, ``can_resume`` and ``runtime_error`` ("code: message") of a
+    ``ConversationRuntimeInfo`` (the record's ``runtime_info``, or ``GET …/runtime``)."""
+    if not isinstance(value, dict):
+        return {}
+    error = value.get("runtime_error")
+    words = None
+    if isinstance(error, dict):
+        parts = [error.get(k) for k in ("code", "message")]
+        words = ": ".join(p for p in parts if isinstance(p, str) and p) or None
+    can = value.get("can_resume")
+    return {
+        "runtime_status": _text(value.get("runtime_status")),
+        "can_resume": can if isinstance(can, bool) else None,
+        "runtime_error": words,
+    }
+
+
 def _ids(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
@@ -181,6 +199,12 @@ def conversation_record(
         parent_conversation_id=_text(info.get("parent_conversation_id")),
         sub_conversation_ids=_ids(info.get("sub_conversation_ids")),
         tags=_tags(info.get("tags")),
+        forked_from_conversation_id=_text(info.get("forked_from_conversation_id")),
+        forked_from_event_id=_text(info.get("forked_from_event_id")),
+        leaf_event_id=_text(info.get("leaf_event_id")),
+        confirmation_policy=info.get("confirmation_policy"),  # kept by its kind (the model)
+        security_analyzer=info.get("security_analyzer"),
+        **runtime_fields(info.get("runtime_info")),
         sandbox_status=SandboxStatus.RUNNING,
         conversation_url=f"{base_url}{conversations_path(cid)}",
         session_api_key=session_api_key,

@@ -46,9 +46,16 @@ START_CONVERSATION = "start_conversation"
 SERVER_INFO = "server_info"
 SHARED_EVENTS = "shared_events"
 RENAME = "rename"
+#: a bare agent server's routes (every agent server OpenAPI in ../shared has them; an app
+#: server has neither): issue 30
+FORK = "fork"
+NAVIGATE = "navigate"
+#: the server's own name (``/server_info`` ``capabilities``, 1.58): ``GET …/runtime`` and
+#: ``POST …/runtime/reprovision`` (issue 30 item 6)
+RUNTIME = "conversation_runtime_routes_v1"
 
 APP_CAPABILITIES = frozenset({SANDBOXES, START_TASKS, START_CONVERSATION, RENAME})
-AGENT_CAPABILITIES = frozenset({SERVER_INFO, RENAME})
+AGENT_CAPABILITIES = frozenset({SERVER_INFO, RENAME, FORK, NAVIGATE})
 SHARED_CAPABILITIES = frozenset({SHARED_EVENTS})
 
 #: How each kind is named in a sentence.
@@ -121,6 +128,10 @@ def agent_info(data: Mapping[str, Any], *, agent_settings: bool = False) -> Serv
     }
     version = data.get("version")
     title = data.get("title")
+    declared = data.get("capabilities")  # what the server says it can do, by its names
+    if isinstance(declared, list):
+        named = {c for c in declared if isinstance(c, str)}
+        info = replace(info, capabilities=info.capabilities | named)
     return replace(
         info,
         version=version if isinstance(version, str) and version else None,
@@ -240,7 +251,10 @@ def _join(parts: list[str]) -> str:
 __all__ = [
     "AGENT_CAPABILITIES",
     "APP_CAPABILITIES",
+    "FORK",
+    "NAVIGATE",
     "RENAME",
+    "RUNTIME",
     "SANDBOXES",
     "SERVER_INFO",
     "SHARED_CAPABILITIES",

@@ -26,6 +26,9 @@ changed so a screen repaints only those:
 ``"notice"``     :attr:`server_notice` — the last ``ServerErrorEvent`` (the server's answer to
                  a frame it could not use).
 ``"connection"`` :attr:`connection` — the last :class:`StreamStatus`.
+``"policy"``     :attr:`confirmation_policy`, :attr:`security_analyzer` — by ``kind``, from
+                 ``full_state`` snapshots and keyed updates (the real agent server logs one
+                 when either is set); :attr:`policies_known` once the stream said them.
 
 Side effects are applied once per id: a duplicate or a replacement only swaps the event.
 """
@@ -53,6 +56,8 @@ Aspect = str
 #: what :meth:`StreamState._hold` answers for a new event (never handed on: callers answer
 #: a set of their own)
 _ADDED: frozenset[Aspect] = frozenset({"events"})
+#: the state keys that say a policy (:meth:`StreamState._set_policy`)
+POLICY_KEYS = ("confirmation_policy", "security_analyzer")
 
 
 def _status(value: Any) -> ExecutionStatus | str | None:
@@ -114,6 +119,9 @@ class StreamState:
         self.last_error: ConversationErrorEvent | None = None
         self.server_notice: ServerErrorEvent | None = None
         self.connection: StreamStatus | None = None
+        self.confirmation_policy: str | None = None
+        self.security_analyzer: str | None = None
+        self.policies_known = False
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -171,6 +179,8 @@ class StreamState:
                 changed |= self._set_status(event.value)
             elif event.key == "stats":
                 changed |= self._set_stats(event.value)
+            elif event.key in POLICY_KEYS:
+                changed |= self._set_policy(event.key, event.value)
         elif isinstance(event, ConversationErrorEvent):
             self.last_error = event
             changed.add("error")
@@ -226,6 +236,9 @@ class StreamState:
             self.full_state = event.value
             changed = self._set_status(event.value.get("execution_status"))
             changed |= self._set_stats(event.value.get("stats"))
+            for key in POLICY_KEYS:
+                if key in event.value or self.policies_known:  # an absent one is "none"
+                    changed |= self._set_policy(key, event.value.get(key))
             return changed
         return set()
 
@@ -240,6 +253,17 @@ class StreamState:
         if status != ExecutionStatus.RUNNING:
             changed |= self._clear_streaming()
         return changed
+
+    def _set_policy(self, key: str, value: Any) -> set[Aspect]:
+        """A confirmation policy or analyzer by its ``kind`` (None: none, or NeverConfirm's
+        default)."""
+        kind = value.get("kind") if isinstance(value, dict) else None
+        kind = kind if isinstance(kind, str) and kind else None
+        if self.policies_known and getattr(self, key) == kind:
+            return set()
+        setattr(self, key, kind)
+        self.policies_known = True
+        return {"policy"}
 
     def _set_stats(self, value: Any) -> set[Aspect]:
         totals = stats_totals(value)

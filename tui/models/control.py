@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from .base import OpenRecord
 
@@ -81,12 +81,30 @@ class AppConversation(OpenRecord):
     sub_conversation_ids: list[str] = Field(default_factory=list)
     public: bool | None = None
     tags: dict[str, str] = Field(default_factory=dict)
+    #: a bare agent server's (issue 30): the fork's origin, the head, the policies by kind
+    forked_from_conversation_id: str | None = None
+    forked_from_event_id: str | None = None
+    leaf_event_id: str | None = None
+    confirmation_policy: str | None = None
+    security_analyzer: str | None = None
+    #: ``runtime_info`` (1.58): available, starting, missing, ownership_lost or error
+    runtime_status: str | None = None
+    can_resume: bool | None = None
+    runtime_error: str | None = None
     created_at: str | None = None
     updated_at: str | None = None
     sandbox_status: SandboxStatus | str = SandboxStatus.MISSING
     execution_status: ExecutionStatus | str | None = None
     conversation_url: str | None = Field(default=None, repr=False)
     session_api_key: str | None = Field(default=None, repr=False)
+
+    @field_validator("confirmation_policy", "security_analyzer", mode="before")
+    @classmethod
+    def _kind_only(cls, value: Any) -> str | None:
+        """A policy or analyzer object is kept by its ``kind`` (its patterns are not shown)."""
+        if isinstance(value, dict):
+            value = value.get("kind")
+        return value if isinstance(value, str) and value else None
 
 
 class AppConversationPage(OpenRecord):

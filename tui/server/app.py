@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from tui import __version__
 
 from . import (
+    routes_acting,
     routes_agent,
     routes_conversations,
     routes_events,
@@ -200,6 +201,7 @@ def create_app(
         from . import routes_agent_server
 
         routes_agent_server.install(app, protected)
+        routes_acting.install_agent(app, protected)  # fork, navigate
     else:
         app.include_router(routes_events.shared_router)
         app.include_router(routes_events.events_router, dependencies=protected)
@@ -209,6 +211,7 @@ def create_app(
         app.include_router(routes_live.log_router)  # each sandbox's agent server has it
     app.include_router(routes_agent.router, dependencies=protected)
     app.include_router(routes_live.router)  # its own auth: sandbox key or session_key
+    routes_acting.install_live(app)  # ask_agent, policies: every agent server's
     routes_workspace.install(app, protected, kind=kind)  # git and files of the workspace
     routes_workspace_served.install(app)  # a workspace's files by relative path
 

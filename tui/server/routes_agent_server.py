@@ -46,6 +46,8 @@ from .store.base import PAGE_BYTES
 from .times import event_filter_time, utc_from_clock
 
 SANDBOX_ID = "agent-server"
+#: a conversation's runtime as a local agent server always has it (a test may set another)
+RUNTIME_AVAILABLE = {"runtime_status": "available", "can_resume": True, "runtime_error": None}
 TOOLS = ("terminal", "file_editor", "task_tracker", "think", "finish")
 MAX_IDS = 99
 
@@ -108,14 +110,14 @@ def conversation_record(info: dict[str, Any], children: list[str]) -> dict[str, 
         "max_iterations": 500,
         "stuck_detection": True,
         "execution_status": info.get("execution_status") or ExecutionStatus.IDLE.value,
-        "confirmation_policy": {"kind": "NeverConfirm"},
-        "security_analyzer": None,
+        "confirmation_policy": info.get("confirmation_policy") or {"kind": "NeverConfirm"},
+        "security_analyzer": info.get("security_analyzer"),
         "activated_knowledge_skills": [],
         "invoked_skills": [],
         "blocked_actions": {},
         "blocked_messages": {},
         "last_user_message_id": None,
-        "leaf_event_id": None,
+        "leaf_event_id": info.get("leaf_event_id"),
         "stats": _stats(info.get("metrics")),
         "secret_registry": {"secret_sources": {}},
         "agent_state": {},
@@ -124,14 +126,14 @@ def conversation_record(info: dict[str, Any], children: list[str]) -> dict[str, 
         "metrics": None,
         "created_at": info.get("created_at"),
         "updated_at": info.get("updated_at"),
-        "forked_from_conversation_id": None,
-        "forked_from_event_id": None,
+        "forked_from_conversation_id": _dashed(info.get("forked_from_conversation_id")),
+        "forked_from_event_id": info.get("forked_from_event_id"),
         "parent_conversation_id": _dashed(info.get("parent_conversation_id")),
         "sub_conversation_ids": [_dashed(c) for c in children],
         "tags": info.get("tags") or {},
         "agent": agent_block(info.get("llm_model") or "openai/fake-model"),
         "tool_module_qualnames": {},
-        "runtime_info": {"runtime_status": "available", "can_resume": True, "runtime_error": None},
+        "runtime_info": info.get("runtime_info") or RUNTIME_AVAILABLE,
     }
 
 
@@ -187,7 +189,7 @@ def server_info(request: Request) -> dict[str, Any]:
         "usable_tools": list(TOOLS),
         "conversation_runtime": "local",
         "available_conversation_runtimes": [],
-        "capabilities": ["idempotent_conversation_create_v1"],
+        "capabilities": ["conversation_runtime_routes_v1", "idempotent_conversation_create_v1"],
         "docs": "/docs",
         "redoc": "/redoc",
     }

@@ -58,6 +58,59 @@ def live_mark(state: StreamState | None, *, local: bool = False) -> Text:
     return mark
 
 
+#: how the header names a confirmation policy or security analyzer, by kind
+POLICY_NAMES = {
+    "NeverConfirm": "confirm off",
+    "AlwaysConfirm": "confirm on",
+    "ConfirmRisky": "confirm risky",
+    "LLMSecurityAnalyzer": "LLM analyzer",
+    "PatternSecurityAnalyzer": "pattern analyzer",
+    "PolicyRailSecurityAnalyzer": "policy-rail analyzer",
+}
+
+
+NEVER = "NeverConfirm"
+
+
+def policy_words(conv: AppConversation, live: StreamState | None) -> str:
+    """``confirm on · LLM analyzer``: the policies the agent runs under, as its stream last
+    said them, else as the record says (a bare agent server's; an app server's has none)."""
+    if live is not None and live.policies_known:
+        kinds = (live.confirmation_policy, live.security_analyzer)
+    elif conv.confirmation_policy or conv.security_analyzer:
+        kinds = (conv.confirmation_policy, conv.security_analyzer)
+    else:
+        return ""
+    # the default (no confirmation, no analyzer) goes unsaid: the header says what differs
+    parts = [POLICY_NAMES.get(kind, clean(kind)) for kind in kinds if kind and kind != NEVER]
+    return " · ".join(parts)
+
+
+def origin_words(conv: AppConversation, branched: bool) -> str:
+    """Where a fork came from and, in a tree with branches, where the current one ends."""
+    parts = []
+    if conv.forked_from_conversation_id:
+        source = clean(conv.forked_from_conversation_id.replace("-", "")[:8])
+        at = conv.forked_from_event_id
+        parts.append(f"forked from {source}" + (f" at event {clean(at[:8])}" if at else ""))
+    if branched and conv.leaf_event_id:
+        parts.append(f"current branch ends at {clean(conv.leaf_event_id[:8])}")
+    return "   ".join(parts)
+
+
+def runtime_words(conv: AppConversation) -> str:
+    """Why the conversation cannot run (``runtime_info``, 1.58), and what can be done."""
+    status = conv.runtime_status
+    if not status or status == "available":
+        return ""
+    words = f"runtime {clean(status).replace('_', ' ')}"
+    # what can be done first: a narrow terminal cuts the line's end
+    words += " · P provisions it again" if conv.can_resume else " · it cannot be resumed"
+    if conv.runtime_error:
+        words += f" · {clean(conv.runtime_error)}"
+    return words
+
+
 class ConversationHeader(Static):
     """Two lines about the open conversation; the screen calls :meth:`show` when they change."""
 
@@ -73,10 +126,11 @@ class ConversationHeader(Static):
         self.conversation_id = conversation_id
         self.fallback_title = title  # what the list said, until the record is loaded
         self.shared = shared
-        self._shown: tuple[AppConversation | None, StreamState | None, tuple | None] = (
+        self._shown: tuple[AppConversation | None, StreamState | None, tuple | None, bool] = (
             None,
             None,
             None,
+            False,
         )
 
     def on_mount(self) -> None:
@@ -87,11 +141,12 @@ class ConversationHeader(Static):
         conversation: AppConversation | None,
         live: StreamState | None,
         seen: tuple[float, int] | None = None,
+        branched: bool = False,
     ) -> None:
         """Draw from the record (None: not loaded yet) and the live stream's state;
         ``seen``: the newest cost and tokens among the loaded events, for a record that
         has none."""
-        self._shown = (conversation, live, seen)  # drawn again if the theme changes
+        self._shown = (conversation, live, seen, branched)  # drawn again if the theme changes
         conv = conversation
         text = Text()
         if conv is not None or self.fallback_title:
@@ -120,6 +175,9 @@ class ConversationHeader(Static):
             if mark:  # before cost and model: a narrow terminal cuts the line's end
                 text.append("   ")
                 text.append_text(mark)
+            policies = policy_words(conv, live)
+            if policies:  # before cost too: what waits for approval matters more
+                text.append(f"   {policies}")
             cost, used = conversation_cost(conv)
             if live is not None and (live.cost or live.total_tokens):
                 cost, used = live.cost, live.total_tokens
@@ -128,4 +186,13 @@ class ConversationHeader(Static):
             text.append(f"   cost {money(cost)}   tokens {tokens(used)}")
             if conv.llm_model:
                 text.append(f"   model {clean(conv.llm_model)}", style="dim")
+            runtime = runtime_words(conv)
+            origin = origin_words(conv, branched)
+            if runtime or origin:
+                text.append("\n")
+            if runtime:  # first: why nothing moves matters more than where it came from
+                text.append(runtime, style=theme_style("$live-down bold"))
+                text.append("   " if origin else "")
+            if origin:
+                text.append(origin, style="dim")
         self.update(text)

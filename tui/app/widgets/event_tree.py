@@ -42,11 +42,11 @@ from ..tree_outline import (
     slices,
 )
 from .fitted_tree import FittedTree
+from .tree_marks import TreeMarks
 from .tree_nodes import (
     Branch,
     EventNode,
     More,
-    event_label,
     events,
     first_words,
     footer,
@@ -80,7 +80,7 @@ class TreeSource(Protocol):
         ...
 
 
-class EventTreeView(FittedTree, inherit_bindings=True):
+class EventTreeView(TreeMarks, FittedTree, inherit_bindings=True):
     """Tree of the conversation. Enter on a branch restricts the list to that branch."""
 
     BINDING_GROUP_TITLE = "Tree"
@@ -132,6 +132,9 @@ class EventTreeView(FittedTree, inherit_bindings=True):
         self._now = False  # a rebuild was asked for "now" while one ran
         #: the event the cursor was last on (the list was told, or the pane put it there)
         self._at: int | None = None
+        self.head: str | None = None  # the conversation's head (tree_marks.py)
+        self._head_path: frozenset[int] | None = None
+        self.fork_notes: dict[str, str] = {}
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._relabel())
@@ -290,6 +293,7 @@ class EventTreeView(FittedTree, inherit_bindings=True):
                     self._restore.add(key)
                     stack.extend(node.children)
         self._walk, self.forks, self.shown_size = walk, outline.forks, outline.size
+        self._head_path = None
         self.clear()
         self.root.label = Text(f"conversation · {events(outline.size)}")
         for items in outline.lines:
@@ -373,12 +377,14 @@ class EventTreeView(FittedTree, inherit_bindings=True):
                 count, index = len(self._walk.real_children(item.end)), 0
             elif isinstance(item, SideBranch):
                 index += 1
-                label = side_label(self._walk, item, index, count)
+                current = self._current(item.start)
+                label = side_label(self._walk, item, index, count, current=current)
                 parent.add(label, data=Branch(item.start), allow_expand=True)
             elif isinstance(item, MoreBranches):
                 parent.add_leaf(more_label(item), data=item)
             elif isinstance(item, MainBranch):
-                parent.add_leaf(main_label(count), data=Branch(item.start))
+                label = main_label(count, current=self._current(item.start))
+                parent.add_leaf(label, data=Branch(item.start))
 
     def _open_branches(self, node: TreeNode, more: MoreBranches) -> None:
         """List the next chunk of a fork's folded side branches where ``node`` stands."""
@@ -389,7 +395,7 @@ class EventTreeView(FittedTree, inherit_bindings=True):
         for index, item in enumerate(
             finish(self._walk.side_branches(more, EXPAND_CHUNK)), start=more.offset + 1
         ):
-            label = side_label(self._walk, item, index, count)
+            label = side_label(self._walk, item, index, count, current=self._current(item.start))
             parent.add(label, data=Branch(item.start), before=node)
         rest = MoreBranches(more.sides, min(len(more.sides), more.offset + EXPAND_CHUNK))
         if rest.count:
@@ -400,9 +406,7 @@ class EventTreeView(FittedTree, inherit_bindings=True):
 
     def _add_run(self, parent: TreeNode, run: Run) -> None:
         if len(run.positions) == 1:
-            parent.add_leaf(
-                event_label(self._walk, run.positions[0]), data=EventNode(run.positions[0])
-            )
+            parent.add_leaf(self._event_label(run.positions[0]), data=EventNode(run.positions[0]))
             return
         parent.add(run_label(self._walk, run), data=run, allow_expand=True)
 
@@ -422,7 +426,7 @@ class EventTreeView(FittedTree, inherit_bindings=True):
     def _fill_run(self, node: TreeNode, run: Run, offset: int) -> None:
         chunk = run.positions[offset : offset + EXPAND_CHUNK]
         for pos in chunk:
-            node.add_leaf(event_label(self._walk, pos), data=EventNode(pos))
+            node.add_leaf(self._event_label(pos), data=EventNode(pos))
         rest = len(run.positions) - offset - len(chunk)
         if rest > 0:
             node.add_leaf(more_events_label(rest), data=More(run, offset + len(chunk)))

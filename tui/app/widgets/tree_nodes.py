@@ -89,23 +89,32 @@ def footer(shown: int, total: int | None, forks: int, room: int) -> str:
     return said
 
 
-def side_label(walk: TreeWalk, item: SideBranch, index: int, count: int) -> Text:
-    """A side branch: which of the fork's branches, its size, its first words."""
+#: what a branch holding the conversation's head says (``navigate`` makes another current)
+CURRENT = "● current"
+
+
+def side_label(
+    walk: TreeWalk, item: SideBranch, index: int, count: int, *, current: bool = False
+) -> Text:
+    """A side branch: which of the fork's branches, its size, its first words; whether the
+    next message continues on it."""
     return Text.assemble(
         whole(branch_of(index, count), "bold"),
         (SEP, "dim"),
+        *((whole(CURRENT, "bold"), (SEP, "dim")) if current else ()),
         whole(events(item.size), "dim"),
         (SEP, "dim"),
         first_words(walk, item.start),
     )
 
 
-def main_label(count: int) -> Text:
+def main_label(count: int, *, current: bool = False) -> Text:
     """The fork's newest branch: it is the line that goes on below, at the same indent."""
     return Text.assemble(
         ("↓ ", "bold"),
         whole(branch_of(count, count), "bold"),
         (SEP, "dim"),
+        *((whole(CURRENT, "bold"), (SEP, "dim")) if current else ()),
         whole("the newest", "dim"),
         (SEP, "dim"),
         whole("continues below", "dim"),
@@ -160,15 +169,17 @@ def first_words(walk: TreeWalk, pos: int) -> Text:
     return Text(cut_at_word(rows[pos].summary, WORDS)) if pos < len(rows) else Text("")
 
 
-def event_label(walk: TreeWalk, pos: int) -> Text:
+def event_label(walk: TreeWalk, pos: int, forked: str | None = None) -> Text:
     """One event: time, kind (errors in the theme's error colour), summary, and where it
-    forks, how many branches start there."""
+    forks, how many branches start there; ``forked``: the conversations forked from it."""
     row = walk.rows[pos]
     style = theme_style("$error bold") if row.is_error else ""
     kids = len(walk.real_children(pos))
     return Text.assemble(
         (f"{row.time} ", "dim"),
+        ("⑂ " if forked else "", "bold"),  # up front: a narrow pane cuts the words at the end
         (f"{KIND_LABELS.get(row.kind, row.kind)} ", style or "bold"),
         cut_at_word(row.summary, 2 * WORDS),
         (f"{SEP}{kids} branches start here" if kids > 1 else "", "bold"),
+        (f"{SEP}{forked}" if forked else "", "bold"),
     )

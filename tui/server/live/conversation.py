@@ -65,7 +65,11 @@ class LiveConversation(AgentRun):
         self.runner: asyncio.Task[None] | None = None
         self.step_task: asyncio.Task[Any] | None = None
         self.wake = asyncio.Event()
-        self.confirmation_policy: dict[str, Any] = {"kind": "NeverConfirm"}
+        #: set by the user (``POST …/confirmation_policy``): scripts keep it, not their own
+        self.user_policy: dict[str, Any] | None = info.get("confirmation_policy")
+        self.confirmation_policy: dict[str, Any] = self.user_policy or {"kind": "NeverConfirm"}
+        self.security_analyzer: dict[str, Any] | None = info.get("security_analyzer")
+        self.last_action: dict[str, Any] | None = None  # what a user's policy may hold back
         store = hub.store
         self.known_seq = store.last_seq(conversation_id)
         hub.webhook.track(conversation_id, self.known_seq)  # stored so far (webhook.py)
@@ -74,7 +78,8 @@ class LiveConversation(AgentRun):
             conversation_id=conversation_id,
             model=self.model,
             clock=hub.clock,
-            head=store.head_event_id(conversation_id),
+            # a head moved by ``navigate`` (or a fork's) is where the next event hangs
+            head=info.get("leaf_event_id") or store.head_event_id(conversation_id),
             metrics=info.get("metrics"),
             backdate_stats=hub.store_transient,
         )
@@ -139,9 +144,24 @@ class LiveConversation(AgentRun):
             model=self.model,
             status=self.status,
             confirmation_policy=self.confirmation_policy,
+            security_analyzer=self.security_analyzer,
             last_user_message_id=self.last_user_message_id,
             empty=self.known_seq < 0,
         )
+
+    def set_policy(self, **changes: Any) -> None:
+        """A confirmation policy or security analyzer the user chose: kept in the record
+        and in the run (scripts no longer pick their own), and said in a ``full_state``."""
+        if "confirmation_policy" in changes:
+            self.user_policy = self.confirmation_policy = changes["confirmation_policy"]
+        if "security_analyzer" in changes:
+            self.security_analyzer = changes["security_analyzer"]
+        self._update_record(changes)
+        self.broadcast_full_state()
+
+    def navigated(self, event_id: str) -> None:
+        """``navigate`` moved the head: the next event hangs there."""
+        self.builder.head = event_id
 
     def full_state_frame(self) -> str:
         return full_state_frame(self.full_state(), self.hub.clock())
@@ -166,6 +186,8 @@ class LiveConversation(AgentRun):
             if kind not in TRANSIENT_KINDS or self.hub.store_transient:
                 rows.append((event, model.model_dump_json()))
             frames.append(frame_text(model))
+            if kind == "ActionEvent":
+                self.last_action = event
             if kind == "ConversationStateUpdateEvent":
                 if event["key"] == "execution_status":
                     self.status = event["value"]
@@ -174,6 +196,8 @@ class LiveConversation(AgentRun):
                     changes["metrics"] = event["value"]["usage_to_metrics"]["agent"]
                 elif event["key"] == "last_user_message_id":
                     self.last_user_message_id = event["value"]
+        if rows:
+            changes["leaf_event_id"] = self.builder.head
         store = self.hub.store
         apply_file_edits(store, events)  # the tool ran before it reports: before it is seen
         if rows:

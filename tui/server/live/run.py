@@ -50,6 +50,8 @@ class AgentRun:
     step_task: asyncio.Task[Any] | None
     wake: asyncio.Event
     confirmation_policy: dict[str, Any]
+    user_policy: dict[str, Any] | None
+    last_action: dict[str, Any] | None
 
     # provided by the conversation
     def require_sandbox(self) -> None: ...
@@ -148,6 +150,13 @@ class AgentRun:
                 frames += await self._stream(marker)
                 continue
             break
+        if marker is TOOL and self.user_policy and self._must_confirm():
+            action = self.last_action or {}
+            marker = Confirm(
+                action.get("id") or "",
+                action.get("tool_call_id") or "",
+                action.get("tool_name") or "",
+            )
         self.at_boundary = marker is not TOOL
         if marker is WRAP_UP:
             self.wrapping_up = True
@@ -167,6 +176,19 @@ class AgentRun:
             frames += self._end_run()
         return frames
 
+    def _must_confirm(self) -> bool:
+        """The policy the user set asks to confirm the action just made (as the SDK's:
+        always; risky: HIGH, or UNKNOWN where ``confirm_unknown``)."""
+        kind = (self.user_policy or {}).get("kind")
+        if kind == "AlwaysConfirm":
+            return self.last_action is not None
+        if kind == "ConfirmRisky" and self.last_action is not None:
+            risk = self.last_action.get("security_risk")
+            return risk == "HIGH" or (
+                risk == "UNKNOWN" and bool((self.user_policy or {}).get("confirm_unknown", True))
+            )
+        return False
+
     def _start_script(self) -> None:
         if self.script is not None:
             self.script.close()
@@ -178,7 +200,7 @@ class AgentRun:
         self.script_name, self.wrapping_up = name, False
         self.script = agent_scripts.SCRIPTS[name](self.builder, turn)
         self.request, self.request_script, self.has_request = None, None, False
-        self.confirmation_policy = (
+        self.confirmation_policy = self.user_policy or (
             {"kind": "ConfirmRisky", "threshold": "HIGH", "confirm_unknown": True}
             if name == "confirm"
             else {"kind": "NeverConfirm"}

@@ -84,6 +84,7 @@ def full_state_value(
     confirmation_policy: dict[str, Any],
     last_user_message_id: str | None,
     empty: bool,
+    security_analyzer: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``full_state`` value of a conversation whose run ``b`` builds."""
     value: dict[str, Any] = {
@@ -95,6 +96,7 @@ def full_state_value(
         "stuck_detection": True,
         "execution_status": status,
         "confirmation_policy": confirmation_policy,
+        **({"security_analyzer": security_analyzer} if security_analyzer else {}),
         "activated_knowledge_skills": [],
         "activated_path_rules": [],
         "invoked_skills": [],

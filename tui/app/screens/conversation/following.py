@@ -149,7 +149,7 @@ class FollowMixin:
             )
         if live.held and self.events.base.complete:
             self.flush_live_rows()
-        if changed & {"status", "stats", "connection"}:
+        if changed & {"status", "stats", "connection", "policy"}:
             self.render_header()
         connection = live.state.connection if "connection" in changed else None
         if connection is not None and connection.state in ("live", "reconnecting", "offline"):

@@ -78,6 +78,7 @@ class PanesMixin:
 
     def _tree_content_changed(self, _size: Size) -> None:
         self.fit_tree()
+        self.render_header()  # its forks may have changed: the header names the current branch
 
     def on_resize(self) -> None:
         self.fit_tree()

@@ -42,6 +42,7 @@ from ...widgets.event_list import EventList
 from ...widgets.event_tree import EventTreeView
 from ...widgets.filter_bar import FilterBar
 from ...widgets.key_bar import KeyBar
+from .acting import ACTING_KEYS, ActingMixin
 from .agent import AgentMixin
 from .changes import ChangesMixin
 from .deferred import DeferredPartsMixin
@@ -79,6 +80,7 @@ class ConversationScreen(
     ExportMixin,
     FollowMixin,
     AgentMixin,
+    ActingMixin,
     PanesMixin,
     WaitingMixin,
     InsightsMixin,
@@ -135,6 +137,7 @@ class ConversationScreen(
         self._wanted_rows: tuple[PagedWindow, int, int] | None = None  # the list's newest ask
         self._filling = False  # fill_rows is running (it takes each new ask in turn)
         self.finder: Finder | None = None
+        self.forks_made: list[tuple[str, str]] = []  # (event id, title): acting.py
         self.make_deferred_parts()
 
     def compose(self) -> ComposeResult:
@@ -192,10 +195,14 @@ class ConversationScreen(
     def render_header(self) -> None:
         for header in self.query(ConversationHeader):  # none once the screen is closing
             seen = self.events.newest_stats
+            forks = self.query(EventTreeView)  # as the tree shows them: state updates aside
+            if forks and self.conversation is not None:
+                forks.first().set_head(self.conversation.leaf_event_id)
             header.show(
                 self.conversation,
                 self.live.state if self.live is not None else None,
                 seen[1:] if seen is not None else None,
+                branched=bool(forks) and forks.first().fork_count() > 0,
             )
 
     def update_list_title(self) -> None:
@@ -380,6 +387,8 @@ class ConversationScreen(
             return self.live is not None  # only a live conversation has an agent to steer
         if action == "files":
             return self.files_refusal() is None
+        if action in ACTING_KEYS:
+            return self.acting_refused(action) is None
         return True
 
     def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
@@ -396,6 +405,8 @@ class ConversationScreen(
             return "Find is closed: / opens it, then ^r ^t ^o switch its options."
         if action == "files":
             return self.files_refusal()
+        if action in ACTING_KEYS:
+            return self.acting_refused(action)
         return None
 
     def action_back(self) -> None:
