@@ -33,6 +33,16 @@ def own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
+def _following(screen) -> bool:
+    """The screen follows its conversation: the history read, the stream connected."""
+    live = screen.live
+    return (
+        live is not None
+        and getattr(live.state.connection, "state", "") == "live"
+        and screen.events.base.complete
+    )
+
+
 async def _filled_once(pilot) -> None:
     """S, the first fill to its end, back to the list: the user has an index of the server."""
     app = pilot.app
@@ -69,7 +79,7 @@ async def test_a_followed_runs_events_are_found_while_it_runs(live_server):
         await _filled_once(pilot)
         assert not _found(app, "quokkaland")
         screen = await push_conversation(pilot, cid)
-        await wait_for(lambda: screen.live is not None and screen.events.base.complete, pilot=pilot)
+        await wait_for(lambda: _following(screen), pilot=pilot)
         await asyncio.to_thread(
             server.live.send_message_sync, cid, f"ship it to quokkaland with {SECRET}"
         )
@@ -97,7 +107,7 @@ async def test_following_a_run_makes_no_index_for_someone_who_never_searched(liv
     app = make_app(server.base_url)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await push_conversation(pilot, cid)
-        await wait_for(lambda: screen.live is not None and screen.events.base.complete, pilot=pilot)
+        await wait_for(lambda: _following(screen), pilot=pilot)
         before = server.store.count_events(cid)
         await asyncio.to_thread(server.live.send_message_sync, cid, "no index please")
         await wait_for(lambda: screen.events.base.raw_total > before, pilot=pilot)
@@ -123,7 +133,7 @@ async def test_a_watched_folders_new_events_are_found(make_server, tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         await _filled_once(pilot)
         screen = await push_conversation(pilot, cid)
-        await wait_for(lambda: screen.live is not None and screen.events.base.complete, pilot=pilot)
+        await wait_for(lambda: _following(screen), pilot=pilot)
         late = {
             "id": LATE,
             "timestamp": events[5]["timestamp"],
