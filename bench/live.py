@@ -8,7 +8,11 @@ the stream runs, and the app's CPU time per event: its loop thread's (``time.thr
 which a busy machine moves far less than the latencies), all its threads', and a helper
 process's (the stream's frames read there while it is fast: ``tui/app/live_worker.py``).
 
-    python -m bench.live [--rates 1000,5000,20000] [--seconds 10]
+``--indexed``: the user has a search index of the server (its file made before the app
+starts), so the followed events are indexed as they arrive too (``AppSearch.add_live``);
+the events the index holds at the end are reported.
+
+    python -m bench.live [--rates 1000,5000,20000] [--seconds 10] [--indexed]
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import re
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 from bench.common import (
@@ -160,7 +165,21 @@ async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
     }
 
 
-def run(rate: int, seconds: float) -> dict[str, float]:
+def _index_of(url: str, make: bool) -> int:
+    """Make the index file of ``url`` (``make``), or count the events it holds (-1: none)."""
+    from tui.search_index import SearchIndex, index_path
+
+    path = index_path(url)
+    if not make and not path.exists():
+        return -1
+    index = SearchIndex(path)
+    try:
+        return index.read("SELECT count(*) FROM events")[0][0]
+    finally:
+        index.close()
+
+
+def run(rate: int, seconds: float, indexed: bool = False) -> dict[str, float]:
     process = subprocess.Popen(
         [
             sys.executable,
@@ -180,7 +199,11 @@ def run(rate: int, seconds: float) -> dict[str, float]:
     )
     try:
         url, cid = process.stdout.readline().split()
+        if indexed:
+            os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="ohtui-live-bench-")
+            _index_of(url, make=True)
         figures = asyncio.run(follow(url, cid, seconds))
+        figures["indexed"] = _index_of(url, make=False) if indexed else -1
     finally:
         process.terminate()
         _, err = process.communicate(timeout=20)
@@ -198,10 +221,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rates", default="1000,5000,20000")
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--indexed", action="store_true", help="a search index of the server")
     args = parser.parse_args()
     figures: dict[str, float] = {}
     for rate in (int(r) for r in args.rates.split(",")):
-        got = run(rate, args.seconds)
+        got = run(rate, args.seconds, args.indexed)
         for key, value in got.items():
             figures[f"{key}_{rate}"] = value
         print(
@@ -211,7 +235,8 @@ def main() -> int:
             f"p99 {got['wait_p99_ms']:.0f}, row→paint p50 {got['paint_p50_ms']:.0f} p99 {got['paint_p99_ms']:.0f}); key→paint median "
             f"{got['key_median_ms']:.1f} ms p95 {got['key_p95_ms']:.1f} ms ({got['keys']} keys); "
             f"app CPU {got['cpu_us_per_event']:.1f} µs/event (loop; every thread "
-            f"{got['process_cpu_us_per_event']:.1f}, helper {got['helper_cpu_us_per_event']:.1f})",
+            f"{got['process_cpu_us_per_event']:.1f}, helper {got['helper_cpu_us_per_event']:.1f})"
+            + (f"; the search index holds {got['indexed']:,} events" if args.indexed else ""),
             flush=True,
         )
     report("live", figures)

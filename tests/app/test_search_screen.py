@@ -19,10 +19,12 @@ from tests.helpers.app_helpers import (
 from tui.app.commands import OhtuiCommands
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.search import SearchScreen
+from tui.app.search import FindQuery
 from tui.app.step_rows import holds
 from tui.app.widgets.event_detail import EventDetail
 from tui.app.widgets.event_list import EventList
 from tui.app.widgets.search_results import SearchResults
+from tui.search_index import find_pattern
 from tui.server import Store, load_demo
 
 
@@ -157,3 +159,33 @@ async def test_new_events_are_found_after_a_refill(demo):
         hit = screen._results.groups[0].hits[0]
         assert (hit.conversation, hit.event_id) == (cid, "late-output")
         assert "quokkaland" in screen_text(app)
+
+
+async def test_the_hits_words_are_marked_by_the_find_bar_and_the_cursor_stays(demo):
+    """After enter on a hit the conversation's find bar holds the query's words (filters
+    left out) and marks them, as ``/`` would, while the cursor stays on the hit's event."""
+    server, _ = demo
+    app = make_app(server.base_url)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _search(pilot, "hello.py kind:action")
+        await pilot.press("down", "down")
+        hit = screen.query_one(SearchResults).chosen
+        await pilot.press("enter")
+        await wait_for(lambda: screen_ready(app, ConversationScreen), pilot=pilot)
+        conversation = app.screen
+        event_list = conversation.query_one(EventList)
+        await wait_for(
+            lambda: event_list.current is not None and holds(event_list.current, hit.event_id),
+            pilot=pilot,
+        )
+        await wait_for(lambda: conversation.finder is not None, pilot=pilot)
+        bar = conversation.find_bar
+        assert bar.has_class("-visible") and bar.query_text == find_pattern("hello.py")
+        assert bar.current() == (FindQuery(find_pattern("hello.py"), regex=True), False)
+        assert event_list._finder is conversation.finder
+        await wait_for(lambda: "hit" in bar.status or "of" in bar.status, pilot=pilot)
+        assert holds(event_list.current, hit.event_id)  # marked, not moved
+        assert event_list.has_focus  # n / N walk the words' other hits
+        await pilot.press("escape")  # the hit's words need no esc of their own: back to the hits
+        await wait_for(lambda: screen_ready(app, SearchScreen), pilot=pilot)
+        assert app.screen is screen

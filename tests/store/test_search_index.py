@@ -203,3 +203,16 @@ async def test_filters_narrow_the_hits(demo, tmp_path):
         found = search(index, text)
         hits = [hit for group in found.groups for hit in group.hits]
         assert hits and all(check(hit) for hit in hits), text
+
+
+def test_a_querys_words_as_a_find_pattern():
+    """What the conversation's find bar marks after a hit opens it: the words, a phrase's
+    words in a row, a prefix as a prefix; filters and excluded words left out."""
+    import re
+
+    from tui.search_index import find_pattern
+
+    pattern = re.compile(find_pattern('"step 128" deploy* kind:action -nope'), re.IGNORECASE)
+    assert pattern.search("Step  128. echo") and pattern.search("redeploy, deployed")
+    assert [m.group() for m in pattern.finditer("deployed step 1280 nope")] == ["deploy"]
+    assert find_pattern("since:7d kind:action") is None and find_pattern("") is None

@@ -44,14 +44,19 @@ class AppNavigation:
         )
 
     def open_conversation_at(
-        self, conversation_id: str, event_id: str, *, title: str | None = None
+        self,
+        conversation_id: str,
+        event_id: str,
+        *,
+        title: str | None = None,
+        words: str | None = None,
     ) -> None:
         """A search hit: the conversation pushed, its list moved to the event once its
         index holds it (``tree_follow.go_to_event``, as insights' rows go there)."""
         from .screens.conversation import ConversationScreen
 
         screen = ConversationScreen(conversation_id, shared=False, title=title)
-        screen.arrive_at(event_id)
+        screen.arrive_at(event_id, words)
         self.push_screen(screen)
 
     def action_search_all(self) -> None:

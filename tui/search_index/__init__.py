@@ -8,14 +8,15 @@ id, kind, tool, source and time. :mod:`.fill` brings it up to date from a client
 conversations first, resumable, a few at a time, the client's one page walk and retry
 rules), :mod:`.query` reads what a person types and groups the hits, :mod:`.store` keeps
 the file (rebuilt with a word when unreadable, bounded in size: least recently used
-conversations dropped first).
+conversations dropped first); :mod:`.live` adds events as they arrive.
 """
 
 from __future__ import annotations
 
 from .extract import IndexedEvent, extract
 from .fill import FillProgress, IndexFiller, fill_index
-from .query import Group, Hit, QueryError, Results, parse_query, search
+from .live import add_arrived
+from .query import Group, Hit, QueryError, Results, find_pattern, parse_query, search
 from .store import (
     DEFAULT_MAX_BYTES,
     IndexStatus,
@@ -37,8 +38,10 @@ __all__ = [
     "QueryError",
     "Results",
     "SearchIndex",
+    "add_arrived",
     "extract",
     "fill_index",
+    "find_pattern",
     "fts5_problem",
     "index_path",
     "parse_query",

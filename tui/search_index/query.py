@@ -103,6 +103,24 @@ def parse_query(text: str, now: float | None = None) -> Query:
     return query
 
 
+def find_pattern(text: str) -> str | None:
+    """The words ``text`` searches for as a regular expression for a conversation's find
+    bar (each word, a phrase's words in a row, a prefix as a prefix; filters and excluded
+    words left out), so the hit that opens a conversation shows its words; None: none."""
+    try:
+        terms = parse_query(text).terms
+    except QueryError:
+        return None
+    pieces = []
+    for term in terms:
+        prefix = term.endswith("*")
+        words = re.findall(r"\w+", term[1 : term.rindex('"')].replace('""', '"'))
+        if words:
+            piece = r"\W+".join(re.escape(word) for word in words)
+            pieces.append(rf"\b{piece}" + ("" if prefix else r"\b"))  # words: \b is exact
+    return "|".join(pieces) or None
+
+
 def _filter(query: Query, name: str, value: str, now: float) -> None:
     value = value.strip()
     if not value:

@@ -293,10 +293,18 @@ class SearchIndex:
         self.guarded(work)
 
     def add_events(
-        self, conversation: str, events: list[IndexedEvent], last_stamp: str | None
+        self,
+        conversation: str,
+        events: list[IndexedEvent],
+        last_stamp: str | None,
+        *,
+        live: bool = False,
     ) -> int:
         """Store a page's events (those already held, by id, are left); returns how many
-        were new. The page and the resume point are written in one transaction."""
+        were new. The page and the resume point are written in one transaction.
+        ``live``: events that arrived over a stream, not a walk: the resume point is left
+        where the last walk put it (the stream's events are not all the history since),
+        and the conversation counts as used now."""
 
         def work(db: sqlite3.Connection) -> int:
             with _transaction(db):
@@ -324,6 +332,13 @@ class SearchIndex:
                     db.execute("INSERT INTO words(rowid, text) VALUES (?, ?)", (rowid, event.text))
                     added += 1
                     size += len(event.text) + 64
+                if live:
+                    db.execute(
+                        "UPDATE conversations SET events=events+?, bytes=bytes+?, complete=0,"
+                        " used=? WHERE cid=?",
+                        (added, size, time.time(), cid),
+                    )
+                    return added
                 db.execute(
                     "UPDATE conversations SET last_stamp=?, events=events+?, bytes=bytes+?,"
                     " complete=0 WHERE cid=?",

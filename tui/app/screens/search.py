@@ -9,7 +9,8 @@ line ("indexed 312 of 1,040 conversations"), and the hits are asked again as it 
 while the screen is shown it is brought up to date every :data:`REFILL_S` seconds (a live
 run's new output is found while it runs).
 ``enter`` opens the conversation over this screen at the hit's event (the conversation
-screen's "go to event", as insights' rows do); ``escape`` back to this screen, then to
+screen's "go to event", as insights' rows do), the query's words marked by its find bar
+(``n``/``N`` walk them); ``escape`` back to this screen, then to
 the list.
 """
 
@@ -24,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from tui.search_index import FillProgress, QueryError, Results, search
+from tui.search_index import FillProgress, Hit, QueryError, Results, find_pattern, search
 
 from ..widgets.key_bar import KeyBar
 from ..widgets.search_results import SearchResults
@@ -164,16 +165,22 @@ class SearchScreen(Screen):
 
     def action_open_hit(self) -> None:
         hit = self.query_one(SearchResults).chosen
-        if hit is None:
-            return
-        self.app.search.touch(hit.conversation)
-        self.app.open_conversation_at(hit.conversation, hit.event_id, title=hit.title or None)
+        if hit is not None:
+            self._open(hit)
 
     @on(SearchResults.HitChosen)
     def _chosen(self, message: SearchResults.HitChosen) -> None:
-        hit = message.hit
+        self._open(message.hit)
+
+    def _open(self, hit: Hit) -> None:
+        """The hit's conversation at its event, the query's words marked by its find bar."""
         self.app.search.touch(hit.conversation)
-        self.app.open_conversation_at(hit.conversation, hit.event_id, title=hit.title or None)
+        self.app.open_conversation_at(
+            hit.conversation,
+            hit.event_id,
+            title=hit.title or None,
+            words=find_pattern(self._query),
+        )
 
     def action_back(self) -> None:
         results = self.query_one(SearchResults)

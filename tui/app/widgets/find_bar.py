@@ -114,6 +114,18 @@ class FindBar(Horizontal):
         # focus now, not after a refresh: "/" then a query typed at once must all land here
         self.screen.set_focus(self.query_one("#find-input", Input))
 
+    def show_query(self, query: FindQuery) -> None:
+        """Shown with ``query`` in it, the keys left where they are (a search hit's words,
+        marked by the screen): nothing is submitted, so the cursor stays on its event."""
+        field = self.query_one("#find-input", Input)
+        with field.prevent(Input.Changed):
+            field.value = query.pattern
+        for name, wanted in (("regex", query.regex), ("case", query.case), ("only", False)):
+            box = self.query_one(f"#{TOGGLES[name]}", Checkbox)
+            with box.prevent(Checkbox.Changed):
+                box.value = wanted
+        self.add_class("-visible")
+
     def set_status(self, text: str, *, error: bool = False) -> None:
         """What the search is doing (an error marks the query); kept until the bar is mounted."""
         self._status = (text, error)

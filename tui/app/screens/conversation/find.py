@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from ...row_windows import PagedWindow, PathWindow
-from ...search import Finder, FindError, Hits
+from ...search import Finder, FindError, FindQuery, Hits
 from ...step_rows import members
 from ...widgets.event_detail import EventDetail
 from ...widgets.event_list import EventList
@@ -49,13 +49,17 @@ class FindMixin:
     _seeking = False  # a seek is walking rows: the bar shows its progress meanwhile
     _wrapped_at: int | None = None  # where the last seek landed after wrapping around
     _only_of = 0  # the events "only matches" chose from
+    #: the find bar holds a search hit's words, not yet changed: esc goes back to the hits
+    words_from_hit = False
 
     async def action_find(self) -> None:
         await self.rest_built()  # the bar is built after the first rows (deferred.py)
+        self.words_from_hit = False
         self.find_bar.open()
 
     def on_find_bar_submitted(self, message: FindBar.Submitted) -> None:
         bar = self.find_bar
+        self.words_from_hit = False
         self._drop_finder()  # the old query's marks, count and words go, whatever comes next
         if not message.query.pattern:
             return  # an emptied query: nothing marked, nothing said
@@ -79,6 +83,26 @@ class FindMixin:
         self.seek(
             finder.matches, 1, f"no event matches {finder.query.describe()}", include_current=True
         )
+
+    @work(group="find-words")
+    async def mark_words(self, pattern: str) -> None:
+        """Opened from a search hit: its query's words (``find_pattern``) in the find bar,
+        marked in the list and the detail and counted, as ``/`` would; the cursor stays on
+        the hit's event (no seek) and ``n``/``N`` walk the others; esc goes back to the
+        hits at once (the marks go with it) unless find was used meanwhile."""
+        await self.rest_built()
+        query = FindQuery(pattern, regex=True)
+        try:
+            finder = Finder(query)
+        except FindError:
+            return
+        self._drop_finder()
+        self.find_bar.show_query(query)
+        self.finder = finder
+        self.query_one(EventList).set_finder(finder)
+        self.query_one(EventDetail).set_finder(finder)
+        self.count_hits_in(self.window)
+        self.words_from_hit = True
 
     def on_find_bar_closed(self) -> None:
         self.close_find()

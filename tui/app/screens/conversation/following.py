@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.client.stream import is_oversize
+from tui.client.stream_items import ReadEvent
 from tui.memory import FREEZE_EVERY, freeze_long_lived
 from tui.text import clean
 
@@ -27,8 +29,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from tui.client import StreamEvent, StreamStatus
-    from tui.client.stream_items import ReadEvent
-    from tui.models import AppConversation
+    from tui.models import AnyEvent, AppConversation
 
     from ...conversation_events import ConversationEvents
     from ...row_windows import PagedWindow, RowWindow
@@ -132,7 +133,10 @@ class FollowMixin:
         live = self.live
         assert live is not None
         before = live.state.execution_status
+        held = len(live.held)
         changed = live.fold(batch)
+        if len(live.held) > held:
+            self._index_arrived(live.held[held:], live.frames)
         if "status" in changed and self.conversation is not None:
             # the first status of a stream is where things stand, not news
             self.post_message(
@@ -163,6 +167,25 @@ class FollowMixin:
                 severity="warning",
                 markup=False,
             )
+
+    def _index_arrived(
+        self, arrived: list[AnyEvent | ReadEvent], frames: dict[str, str | bytes | None]
+    ) -> None:
+        """The new events to the search index (``search_fill.py``: in a thread, where the
+        user has one), each as the frame it came in where there is one (as a page brings
+        it); a placeholder for an oversize event is left to the next fill."""
+        pairs: list[tuple[str, object]] = []
+        for event in arrived:
+            event_id = event.id
+            if not event_id:
+                continue
+            if type(event) is ReadEvent:
+                pairs.append((event_id, event.frame))
+            elif not is_oversize(event):
+                pairs.append((event_id, frames.get(event_id) or event))
+        record = self.conversation  # its title as the fill stores it, where none is yet
+        title = clean(record.title or "") if record is not None else ""
+        self.app.search.add_live(self.conversation_id, title, pairs)
 
     def flush_live_rows(self) -> None:
         """Hand the held live events to the store; the list follows the tail if it was there."""

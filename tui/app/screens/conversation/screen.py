@@ -414,8 +414,10 @@ class ConversationScreen(
             self.close_message_line()
             return
         if self.find_bar.has_class("-visible"):
+            hits_words = self.words_from_hit  # a search hit's, untouched: back to the hits
             self.close_find()  # esc closes find (its marks, its only-matches view) first
-            return
+            if not hits_words:
+                return
         if isinstance(self.window, PathWindow):
             self.action_show_all()
         else:

@@ -41,6 +41,7 @@ class TreeFollowMixin:
     window: RowWindow
     query_window: PagedWindow
     walk_to: Callable[..., Awaitable[int | None]]  # reading.py
+    mark_words: Callable[[str], object]  # find.py
 
     # named handlers: a mixin's @on handlers are not collected (it is not a message pump)
     def on_event_tree_view_event_highlighted(self, message: EventTreeView.EventHighlighted) -> None:
@@ -58,11 +59,13 @@ class TreeFollowMixin:
 
     #: a search hit's event, gone to once the index holds it (``arrive_at``)
     _arrival: str | None = None
+    _arrival_words: str | None = None
 
-    def arrive_at(self, event_id: str) -> None:
+    def arrive_at(self, event_id: str, words: str | None = None) -> None:
         """Opened from a search hit: go to ``event_id`` as soon as the index has it (or,
-        indexed whole without it, show it in the detail pane as ``go_to_event`` does)."""
-        self._arrival = event_id
+        indexed whole without it, show it in the detail pane as ``go_to_event`` does);
+        ``words``: the search's words as a find pattern, marked once there."""
+        self._arrival, self._arrival_words = event_id, words
 
     def arrive(self) -> None:
         """The index grew (``loading._base_grew``): the awaited event, if it is there now."""
@@ -73,6 +76,8 @@ class TreeFollowMixin:
         if base.complete or any(row.id == wanted for row in base.head):
             self._arrival = None
             self.go_to_event(wanted)
+            if self._arrival_words:
+                self.mark_words(self._arrival_words)
 
     def go_to_event(self, event_id: str | None) -> None:
         """Insights' "go to": the event with that id, as a tree choice goes there."""
