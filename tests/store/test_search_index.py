@@ -11,7 +11,15 @@ from datetime import timedelta
 import pytest
 
 from tui.client import OpenHandsClient
-from tui.search_index import IndexFiller, SearchIndex, fill_index, parse_query, search
+from tui.search_index import (
+    IndexFiller,
+    IndexUnavailable,
+    SearchIndex,
+    fill_index,
+    parse_query,
+    search,
+)
+from tui.search_index.extract import IndexedEvent
 from tui.search_index.query import QueryError
 from tui.server import Store, load_demo
 from tui.server.demo.generated import BASE_TIME, generate_conversation
@@ -216,3 +224,27 @@ def test_a_querys_words_as_a_find_pattern():
     assert pattern.search("Step  128. echo") and pattern.search("redeploy, deployed")
     assert [m.group() for m in pattern.finditer("deployed step 1280 nope")] == ["deploy"]
     assert find_pattern("since:7d kind:action") is None and find_pattern("") is None
+
+
+def test_a_locked_index_is_said_never_waited_on_for_ever(tmp_path, monkeypatch):
+    """Another ohtui holds the file in a write: writing to it says so in words
+    (IndexUnavailable) after a short wait, never a traceback or a hang; reading goes on."""
+    from tui.search_index import store as index_store
+
+    monkeypatch.setattr(index_store, "LOCK_WAIT", 0.05)
+    path = tmp_path / "i.sqlite3"
+    index = SearchIndex(path)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another ohtui, mid-write
+    try:
+        word = IndexedEvent("e1", "MessageEvent", "", "user", 1.0, "2026-01-01", "quokka")
+        with pytest.raises(IndexUnavailable, match="is locked"):
+            index.add_events("c1", [word], None)
+        reader = SearchIndex(path)  # opened meanwhile: it reads (WAL), it is not made again
+        assert reader.status().events == 0 and search(reader, "quokka").groups == []
+        reader.close()
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert index.status().events == 0  # free again: it answers
+    assert not (tmp_path / "i.sqlite3.broken").exists()  # a lock is no damage
