@@ -97,7 +97,9 @@ async def test_rows_are_whole_when_the_helper_dies_mid_walk(make_server, convers
     try:
         expected = await _in_line(client, cid)
         events = await _helped(client, cid, kill_after=2)
-        assert 2 <= events.pipeline.helped < 6
+        # pages the helper fetched ahead before it died may still be read from its pipe (a
+        # loaded machine lets it run ahead to the end): what counts is that no row is lost
+        assert 2 <= events.pipeline.helped <= len(expected) // 100 - 1
         assert [row.args() for row in events.base.head] == expected
     finally:
         await client.aclose()
