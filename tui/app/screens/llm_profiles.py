@@ -49,13 +49,13 @@ def profile_columns(width: int) -> list[Column]:
         width,
         [
             ColumnSpec("", "active", 1),
-            ColumnSpec("Name", "name", 18),
-            ColumnSpec("Model", "model", 30, flex=True),
-            ColumnSpec("Base URL", "url", 30, drop=2, grow=60),
-            ColumnSpec("Key", "key", 7, drop=1),
+            ColumnSpec("Name", "name", 14),
+            ColumnSpec("Model", "model", 20, flex=True),
+            ColumnSpec("Base URL", "url", 22, drop=1, grow=60, keep_above=16),
+            ColumnSpec("Key", "key", 6),
         ],
-        floor=16,
-        roomy=40,
+        floor=12,
+        roomy=30,
     )
 
 
@@ -73,7 +73,7 @@ class LLMProfilesScreen(Screen):
     BINDING_GROUP_TITLE = "LLM profiles"
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="profiles.back"),
-        Binding("enter", "activate", "Make active", id="profiles.activate"),
+        Binding("enter", "activate", "Make active", priority=True, id="profiles.activate"),
         Binding("v", "check", "Check", id="profiles.check"),
         Binding("t", "switch", "Use in this conversation", id="profiles.switch"),
         Binding("n", "new", "New", id="profiles.new"),

@@ -23,6 +23,7 @@ from tui.models.llm_profiles import valid_profile_name
 from tui.text import clean
 
 from ..widgets.key_bar import KeyBar
+from ..widgets.ordered_input import OrderedInput
 from .dismiss_once import DismissOnce
 from .errors import server_words
 
@@ -50,6 +51,10 @@ class ProfileForm(DismissOnce, ModalScreen[ProfileDraft | None]):
         Binding("escape", "cancel", "Cancel", id="profile-form.cancel"),
         Binding("ctrl+t", "check", "Check with the server", id="profile-form.check"),
         Binding("enter", "answer", "Save", id="profile-form.save"),
+        # priority: run as the key arrives, so the characters typed after a tab in one burst
+        # (a paste, tmux send-keys) go to the next field, not the one being left
+        Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
     ]
     CSS_PATH = "profile_form.tcss"
 
@@ -69,17 +74,17 @@ class ProfileForm(DismissOnce, ModalScreen[ProfileDraft | None]):
             title = "New LLM profile" if self.new else f"Check the profile {self.fixed_name}"
             yield Static(Text(clean(title), style="bold"), id="profile-title")
             if self.new:
-                yield Input(placeholder="name, e.g. fast-model", id="profile-name")
-            yield Input(
+                yield OrderedInput(placeholder="name, e.g. fast-model", id="profile-name")
+            yield OrderedInput(
                 self.model,
                 placeholder="model, e.g. anthropic/claude-sonnet-4-5",
                 id="profile-model",
             )
-            yield Input(self.base_url, placeholder="base URL (optional)", id="profile-url")
+            yield OrderedInput(self.base_url, placeholder="base URL (optional)", id="profile-url")
             key_hint = "API key (optional; sent only to the server)"
             if not self.new:
                 key_hint = "API key to check with (the stored one is never read back)"
-            yield Input(password=True, placeholder=key_hint, id="profile-key")
+            yield OrderedInput(password=True, placeholder=key_hint, id="profile-key")
             yield Static(Text(self._hint()), id="profile-result")
         yield KeyBar()
 
@@ -94,7 +99,7 @@ class ProfileForm(DismissOnce, ModalScreen[ProfileDraft | None]):
     def _say(self, words: str) -> None:
         self.query_one("#profile-result", Static).update(Text(words))
 
-    def _draft(self) -> ProfileDraft | None:
+    def _draft(self, *, saving: bool = False) -> ProfileDraft | None:
         name = self.query_one("#profile-name", Input).value.strip() if self.new else self.fixed_name
         model = self.query_one("#profile-model", Input).value.strip()
         url = self.query_one("#profile-url", Input).value.strip() or None
@@ -105,11 +110,15 @@ class ProfileForm(DismissOnce, ModalScreen[ProfileDraft | None]):
                 "starting with a letter or digit."
             )
             return None
-        if self.new and name in self.taken:
+        if saving and name in self.taken:
             self._say(f"There is a profile named {name} already: choose another name.")
             return None
         if not model:
             self._say("A profile needs a model, e.g. anthropic/claude-sonnet-4-5.")
+            return None
+        if url is not None and not url.startswith(("http://", "https://")):
+            # said without the text typed: a key pasted into the wrong field stays unshown
+            self._say("The base URL starts with http:// or https:// (or is left empty).")
             return None
         return ProfileDraft(name, model, url, key)
 
@@ -122,7 +131,7 @@ class ProfileForm(DismissOnce, ModalScreen[ProfileDraft | None]):
         if not self.new:
             self.action_check()
             return
-        draft = self._draft()
+        draft = self._draft(saving=True)
         if draft is not None:
             self.dismiss(draft)
 
