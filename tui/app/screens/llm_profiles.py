@@ -17,11 +17,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from tui.models.llm_profiles import limit_from_words
 from tui.models.redact import mask_url
@@ -73,7 +73,7 @@ class LLMProfilesScreen(Screen):
     BINDING_GROUP_TITLE = "LLM profiles"
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="profiles.back"),
-        Binding("enter", "activate", "Make active", priority=True, id="profiles.activate"),
+        Binding("enter", "activate", "Make active", id="profiles.activate"),
         Binding("v", "check", "Check", id="profiles.check"),
         Binding("t", "switch", "Use in this conversation", id="profiles.switch"),
         Binding("n", "new", "New", id="profiles.new"),
@@ -162,6 +162,12 @@ class LLMProfilesScreen(Screen):
         if profile is None:
             self._say(f"There is no profile to {verb}: n makes one.")
         return profile
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        """The table's own enter (and a click): after the keys typed before it, in order."""
+        event.stop()
+        self.action_activate()
 
     def action_refresh(self) -> None:
         self.load()
