@@ -167,6 +167,9 @@ class LLMProfilesScreen(Screen):
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         """The table's own enter (and a click): after the keys typed before it, in order."""
         event.stop()
+        if (why := self.why_not("activate", ())) is not None:
+            self._say(why)
+            return
         self.action_activate()
 
     def action_refresh(self) -> None:
