@@ -125,10 +125,13 @@ class LLMProfilesScreen(Screen):
         }
 
     def _show(self, listing: LLMProfileList) -> None:
-        self.listing = listing
         table = self.query_one(FittedTable)
+        first = self.listing is None
+        self.listing = listing
         active = listing.active_profile
         table.replace_rows((p.name, self._cells(p, p.name == active)) for p in listing.profiles)
+        if first and active is not None:
+            table.cursor_to(active)  # opened: on the one in use
         table.border_title = f"LLM profiles · {count_words(listing, self.limit)}"
         self.refresh_bindings()
 

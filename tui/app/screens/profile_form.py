@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
@@ -73,18 +73,20 @@ class ProfileForm(DismissOnce, ModalScreen[ProfileDraft | None]):
         with Vertical(id="profile-box"):
             title = "New LLM profile" if self.new else f"Check the profile {self.fixed_name}"
             yield Static(Text(clean(title), style="bold"), id="profile-title")
-            if self.new:
-                yield OrderedInput(placeholder="name, e.g. fast-model", id="profile-name")
-            yield OrderedInput(
-                self.model,
-                placeholder="model, e.g. anthropic/claude-sonnet-4-5",
-                id="profile-model",
-            )
-            yield OrderedInput(self.base_url, placeholder="base URL (optional)", id="profile-url")
-            key_hint = "API key (optional; sent only to the server)"
+            key_hint = "optional; sent only to the server"
             if not self.new:
-                key_hint = "API key to check with (the stored one is never read back)"
-            yield OrderedInput(password=True, placeholder=key_hint, id="profile-key")
+                key_hint = "to check with (the stored one is never read back)"
+            fields = [
+                ("Model", "profile-model", self.model, "e.g. anthropic/claude-sonnet-4-5", False),
+                ("Base URL", "profile-url", self.base_url, "optional: the provider's own", False),
+                ("API key", "profile-key", "", key_hint, True),
+            ]
+            if self.new:
+                fields.insert(0, ("Name", "profile-name", "", "e.g. fast-model", False))
+            for label, field_id, value, hint, secret in fields:
+                with Horizontal(classes="profile-row"):
+                    yield Static(Text(label), classes="profile-label")
+                    yield OrderedInput(value, placeholder=hint, password=secret, id=field_id)
             yield Static(Text(self._hint()), id="profile-result")
         yield KeyBar()
 
