@@ -12,7 +12,14 @@ import uuid
 
 import pytest
 
-from tests.helpers.app_helpers import dialog_ready, list_ready, screen_ready, screen_text, wait_for
+from tests.helpers.app_helpers import (
+    conversations_shown,
+    dialog_ready,
+    list_ready,
+    screen_ready,
+    screen_text,
+    wait_for,
+)
 from tests.integration.fake_llm import Step, finish
 from tests.integration.test_agent_server_app import WAIT, make_app, open_by_title
 from tests.integration.waiting import status_in
@@ -124,8 +131,8 @@ async def test_the_servers_limit_is_said_and_counted(agent, fake_llm):
             assert r.status_code == 201, r.text
         app = make_app(agent.server)
         async with app.run_test(size=WIDE) as pilot:
-            await wait_for(lambda: app.screen.is_mounted, WAIT, pilot)
-            app.action_show_llm_profiles()
+            await wait_for(lambda: conversations_shown(app), WAIT, pilot)
+            await pilot.press("L")
             await wait_for(lambda: listed(app), WAIT, pilot)
             assert "50 profiles" in screen_text(app)  # the real server does not say its limit
             await pilot.press("n")
