@@ -63,6 +63,7 @@ def test_save_list_rename_activate_delete(served, caplog):
     assert r.json()["llm_applied"] is True and server.store.active_profile == "ours"
     assert http.delete("/api/profiles/ours").status_code == 200
     assert server.store.active_profile is None
+    assert http.delete("/api/profiles/ours").json()["message"] == "Profile 'ours' deleted"
     # a bad body echoes no key
     r = http.post("/api/profiles/x", json={"llm": {"model": 5, "api_key": SECRET}})
     assert r.status_code == 422 and SECRET not in r.text

@@ -8,7 +8,8 @@ What the real server answered (``openhands-agent-server`` 1.58.2):
   ``{name, message: "Profile 'x' saved"}``; it overwrites a profile of that name; a new one
   past the limit (50) is 409 ``Profile limit reached (50). Delete a profile before saving a
   new one.``
-- ``DELETE /api/profiles/{name}``, ``POST …/rename {new_name}`` (404 ``Profile 'x' not
+- ``DELETE /api/profiles/{name}`` (200 ``Profile 'x' deleted`` for an unknown name too),
+  ``POST …/rename {new_name}`` (404 ``Profile 'x' not
   found``, 409 ``Profile 'y' already exists``), ``POST …/activate`` (``{name, message,
   llm_applied}``).
 - ``POST /api/conversations/{id}/switch_profile {profile_name}``: ``{"success": true}``; an
@@ -99,8 +100,7 @@ def save_profile(name: Name, body: SaveRequest, store: Store = Depends(get_store
 
 @router.delete("/api/profiles/{name}", summary="Delete an LLM profile")
 def delete_profile(name: Name, store: Store = Depends(get_store)) -> dict[str, str]:
-    _known(store, name)
-    del store.profiles[name]
+    store.profiles.pop(name, None)  # an unknown name is "deleted" too, as the real server says
     if store.active_profile == name:
         store.active_profile = None
     return {"name": name, "message": f"Profile '{name}' deleted"}
