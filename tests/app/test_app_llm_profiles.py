@@ -308,3 +308,25 @@ def test_new_profile_form_snapshot(snap_compare, demo, size):
         await settled(pilot)
 
     assert snap_compare(profiles_app(server), run_before=run_before, terminal_size=size)
+
+
+@pytest.mark.parametrize("readonly", [False, True], ids=["writable", "readonly"])
+async def test_the_palette_offers_the_profiles_and_the_switch(demo, readonly):
+    from tui.app.commands import OhtuiCommands
+
+    server, names = demo()
+    app = profiles_app(server, readonly=readonly)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_for(lambda: conversations_shown(app), pilot=pilot)
+        listed = [name for name, _, _ in OhtuiCommands(app.screen)._commands()]
+        assert "LLM profiles" in listed
+        conversation = await push_conversation(pilot, names["hello"])
+        await wait_for(lambda: list_ready(conversation), pilot=pilot)
+        entries = {name: run for name, run, _ in OhtuiCommands(conversation)._commands()}
+        switch = "Switch this conversation's LLM profile"
+        assert (switch in entries) is not readonly
+        if not readonly:
+            entries[switch]()
+            await wait_for(lambda: profiles_listed(app), pilot=pilot)
+            assert app.screen.conversation_id == names["hello"]
+            assert "t uses it in the conversation" in status(app)
