@@ -145,6 +145,14 @@ async def test_n_makes_a_profile_whose_key_goes_only_to_the_server(demo, caplog,
         await settled(pilot)
         seen.append(screen_text(app))
         assert "•" * len(TYPED) in seen[-1]  # masked in its field
+        key_field = app.screen.query_one("#profile-key")
+        key_field.select_all()
+        await settled(pilot)
+        assert key_field.selected_text == TYPED
+        await pilot.press("ctrl+c", "ctrl+x")  # neither copied nor cut
+        await settled(pilot)
+        assert TYPED not in (app.clipboard or "")
+        assert app.screen.query_one("#profile-key").value == TYPED
         await pilot.press("ctrl+t")  # checked as typed, the key with it
         await wait_for(lambda: "✓ The server reached the model" in screen_text(app), pilot=pilot)
         seen.append(screen_text(app))
@@ -192,6 +200,7 @@ async def test_n_makes_a_profile_whose_key_goes_only_to_the_server(demo, caplog,
         seen.append(screen_text(app))
     seen.append("\n".join(r.getMessage() for r in caplog.records))
     seen.extend(str(n.message) for n in app._notifications)
+    seen.append(app.clipboard or "")
     for text in seen:
         assert TYPED not in text
     for path in tmp_path.rglob("*"):

@@ -9,7 +9,7 @@ the log, and goes only into the request to the server (the client masks it in an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual import on, work
@@ -30,12 +30,23 @@ from .errors import server_words
 
 @dataclass(frozen=True)
 class ProfileDraft:
-    """What the form answers: the key only travels on to the save (never shown)."""
+    """What the form answers: the key only travels on to the save (never shown, and left out
+    of the draft's repr, which a log line or a traceback might hold)."""
 
     name: str
     model: str
     base_url: str | None
-    api_key: str | None
+    api_key: str | None = field(default=None, repr=False)
+
+
+class KeyInput(OrderedInput):
+    """The key's field: dots on screen, and never copied or cut to the clipboard."""
+
+    def action_copy(self) -> None:
+        self.notify("A key typed here is not copied.", severity="warning")
+
+    def action_cut(self) -> None:
+        self.notify("A key typed here is not cut or copied.", severity="warning")
 
 
 def check_words(valid: bool, kind: str | None, message: str | None) -> str:
@@ -86,7 +97,8 @@ class ProfileForm(DismissOnce, ModalScreen[ProfileDraft | None]):
             for label, field_id, value, hint, secret in fields:
                 with Horizontal(classes="profile-row"):
                     yield Static(Text(label), classes="profile-label")
-                    yield OrderedInput(value, placeholder=hint, password=secret, id=field_id)
+                    kind = KeyInput if secret else OrderedInput
+                    yield kind(value, placeholder=hint, password=secret, id=field_id)
             yield Static(Text(self._hint()), id="profile-result")
         yield KeyBar()
 
