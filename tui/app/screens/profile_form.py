@@ -64,8 +64,17 @@ class ProfileForm(DismissOnce, ModalScreen[ProfileDraft | None]):
         Binding("enter", "answer", "Save", id="profile-form.save"),
         # priority: run as the key arrives, so the characters typed after a tab in one burst
         # (a paste, tmux send-keys) go to the next field, not the one being left
-        Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
-        Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
+        Binding(
+            "tab", "app.focus_next", "Next field", show=False, priority=True, id="profile-form.next"
+        ),
+        Binding(
+            "shift+tab",
+            "app.focus_previous",
+            "Previous field",
+            show=False,
+            priority=True,
+            id="profile-form.previous",
+        ),
     ]
     CSS_PATH = "profile_form.tcss"
 
