@@ -68,12 +68,18 @@ def count_words(listing: LLMProfileList, limit: int | None) -> str:
     return f"{head} · active: {clean(active)}" if active else f"{head} · none active"
 
 
+class ProfilesTable(FittedTable):
+    """Enter is the screen's "make active", run as the key arrives after those typed before
+    it (``j ⏎`` in one burst activates the row below), and shown in the key bar."""
+
+    BINDINGS = [Binding("enter", "screen.activate", "Make active", id="profiles.activate")]
+
+
 class LLMProfilesScreen(Screen):
     AUTO_FOCUS = "#profiles"
     BINDING_GROUP_TITLE = "LLM profiles"
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="profiles.back"),
-        Binding("enter", "activate", "Make active", id="profiles.activate"),
         Binding("v", "check", "Check", id="profiles.check"),
         Binding("t", "switch", "Use in this conversation", id="profiles.switch"),
         Binding("n", "new", "New", id="profiles.new"),
@@ -94,7 +100,7 @@ class LLMProfilesScreen(Screen):
         self.busy = False
 
     def compose(self) -> ComposeResult:
-        yield FittedTable(profile_columns, id="profiles", cursor_type="row", zebra_stripes=True)
+        yield ProfilesTable(profile_columns, id="profiles", cursor_type="row", zebra_stripes=True)
         yield Static(id="profiles-status")
         yield KeyBar()
 
@@ -168,7 +174,7 @@ class LLMProfilesScreen(Screen):
 
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
-        """The table's own enter (and a click): after the keys typed before it, in order."""
+        """A click on the row under the cursor: made active as enter makes it."""
         event.stop()
         if (why := self.why_not("activate", ())) is not None:
             self._say(why)
