@@ -81,6 +81,17 @@ class OhtuiCommands(Provider):
                     "The agent server's version, uptime, tools and runtime",
                 )
             )
+        if app.offers("show_llm_profiles"):
+            out.append(
+                (
+                    "LLM profiles",
+                    app.action_show_llm_profiles,
+                    "The server's model settings: list, check, make active"
+                    if app.readonly
+                    else "The server's model settings: list, check, make active, new, rename, "
+                    "delete (L)",
+                )
+            )
         if app.offers("show_board"):
             out.append(
                 (
@@ -158,6 +169,14 @@ class OhtuiCommands(Provider):
                 )
             )
             out.extend(screen.acting_commands())  # fork, branch, ask aside, modes, runtime
+            if app.offers("show_llm_profiles") and not app.readonly:
+                out.append(
+                    (
+                        "Switch this conversation's LLM profile",
+                        screen.action_llm_profiles,
+                        "The server's profiles; t switches this conversation to one (L)",
+                    )
+                )
             out.append(
                 (
                     "Insights",

@@ -98,6 +98,8 @@ class AppNavigation:
             return "This is a shared link: it shows this one conversation and nothing else."
         if action == "show_sandboxes" and self.local:
             return "Local folders have no sandboxes and no server to show."
+        if action == "show_llm_profiles" and (self.local or self.shared):
+            return "Local folders and shared links have no server with LLM profiles."
         return None
 
     def offers(self, action: str) -> bool:
@@ -106,6 +108,8 @@ class AppNavigation:
             return False  # a shared link: the one conversation is all there is
         if action == "show_sandboxes":  # local folders and bare agent servers have none
             return not (self.local or self.shared) and self.can("sandboxes")
+        if action == "show_llm_profiles":
+            return not (self.local or self.shared)
         if action == "show_server":
             info = self.server_info
             return not self.local and info is not None and info.can("server_info")
@@ -132,6 +136,16 @@ class AppNavigation:
         if isinstance(self.screen, ServerScreen) or info is None or not info.can("server_info"):
             return
         self.push_screen(ServerScreen())
+
+    def action_show_llm_profiles(
+        self, conversation_id: str | None = None, title: str | None = None
+    ) -> None:
+        """The server's LLM profiles (issue 30 item 4); from a conversation, with it to switch."""
+        from .screens.llm_profiles import LLMProfilesScreen
+
+        if self.local or self.shared or isinstance(self.screen, LLMProfilesScreen):
+            return
+        self.push_screen(LLMProfilesScreen(conversation_id, title))
 
     def action_show_board(self) -> None:
         """The board of running agents: back to the one open, else a new one."""

@@ -7,7 +7,7 @@ models of :mod:`tui.models`. Events always go through ``parse_event`` so nothing
 control records are open models so new server fields are kept. Ids are untrusted and quoted
 before they go into a path. The calls live in mixins, by subject:
 ``events_api.py``, ``conversations_api.py`` (+ ``start_api.py``), ``sandboxes_api.py``,
-``workspace_api.py`` (a conversation's git changes, diffs, patch and files).
+``profiles_api.py`` (LLM profiles), ``workspace_api.py`` (a conversation's git changes, diffs, patch and files).
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ from __future__ import annotations
 from .base import segment
 from .events_api import EventCalls
 from .paging import MAX_EMPTY_PAGES
+from .profiles_api import ProfileCalls
 from .sandboxes_api import SANDBOX_START_TIMEOUT, SandboxCalls
 from .start_api import START_DEADLINE, StartCalls
 from .workspace_api import WorkspaceCalls
 
 
-class OpenHandsClient(EventCalls, StartCalls, SandboxCalls, WorkspaceCalls):
+class OpenHandsClient(EventCalls, StartCalls, SandboxCalls, ProfileCalls, WorkspaceCalls):
     """Async client of one OpenHands server.
 
     ``OpenHandsClient(url, api_key=…, session_api_key=…, server_kind="auto"|"app"|"agent"|

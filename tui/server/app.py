@@ -22,6 +22,7 @@ from . import (
     routes_conversations,
     routes_events,
     routes_live,
+    routes_profiles,
     routes_sandboxes,
     routes_workspace,
     routes_workspace_served,
@@ -210,6 +211,7 @@ def create_app(
         app.include_router(routes_sandboxes.specs_router, dependencies=protected)
         app.include_router(routes_live.log_router)  # each sandbox's agent server has it
     app.include_router(routes_agent.router, dependencies=protected)
+    routes_profiles.install(app, protected)  # list, save, rename, delete, activate, switch
     app.include_router(routes_live.router)  # its own auth: sandbox key or session_key
     routes_acting.install_live(app)  # ask_agent, policies: every agent server's
     routes_workspace.install(app, protected, kind=kind)  # git and files of the workspace

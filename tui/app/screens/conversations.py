@@ -74,6 +74,13 @@ class ConversationsScreen(SortedList, ConversationStarts, Screen):
         Binding(
             "dollar_sign", "cost_chart", "Cost chart", show=False, id="conversations.cost-chart"
         ),
+        Binding(
+            "L",
+            "app.show_llm_profiles",
+            "LLM profiles",
+            show=False,
+            id="conversations.llm-profiles",
+        ),
         Binding("i", "sandbox_ids", "Sandbox ids", show=False, id="conversations.sandbox-ids"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="conversations.clear"),
     ]

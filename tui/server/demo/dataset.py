@@ -310,6 +310,8 @@ def load_demo(store: Store, seed: int = DEMO_SEED, *, now: float | None = None) 
             store.append_events(info["id"], dataset.events[info["id"]], strict=True)
     for name, profile in PROFILES.items():
         store.profiles.setdefault(name, dict(profile))
+    if store.active_profile is None:
+        store.active_profile = "default"
     if store.workspace is None:  # a git repository, made when first asked for
         from ..workspace_demo import DemoWorkspace
 

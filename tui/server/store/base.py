@@ -161,6 +161,9 @@ class StoreBase:
         self._db.executescript(_SCHEMA)
         #: LLM profiles by name: ``{"model", "base_url", "api_key"}`` (the key is never served).
         self.profiles: dict[str, dict[str, Any]] = {}
+        #: the active profile's name, and each conversation's switched-to profile by hex id
+        self.active_profile: str | None = None
+        self.conversation_profiles: dict[str, str] = {}
         #: Directories "created" through ``/api/file/create_directory``.
         self.directories: set[str] = set()
         #: The conversations' workspace (``workspace_demo.DemoWorkspace``): the demo sets one;

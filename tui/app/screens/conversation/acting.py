@@ -82,6 +82,13 @@ class ActingMixin:
     conversation_id: str
     forks_made: list[tuple[str, str]]  # (event id, title) of the forks made from this screen
 
+    def action_llm_profiles(self) -> None:
+        """The server's LLM profiles, with this conversation to switch (``t``)."""
+        if not self.app.offers("show_llm_profiles"):
+            self.notify(self.app.why_not("show_llm_profiles", ()) or "No LLM profiles here.")
+            return
+        self.app.action_show_llm_profiles(self.conversation_id, self._title)
+
     def acting_commands(self) -> list[tuple[str, object, str]]:
         """The palette's entries for what applies here now (as the keys are offered)."""
         entries = [

@@ -90,6 +90,14 @@ CONVERSATION_KEYS = [
         tooltip="Where the header says the runtime is missing and the server can resume it",
     ),
     Binding(
+        "L",
+        "llm_profiles",
+        "LLM profiles",
+        show=False,
+        id="conversation.llm-profiles",
+        tooltip="The server's LLM profiles; t switches this conversation to one (asks first)",
+    ),
+    Binding(
         "B",
         "navigate",
         "Make branch current",
