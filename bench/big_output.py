@@ -106,10 +106,10 @@ def big_store(path: Path, mb: float, line: int) -> None:
 
 async def measure(url: str) -> dict[str, float]:
     from tui.app.screens.conversation import ConversationScreen
-    from tui.app.screens.conversations import ConversationsScreen
-    from tui.app.widgets.event_detail import EventDetail
-    from tui.app.widgets.event_list import EventList
-    from tui.app.widgets.event_tree import EventTreeView
+    from tui.app.screens.conversations.conversations import ConversationsScreen
+    from tui.app.widgets.conversation.event_detail import EventDetail
+    from tui.app.widgets.conversation.event_list import EventList
+    from tui.app.widgets.conversation.event_tree import EventTreeView
 
     rss_before = rss_mb()
     app = make_app(url)

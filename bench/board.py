@@ -113,8 +113,8 @@ def count_moves(table) -> None:
 async def measure(url: str, args) -> dict:
     from tui.app.app import OhtuiApp
     from tui.app.board.options import BoardOptions
-    from tui.app.screens.board import BoardScreen
-    from tui.app.widgets.board_table import BoardTable
+    from tui.app.screens.board.board import BoardScreen
+    from tui.app.widgets.board.board_table import BoardTable
     from tui.client import OpenHandsClient
 
     options = BoardOptions(

@@ -152,8 +152,8 @@ async def keys(app, probe: PaintProbe, table, presses: int, names: dict[str, str
 async def ohtui(url: str, cid: str, files: int, presses: int, repeat: int) -> dict[str, float]:
     from tui.app.screens.changes import ChangesScreen
     from tui.app.screens.conversation import ConversationScreen
-    from tui.app.widgets.changes_tables import FilesTable
-    from tui.app.widgets.diff_view import DiffView
+    from tui.app.widgets.workspace.changes_tables import FilesTable
+    from tui.app.widgets.workspace.diff_view import DiffView
 
     app = make_app(url, conversation_id=cid, readonly=True, local=True)
     probe = PaintProbe(app)

@@ -170,7 +170,7 @@ class PaintProbe:
 
 def rows_shown(screen) -> bool:
     """The conversation screen's list shows its window and the window's first row is loaded."""
-    from tui.app.widgets.event_list import EventList
+    from tui.app.widgets.conversation.event_list import EventList
 
     lists = screen.query(EventList)  # empty until the screen has composed
     return (

@@ -249,7 +249,7 @@ def detail_figures(lines: int, repeat: int) -> dict[str, float]:
     from rich.console import Console
     from textual.widgets import Static
 
-    from tui.app.widgets.event_views import body
+    from tui.app.widgets.conversation.event_views import body
 
     console = Console(width=100, file=io.StringIO(), color_system=None)
 
@@ -278,7 +278,7 @@ def detail_figures(lines: int, repeat: int) -> dict[str, float]:
 
 
 def _pane_rows(pairs: list[tuple[str | None, str | None]], shape: str) -> list[Any]:
-    from tui.app.rows import EventRow
+    from tui.app.store.rows import EventRow
 
     state = "ConversationStateUpdateEvent"
     return [
@@ -301,8 +301,8 @@ def pane_figures(n: int, repeat: int) -> dict[str, float]:
     from textual.app import App, ComposeResult
     from textual.geometry import Region
 
-    from tui.app.tree_outline import TreeWalk, finish
-    from tui.app.widgets.event_tree import EventTreeView
+    from tui.app.store.tree_outline import TreeWalk, finish
+    from tui.app.widgets.conversation.event_tree import EventTreeView
     from tui.models import EventTree
 
     class Pane(App):

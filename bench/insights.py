@@ -93,7 +93,7 @@ async def ui(url: str, cid: str, presses: int) -> dict[str, object]:
     from tui.app.screens import insights as view
     from tui.app.screens.conversation import ConversationScreen
     from tui.app.screens.insights import InsightsScreen
-    from tui.app.widgets.event_tree import EventTreeView
+    from tui.app.widgets.conversation.event_tree import EventTreeView
 
     view.CACHE.clear()
     app = make_app(url, conversation_id=cid)

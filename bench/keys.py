@@ -56,10 +56,10 @@ async def press(app, probe, key: str, changed) -> float:
 
 
 async def measure(url: str, cid: str, presses: int, filters: int) -> dict[str, list[float]]:
-    from tui.app.row_windows import EventQuery
     from tui.app.screens.conversation import ConversationScreen
-    from tui.app.widgets.event_list import EventList
-    from tui.app.widgets.event_tree import EventTreeView
+    from tui.app.store.row_windows import EventQuery
+    from tui.app.widgets.conversation.event_list import EventList
+    from tui.app.widgets.conversation.event_tree import EventTreeView
 
     app = make_app(url, conversation_id=cid)
     probe = PaintProbe(app)

@@ -6,7 +6,7 @@ Reported: events sent, received, shown as rows, lost (sent − shown), send→sc
 p50/p99 (the paint after the batch that added the row), keypress→paint latency while
 the stream runs, and the app's CPU time per event: its loop thread's (``time.thread_time``,
 which a busy machine moves far less than the latencies), all its threads', and a helper
-process's (the stream's frames read there while it is fast: ``tui/app/live_worker.py``).
+process's (the stream's frames read there while it is fast: ``tui/app/helper/live_worker.py``).
 
 ``--indexed``: the user has a search index of the server (its file made before the app
 starts), so the followed events are indexed as they arrive too (``AppSearch.add_live``);
@@ -44,7 +44,7 @@ SENT_AT = re.compile(r"t=(\d+\.\d+) n=(\d+)")
 
 async def follow(url: str, cid: str, seconds: float) -> dict[str, float]:
     from tui.app.screens.conversation import ConversationScreen
-    from tui.app.widgets.event_list import EventList
+    from tui.app.widgets.conversation.event_list import EventList
 
     app = make_app(url, conversation_id=cid)
     probe = PaintProbe(app)

@@ -86,7 +86,7 @@ def raw_last_page(url: str, cid: str) -> float:
 async def end_walk(url: str, cid: str) -> float:
     """End pressed as soon as the first rows are on screen → the last event painted."""
     from tui.app.screens.conversation import ConversationScreen
-    from tui.app.widgets.event_list import EventList
+    from tui.app.widgets.conversation.event_list import EventList
 
     app = make_app(url, conversation_id=cid)
     probe = PaintProbe(app)

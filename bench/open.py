@@ -58,7 +58,7 @@ async def listed(screen, probe: PaintProbe) -> None:
     the list screen was pushed (before round 4), the open shared the loop with the list's own
     compose, first page and paint (~15 ms of a ~60 ms open), which no one choosing a row waits
     on; ``app start → rows`` (``--conversation ID``) is the figure that includes a start."""
-    from tui.app.widgets.fitted_table import FittedTable
+    from tui.app.widgets.common.fitted_table import FittedTable
 
     probe.watch(screen)
     probe.expect(
@@ -71,7 +71,7 @@ async def listed(screen, probe: PaintProbe) -> None:
 async def open_view(url: str, cid: str) -> tuple[float, float]:
     """(view pushed → first rows painted, app constructed → first rows painted)."""
     from tui.app.screens.conversation import ConversationScreen
-    from tui.app.screens.conversations import ConversationsScreen
+    from tui.app.screens.conversations.conversations import ConversationsScreen
 
     constructed = time.perf_counter()
     app = make_app(url, conversation_id=cid)

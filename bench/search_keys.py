@@ -94,7 +94,7 @@ async def list_keys(app, probe: PaintProbe, presses: int) -> list[float]:
 
 
 async def measure(url: str, rounds: int, presses: int, queries: int) -> dict[str, list[float]]:
-    from tui.app.screens.conversations import ConversationsScreen
+    from tui.app.screens.conversations.conversations import ConversationsScreen
     from tui.app.screens.search import SearchScreen
 
     app = make_app(url)

@@ -16,10 +16,10 @@ sys.path.insert(0, str(ROOT))
 
 from tui.app.app import OhtuiApp
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
-from tui.app.screens.sandboxes import SandboxesScreen
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.screens.conversations.conversations import ConversationsScreen
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 from tui.client import OpenHandsClient
 from tui.server import Store, load_demo
 from tui.server.embedded import start_demo_server
@@ -158,7 +158,7 @@ async def sandboxes(pilot) -> None:
 async def board() -> None:
     """The board over 16 simulated agents at work (on the wall clock: they run live)."""
     from tui.app.board.options import BoardOptions
-    from tui.app.screens.board import BoardScreen
+    from tui.app.screens.board.board import BoardScreen
     from tui.server import start_server
 
     store = Store()

@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from tests.helpers.app_helpers import wait_for
-from tui.app.widgets.after_paint import AfterPaint
+from tui.app.widgets.common.after_paint import AfterPaint
 
 
 class Painted(AfterPaint, Static):

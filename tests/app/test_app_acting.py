@@ -24,15 +24,15 @@ from tests.helpers.app_helpers import (
 )
 from tui.app.app import OhtuiApp
 from tui.app.refusals import read_only_reason
-from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.acting import branch_head
-from tui.app.screens.path_dialog import PathDialog
-from tui.app.screens.policy_dialog import PolicyDialog
-from tui.app.screens.side_answer import SideAnswerScreen
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.event_tree import EventTreeView
-from tui.app.widgets.tree_nodes import node_position
+from tui.app.screens.conversation.side_answer import SideAnswerScreen
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.screens.dialogs.path_dialog import PathDialog
+from tui.app.screens.dialogs.policy_dialog import PolicyDialog
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.tree_nodes import node_position
 from tui.client import OpenHandsClient
 from tui.server import Store, load_demo
 

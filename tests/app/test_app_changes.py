@@ -27,14 +27,14 @@ from tests.helpers.workspace_helpers import applies, base_copy, need_git
 from tui import __version__
 from tui.app.app import OhtuiApp
 from tui.app.commands import OhtuiCommands
-from tui.app.diff_rows import MAX_ROWS
-from tui.app.row_windows import PathWindow
 from tui.app.screens.changes import ChangesScreen
 from tui.app.screens.changes import screen as changes_screen
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.changes_tables import CommitsTable, FilesTable
-from tui.app.widgets.diff_view import DiffView
-from tui.app.widgets.event_list import EventList
+from tui.app.store.row_windows import PathWindow
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.workspace.changes_tables import CommitsTable, FilesTable
+from tui.app.widgets.workspace.diff_view import DiffView
+from tui.app.workspace.diff_rows import MAX_ROWS
 from tui.client import OpenHandsClient
 from tui.server import Store, load_demo
 

@@ -19,10 +19,10 @@ from tests.helpers.app_helpers import (
     settled,
     wait_for,
 )
-from tui.app.duplicate_rows import MARK, DuplicateRow, is_duplicate
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.store.duplicate_rows import MARK, DuplicateRow, is_duplicate
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store
 from tui.server.demo import generate_conversation
 

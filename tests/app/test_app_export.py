@@ -13,9 +13,9 @@ from tests.helpers.app_helpers import (
     tree_ready,
     wait_for,
 )
-from tui.app.row_windows import EventQuery, PathWindow
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.event_tree import Branch, EventTreeView
+from tui.app.store.row_windows import EventQuery, PathWindow
+from tui.app.widgets.conversation.event_tree import Branch, EventTreeView
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

@@ -21,7 +21,7 @@ from tests.helpers.app_helpers import (
 )
 from tui.app.screens import insights as insights_screen
 from tui.app.screens.insights import InsightsScreen
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.event_list import EventList
 from tui.cli import main
 from tui.server import Store, load_demo
 

@@ -29,10 +29,10 @@ from tests.helpers.workspace_helpers import need_git
 from tui.app import refusals
 from tui.app.commands import OhtuiCommands
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.files import FOLDERS_ONLY, FilesScreen
-from tui.app.screens.path_dialog import PathDialog
-from tui.app.widgets.file_view import FileView
-from tui.app.widgets.fitted_table import FittedTable
+from tui.app.screens.dialogs.path_dialog import PathDialog
+from tui.app.screens.files.files import FOLDERS_ONLY, FilesScreen
+from tui.app.widgets.common.fitted_table import FittedTable
+from tui.app.widgets.workspace.file_view import FileView
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

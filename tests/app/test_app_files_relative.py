@@ -25,8 +25,8 @@ from tests.helpers.app_helpers import (
 from tests.helpers.files_helpers import choose, name_path, names, rows, shown, view
 from tests.helpers.workspace_helpers import need_git
 from tui.app import refusals
-from tui.app.screens.files import FilesScreen
-from tui.app.widgets.fitted_table import FittedTable
+from tui.app.screens.files.files import FilesScreen
+from tui.app.widgets.common.fitted_table import FittedTable
 from tui.client.workspace_listing import RELATIVE
 from tui.server import Store, load_demo
 

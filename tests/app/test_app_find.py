@@ -15,12 +15,12 @@ from tests.helpers.app_helpers import (
     tree_ready,
     wait_for,
 )
-from tui.app.row_windows import PathWindow
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.step_rows import members
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.find_bar import FindBar
+from tui.app.store.row_windows import PathWindow
+from tui.app.store.step_rows import members
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.find_bar import FindBar
 from tui.server import Store, load_demo
 from tui.server.demo import generate_conversation
 
@@ -160,7 +160,7 @@ async def test_jump_keys(demo_server):
         await wait_for(
             lambda: event_list.cursor == users[0] or event_list.cursor == users[-1], pilot=pilot
         )
-        from tui.app.widgets.event_tree import EventTreeView
+        from tui.app.widgets.conversation.event_tree import EventTreeView
 
         forks = screen.query_one(EventTreeView).fork_positions()
         tree = screen.events.tree

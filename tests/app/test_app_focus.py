@@ -12,7 +12,7 @@ from tests.helpers.app_helpers import (
 )
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import FilterDialog
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

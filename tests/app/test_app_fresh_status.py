@@ -22,9 +22,9 @@ from tests.helpers.app_helpers import (
     settled,
     wait_for,
 )
-from tui.app.live_session import can_follow
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation import screen as screen_module
+from tui.app.store.live_session import can_follow
 from tui.models import AppConversation
 
 

@@ -23,7 +23,7 @@ from tui.app.commands import OhtuiCommands
 from tui.app.screens import insights as insights_screen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.insights import InsightsScreen
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.event_list import EventList
 from tui.client import OpenHandsClient
 from tui.insights import compute_insights
 from tui.models import parse_event

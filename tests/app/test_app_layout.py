@@ -16,15 +16,15 @@ from tests.helpers.app_helpers import (
 )
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.panes import HIDDEN, MIN_WIDTH, session_panes
-from tui.app.screens.help import HelpScreen
-from tui.app.screens.sandboxes import SandboxesScreen
-from tui.app.step_rows import holds
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.event_tree import EventTreeView
-from tui.app.widgets.find_bar import FindBar
-from tui.app.widgets.key_bar import MORE, KeyBar
-from tui.app.widgets.tree_nodes import node_position
+from tui.app.screens.dialogs.help import HelpScreen
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen
+from tui.app.store.step_rows import holds
+from tui.app.widgets.common.key_bar import MORE, KeyBar
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.find_bar import FindBar
+from tui.app.widgets.conversation.tree_nodes import node_position
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

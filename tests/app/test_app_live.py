@@ -19,9 +19,9 @@ from tests.helpers.app_helpers import (
     tree_ready,
     wait_for,
 )
-from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.event_list import EventList
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store, add_live_demo, load_demo
 
 FIXED = 1_795_000_000.0  # a fixed clock: deterministic live timestamps for pictures
@@ -191,7 +191,7 @@ async def replay_into_screen(app, pilot, frames: list, cid: str) -> Conversation
 
     ``cid`` must not be live itself (its sandbox not RUNNING), or its own stream would
     compete with the replay."""
-    from tui.app.live_session import LiveSession
+    from tui.app.store.live_session import LiveSession
     from tui.client import StreamEvent, is_transient
 
     screen = await push_conversation(pilot, cid)
@@ -256,7 +256,7 @@ async def test_captured_failure_shows_banner_and_server_notice(make_server):
 
 
 async def test_conversations_table_polls_statuses_and_keeps_cursor(make_server, monkeypatch):
-    from tui.app.screens import conversations as module
+    from tui.app.screens.conversations import conversations as module
 
     monkeypatch.setattr(module, "POLL_S", 0.2)
     store = Store()
@@ -319,7 +319,7 @@ async def test_detail_catches_up_with_followed_rows_at_most_twice_a_second(
 ):
     # drawing an event's detail costs 10–100 ms; following a fast stream must not redraw it per batch
     from tui.app.screens.conversation import screen as screen_module
-    from tui.app.widgets.event_detail import EventDetail
+    from tui.app.widgets.conversation.event_detail import EventDetail
 
     interval = screen_module.FOLLOW_DETAIL_S
     ids = load_demo(Store())

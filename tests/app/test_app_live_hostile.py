@@ -14,9 +14,9 @@ import functools
 
 from tests.app.test_app_live import open_live
 from tests.helpers.app_helpers import SIZE, event_log, make_app, screen_text, settled, wait_for
-from tui.app import live_session
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.store import live_session
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 from tui.client import EventStream
 from tui.client.stream import is_oversize
 from tui.models import parse_event

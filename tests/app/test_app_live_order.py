@@ -28,12 +28,12 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tests.helpers.insights_events import action, result
-from tui.app.conversation_events import ConversationEvents
-from tui.app.duplicate_rows import DuplicateRow
-from tui.app.row_windows import PagedWindow
 from tui.app.screens.conversation.reading import READING
-from tui.app.step_rows import StepRow
-from tui.app.widgets.event_list import EventList
+from tui.app.store.conversation_events import ConversationEvents
+from tui.app.store.duplicate_rows import DuplicateRow
+from tui.app.store.row_windows import PagedWindow
+from tui.app.store.step_rows import StepRow
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store, add_live_demo, load_demo
 
 

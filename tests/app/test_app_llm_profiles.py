@@ -24,10 +24,10 @@ from tests.helpers.app_helpers import (
 )
 from tui.app.app import OhtuiApp
 from tui.app.refusals import read_only_reason
-from tui.app.screens.confirm import ConfirmScreen
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.screens.dialogs.path_dialog import PathDialog
+from tui.app.screens.dialogs.profile_form import ProfileForm
 from tui.app.screens.llm_profiles import LLMProfilesScreen
-from tui.app.screens.path_dialog import PathDialog
-from tui.app.screens.profile_form import ProfileForm
 from tui.client import OpenHandsClient
 from tui.server import Store, load_demo
 
@@ -70,7 +70,7 @@ def status(app) -> str:
 
 
 async def to_row(pilot, screen: LLMProfilesScreen, name: str) -> None:
-    from tui.app.widgets.fitted_table import FittedTable
+    from tui.app.widgets.common.fitted_table import FittedTable
 
     assert screen.query_one(FittedTable).cursor_to(name)
     await settled(pilot)

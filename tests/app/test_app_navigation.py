@@ -16,9 +16,9 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.new_conversation import NewConversationScreen
-from tui.app.screens.sandboxes import SandboxesScreen
-from tui.app.widgets.event_list import EventList
+from tui.app.screens.dialogs.new_conversation import NewConversationScreen
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store, load_demo
 from tui.server.demo import generate_conversation
 
@@ -178,8 +178,8 @@ async def test_event_list_keys(demo_server):
 
 
 async def test_z_zooms_the_focused_pane_and_esc_or_z_restores(demo_server):
-    from tui.app.widgets.event_detail import EventDetail
-    from tui.app.widgets.key_bar import KeyBar
+    from tui.app.widgets.common.key_bar import KeyBar
+    from tui.app.widgets.conversation.event_detail import EventDetail
 
     app = make_app(demo_server.base_url, conversation_id=IDS["hello"])
     async with app.run_test(size=(80, 24)) as pilot:

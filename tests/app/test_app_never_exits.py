@@ -20,10 +20,10 @@ from tests.helpers.app_helpers import (
     push_conversation,
     wait_for,
 )
-from tui.app.copying import clip, for_clipboard
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.exporting import safe_name
-from tui.app.widgets.event_list import EventList
+from tui.app.store.copying import clip, for_clipboard
+from tui.app.widgets.conversation.event_list import EventList
 from tui.models import parse_event
 from tui.server import Store
 from tui.server.views import conversation_info

@@ -28,11 +28,11 @@ from tests.helpers.app_helpers import (
     tree_ready,
     wait_for,
 )
-from tui.app.row_windows import EventQuery, PagedWindow
-from tui.app.rows import EventRow
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.event_tree import EventTreeView
+from tui.app.store.row_windows import EventQuery, PagedWindow
+from tui.app.store.rows import EventRow
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
 from tui.server import Store, load_demo
 from tui.server.real_app_server import real_app_server_options
 

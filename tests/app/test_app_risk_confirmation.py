@@ -21,9 +21,9 @@ from tests.helpers.app_helpers import (
     settled,
     wait_for,
 )
-from tui.app.action_index import ActionIndex, Risk
-from tui.app.rows import make_row
 from tui.app.screens.conversation import ConversationScreen
+from tui.app.store.action_index import ActionIndex, Risk
+from tui.app.store.rows import make_row
 from tui.models import parse_event
 from tui.server import Store, load_demo
 
@@ -171,8 +171,8 @@ def test_without_an_analyzer_the_agents_own_estimate_is_the_risk():
 
 
 def test_pending_actions_by_action_id_with_tool_call_id_only_as_the_fallback():
-    from tui.app.conversation_events import ConversationEvents
-    from tui.app.rows import EventRow
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.rows import EventRow
 
     def row(eid, kind, *, call=None, answers=None, source="agent"):
         return EventRow(eid, "2026-01-01T00:00:00", source, kind, eid, None, call, "", "", answers)

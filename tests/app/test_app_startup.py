@@ -15,8 +15,8 @@ from tests.helpers.app_helpers import (
     screen_text,
     wait_for,
 )
-from tui.app.screens.conversations import ConversationsScreen
-from tui.app.screens.errors import ConnectionErrorScreen
+from tui.app.screens.conversations.conversations import ConversationsScreen
+from tui.app.screens.dialogs.errors import ConnectionErrorScreen
 from tui.loopback import LOOPBACK, bind_socket, url_for
 from tui.server import Store, load_demo, start_server
 

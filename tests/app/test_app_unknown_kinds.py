@@ -16,8 +16,8 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store, load_demo
 
 NEWER = {

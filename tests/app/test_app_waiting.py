@@ -9,12 +9,12 @@ faster here so no test waits whole seconds for a line to change.
 from __future__ import annotations
 
 from tests.helpers.app_helpers import SIZE, conversations_shown, list_ready, make_app, wait_for
-from tui.app.conversation_events import Waiting
-from tui.app.event_cache import EventCache
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation import waiting as waiting_module
 from tui.app.screens.conversation.waiting import duration, waiting_text
-from tui.app.widgets.event_list import EventList
+from tui.app.store.conversation_events import Waiting
+from tui.app.store.event_cache import EventCache
+from tui.app.widgets.conversation.event_list import EventList
 from tui.client import RateLimited
 from tui.server import Store
 from tui.server.demo import generate_conversation

@@ -27,9 +27,9 @@ from tests.helpers.app_helpers import (
 from tests.helpers.folder_helpers import write_folder
 from tests.server.test_page_bytes import BOUND, CID, OUTPUT, events
 from tui.app.app import OhtuiApp
-from tui.app.widgets.detail_parts import JSON_HEAD
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.detail_parts import JSON_HEAD
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 from tui.client import OpenHandsClient
 from tui.server import routes_events
 from tui.server.folders import FolderStore

@@ -9,15 +9,15 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.app_helpers import DEMO_ROWS, conversations_shown, make_app, settled, wait_for
-from tui.app.conversation_rows import ConversationRows, conversation_cells
-from tui.app.conversation_sort import (
+from tui.app.tables.conversation_rows import ConversationRows, conversation_cells
+from tui.app.tables.conversation_sort import (
     conversation_duration,
     short_duration,
     sort_line,
     sort_value,
     sorter,
 )
-from tui.app.widgets.cost_chart import CostChart
+from tui.app.widgets.charts.cost_chart import CostChart
 from tui.models import AppConversation
 from tui.models.control import MetricsSnapshot, TokenUsage
 

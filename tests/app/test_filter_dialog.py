@@ -17,10 +17,10 @@ from tests.helpers.app_helpers import (
     send_burst,
     wait_for,
 )
-from tui.app.rows import KIND_LABELS
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import ALL, PLUMBING, FilterDialog, KindList
-from tui.app.widgets.filter_bar import FilterBar, kind_choices, kind_label, show_time
+from tui.app.store.rows import KIND_LABELS
+from tui.app.widgets.conversation.filter_bar import FilterBar, kind_choices, kind_label, show_time
 from tui.models import EVENT_KINDS
 from tui.server import Store, load_demo
 

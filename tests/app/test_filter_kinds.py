@@ -25,8 +25,8 @@ from tui.app.screens.conversation.filter_dialog import (
     FilterDialog,
     KindList,
 )
-from tui.app.step_kinds import PLUMBING_KINDS, is_plumbing
-from tui.app.widgets.filter_bar import FilterBar
+from tui.app.store.step_kinds import PLUMBING_KINDS, is_plumbing
+from tui.app.widgets.conversation.filter_bar import FilterBar
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

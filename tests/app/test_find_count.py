@@ -9,11 +9,11 @@ import json
 import httpx
 
 from tests.helpers.app_helpers import SIZE, list_ready, make_app, tree_ready, wait_for
-from tui.app.row_windows import PathWindow
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.search import Hits
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.find_bar import FindBar
+from tui.app.store.row_windows import PathWindow
+from tui.app.store.search import Hits
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.find_bar import FindBar
 from tui.server import Store, load_demo
 from tui.server.demo import generate_conversation
 

@@ -15,8 +15,8 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.conversation_header import ConversationHeader
-from tui.app.widgets.detail_parts import diff_label, diff_text
+from tui.app.widgets.conversation.conversation_header import ConversationHeader
+from tui.app.widgets.conversation.detail_parts import diff_label, diff_text
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

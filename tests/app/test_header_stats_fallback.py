@@ -7,7 +7,7 @@ from __future__ import annotations
 from tests.helpers.app_helpers import SIZE, make_app, screen_ready, wait_for
 from tui.app.format import money
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.conversation_header import ConversationHeader
+from tui.app.widgets.conversation.conversation_header import ConversationHeader
 from tui.client.stream_state import stats_totals
 from tui.server import Store, generate_conversation
 from tui.server.demo.generated import generate_events

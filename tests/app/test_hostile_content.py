@@ -35,11 +35,11 @@ from tests.helpers.app_helpers import (
     tree_ready,
     wait_for,
 )
-from tui.app.rows import EventRow
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.event_tree import Branch, EventTreeView
+from tui.app.store.rows import EventRow
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import Branch, EventTreeView
 from tui.server import Store
 from tui.server.views import conversation_info
 

@@ -10,7 +10,7 @@ from tests.app.test_app_live import open_live
 from tests.helpers.app_helpers import SIZE, make_app, tree_ready, wait_for
 from tests.perf.test_live_pace import _chain
 from tui.app.screens.conversation.following import FAST_BATCH
-from tui.app.widgets.event_tree import EventTreeView
+from tui.app.widgets.conversation.event_tree import EventTreeView
 
 
 async def test_the_tree_footer_waits_for_the_panes_growth_and_ends_current(live_server):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from tests.helpers.app_helpers import list_ready, make_app, screen_text, send_burst, wait_for
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

@@ -18,10 +18,10 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.step_rows import FoldedRow, StepRow
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.event_tree import EventTreeView
+from tui.app.store.step_rows import FoldedRow, StepRow
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

@@ -11,8 +11,8 @@ from tests.helpers.app_helpers import (
     settled,
     wait_for,
 )
-from tui.app.screens import sandboxes as sandboxes_module
-from tui.app.screens.sandboxes import SandboxesScreen
+from tui.app.screens.sandboxes import sandboxes as sandboxes_module
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen
 from tui.server import Store, load_demo
 
 

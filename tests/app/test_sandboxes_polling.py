@@ -20,9 +20,9 @@ from tests.helpers.app_helpers import (
     settled,
     wait_for,
 )
-from tui.app.screens import sandboxes_poll
-from tui.app.screens.sandboxes import SandboxesScreen
-from tui.app.widgets.fitted_table import FittedTable
+from tui.app.screens.sandboxes import sandboxes_poll
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen
+from tui.app.widgets.common.fitted_table import FittedTable
 from tui.server import Store, load_demo
 from tui.server.demo.dataset import SPECS
 from tui.server.times import utc_text

@@ -19,10 +19,10 @@ from tests.helpers.app_helpers import (
 from tui.app.commands import OhtuiCommands
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.search import SearchScreen
-from tui.app.search import FindQuery
-from tui.app.step_rows import holds
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.store.search import FindQuery
+from tui.app.store.step_rows import holds
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 from tui.app.widgets.search_results import SearchResults
 from tui.search_index import find_pattern
 from tui.server import Store, load_demo

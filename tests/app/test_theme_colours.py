@@ -23,9 +23,9 @@ from tests.helpers.app_helpers import (
 from tui.app.format import STATUS_STYLES
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.themes import VARIABLES, theme_style
-from tui.app.widgets.conversation_header import LIVE_MARKS
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.conversation_header import LIVE_MARKS
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store, load_demo
 
 THEMES = Path(__file__).resolve().parents[2] / "themes"

@@ -8,15 +8,15 @@ from __future__ import annotations
 from textual import events
 
 from tests.helpers.app_helpers import list_ready, make_app, settled, tree_ready, wait_for
-from tui.app.row_windows import EventQuery, PagedWindow, PathWindow
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.tree_follow import NOT_SHOWN
-from tui.app.step_rows import holds
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.event_tree import EventTreeView
-from tui.app.widgets.filter_bar import FilterBar
-from tui.app.widgets.tree_nodes import node_position
+from tui.app.store.row_windows import EventQuery, PagedWindow, PathWindow
+from tui.app.store.step_rows import holds
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.filter_bar import FilterBar
+from tui.app.widgets.conversation.tree_nodes import node_position
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

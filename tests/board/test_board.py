@@ -24,10 +24,10 @@ from tests.helpers.app_helpers import (
 from tests.helpers.board_helpers import add_agent, board_store, open_board, set_status
 from tui.app.app import OhtuiApp
 from tui.app.board.options import BoardOptions
-from tui.app.screens.board import BoardScreen
-from tui.app.screens.board_answer import BoardAnswerScreen
-from tui.app.screens.confirm import ConfirmScreen
-from tui.app.widgets.board_table import BoardTable
+from tui.app.screens.board.board import BoardScreen
+from tui.app.screens.board.board_answer import BoardAnswerScreen
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.widgets.board.board_table import BoardTable
 from tui.client import OpenHandsClient
 
 POLLED = BoardOptions(sockets=0, poll_seconds=60, details_per_poll=100)

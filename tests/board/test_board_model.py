@@ -11,7 +11,7 @@ from tui.app.board.fold import apply_record, apply_stream, apply_tail, pending_a
 from tui.app.board.model import BoardModel, board_columns
 from tui.app.board.options import BoardOptions
 from tui.app.board.row import BoardRow, RateMeter
-from tui.app.widgets.board_cells import duration
+from tui.app.widgets.board.board_cells import duration
 from tui.client import StreamEvent, StreamState, StreamStatus
 from tui.config.board import BoardSettings
 from tui.failures import Failure

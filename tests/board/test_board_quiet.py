@@ -8,7 +8,7 @@ from tests.helpers.app_helpers import make_app, screen_text, wait_for
 from tests.helpers.board_helpers import board_store, open_board, set_status
 from tui.app.board.notices import Lately
 from tui.app.board.options import BoardOptions
-from tui.app.widgets.board_table import BoardTable
+from tui.app.widgets.board.board_table import BoardTable
 
 POLLED = BoardOptions(sockets=0, poll_seconds=600, details_per_poll=100)
 

@@ -8,11 +8,11 @@ import json
 
 from tests.helpers.app_helpers import dialog_ready, make_app, screen_text, settled, wait_for
 from tests.helpers.board_helpers import board_store, open_board
-from tui.app.action_index import Risk
 from tui.app.board.options import BoardOptions
 from tui.app.board.steer import risk_of
-from tui.app.screens.board_answer import BoardAnswerScreen
-from tui.app.widgets.board_table import BoardTable
+from tui.app.screens.board.board_answer import BoardAnswerScreen
+from tui.app.store.action_index import Risk
+from tui.app.widgets.board.board_table import BoardTable
 from tui.models import parse_event
 
 POLLED = BoardOptions(sockets=0, poll_seconds=600, details_per_poll=100)

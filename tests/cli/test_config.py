@@ -310,8 +310,8 @@ def test_keymap_values_accept_strings_and_lists(isolated):
 
 async def test_keymap_from_the_config_is_applied_to_the_running_app(isolated, demo_server):
     from tests.helpers.app_helpers import SIZE, make_app, wait_for
-    from tui.app.screens.conversations import ConversationsScreen
-    from tui.app.screens.sandboxes import SandboxesScreen
+    from tui.app.screens.conversations.conversations import ConversationsScreen
+    from tui.app.screens.sandboxes.sandboxes import SandboxesScreen
 
     write_config(
         isolated, '[keymap]\n"app.sandboxes" = "f2"\n"app.conversations" = "f3"\n"no.such" = "f9"\n'

@@ -225,3 +225,40 @@ def test_the_checker_sees_lazy_typing_and_string_imports(tmp_path):
     assert ("tui.client.b", 6, True) in found  # lazy, inside a function
     assert ("tui.app.x", 7, True) in found  # by name
     assert strongly_connected({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [frozenset({"a", "b"})]
+
+
+#: The app's folders that hold no widgets: data the screens show, kept apart from Textual so
+#: they stay testable without an app and usable from a helper process.
+NO_TEXTUAL = ("store", "tables", "workspace", "helper", "board")
+
+
+def _imports_textual(path: Path) -> list[int]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        if any(n == "textual" or n.startswith("textual.") for n in names):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_apps_data_folders_import_no_textual():
+    """``tui/app/store`` (a conversation's events and rows), ``tables``, ``workspace``,
+    ``helper`` and ``board`` hold data, not widgets: no Textual (Rich text for cells is fine), not even lazily,
+    and nothing from the app's screens or widgets."""
+    wrong = []
+    for folder in NO_TEXTUAL:
+        for path in sorted((TUI / "app" / folder).rglob("*.py")):
+            wrong += [f"{path.relative_to(ROOT)}:{line}" for line in _imports_textual(path)]
+    known = modules()
+    for name, found in graph().items():
+        if name.split(".")[2:3] and name.split(".")[2] in NO_TEXTUAL:
+            for target, line, _runs in found:
+                if target.startswith(("tui.app.screens", "tui.app.widgets", "tui.app.app")):
+                    wrong.append(f"{known[name].relative_to(ROOT)}:{line} imports {target}")
+    assert wrong == [], "widgets' business in the app's data folders:\n" + "\n".join(wrong)

@@ -19,7 +19,7 @@ import pytest
 from tests.helpers.app_helpers import SIZE, conversations_shown, make_app, notes_told, wait_for
 from tui.app import log_file
 from tui.app.log_file import BACKUPS, MAX_BYTES, start_log_file, stop_log_file
-from tui.app.screens.conversations import ConversationsScreen
+from tui.app.screens.conversations.conversations import ConversationsScreen
 from tui.cli import main
 from tui.client import OpenHandsClient
 from tui.paths import log_dir

@@ -20,7 +20,7 @@ import pytest
 from tests.helpers.app_helpers import SIZE, first_rows_shown, make_app, push_conversation, wait_for
 from tests.helpers.scripted_http import Answer, ScriptedHttpServer, Seen
 from tui.app.screens.conversation.waiting import short_reason
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.event_list import EventList
 from tui.client import (
     BadResponse,
     InvalidParameter,

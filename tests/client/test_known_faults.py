@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers.app_helpers import FIXED_NOW, conversations_shown, screen_text, settled, wait_for
 from tui.app.app import OhtuiApp
-from tui.app.screens.new_conversation import NewConversationScreen
+from tui.app.screens.dialogs.new_conversation import NewConversationScreen
 from tui.client import OpenHandsClient
 from tui.client.errors import ServerError
 from tui.failures import FERNET_ADVICE, explain, known_fault

@@ -20,10 +20,10 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app import server_marks
-from tui.app.screens import new_conversation as new_module
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.new_conversation import NewConversationScreen
-from tui.app.screens.sandboxes import SandboxesScreen, SpecPicker
+from tui.app.screens.dialogs import new_conversation as new_module
+from tui.app.screens.dialogs.new_conversation import NewConversationScreen
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen, SpecPicker
 from tui.server import Store, load_demo
 from tui.server.real_app_server import REAL_START_STATUSES, real_app_server_options
 

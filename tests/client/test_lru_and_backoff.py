@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from tui.app.conversation_events import ConversationEvents
+from tui.app.store.conversation_events import ConversationEvents
 from tui.client import JitteredBackoff, NotFound, OpenHandsClient, RateLimited, ServerError
 from tui.client.backoff import MAX_RETRY_AFTER, Waiting, outlast
 from tui.lru import LRU

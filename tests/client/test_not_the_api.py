@@ -20,7 +20,7 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation.waiting import short_reason
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.event_list import EventList
 from tui.client import NotTheAPI, OpenHandsClient, is_retryable
 from tui.failures import explain
 from tui.server import Store

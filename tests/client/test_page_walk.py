@@ -1,5 +1,5 @@
 """The index's pages fetched by the helper itself (tui/client/page_fetch.py,
-tui/app/page_walker.py): the same rows as in-line, the session key carried over its pipe
+tui/app/helper/page_walker.py): the same rows as in-line, the session key carried over its pipe
 (never its command line, never shown), outages and dropped connections read the ordinary
 way, a looping server stopped, and the old path (the UI fetches, the helper reads) where
 the helper cannot make the requests itself."""
@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from tests.helpers.app_helpers import wait_for
-from tui.app.conversation_events import ConversationEvents
-from tui.app.page_worker import MODULE
+from tui.app.helper.page_worker import MODULE
+from tui.app.store.conversation_events import ConversationEvents
 from tui.client import OpenHandsClient, PageLoopError
 from tui.client.page_fetch import PageFetcher, PageRefused, page_request
 from tui.client.process_worker import ProcessWorker

@@ -38,8 +38,8 @@ from tests.helpers.app_helpers import (
 )
 from tests.helpers.tcp_proxy import TcpProxy
 from tests.server.test_faults import app_for, open_and_index, port_of, shown_ids
-from tui.app.duplicate_rows import MARK, DuplicateRow, row_key
-from tui.app.widgets.event_list import EventList
+from tui.app.store.duplicate_rows import MARK, DuplicateRow, row_key
+from tui.app.widgets.conversation.event_list import EventList
 from tui.client import (
     EventStream,
     OpenHandsClient,

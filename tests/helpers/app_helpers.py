@@ -161,7 +161,7 @@ def conversations_shown(app) -> bool:
     widgets exist; a query in between fails)."""
     from textual.widgets import DataTable
 
-    from tui.app.screens.conversations import ConversationsScreen
+    from tui.app.screens.conversations.conversations import ConversationsScreen
 
     return isinstance(app.screen, ConversationsScreen) and bool(app.screen.query(DataTable))
 
@@ -183,7 +183,7 @@ def first_rows_shown(screen) -> bool:
 
     ``screen.window`` can hold rows before the list is given it (the first page and the
     conversation record load together). The count may still be on its way."""
-    from tui.app.widgets.event_list import EventList
+    from tui.app.widgets.conversation.event_list import EventList
 
     lists = screen.query(EventList)  # empty until the screen has composed
     return (
@@ -205,7 +205,7 @@ def list_ready(screen) -> bool:
 def tree_ready(screen) -> bool:
     """Every event is indexed and the tree pane shows all of them (its outline is worked
     out in slices after the index grows, so it lags the index a little)."""
-    from tui.app.widgets.event_tree import EventTreeView
+    from tui.app.widgets.conversation.event_tree import EventTreeView
 
     views = screen.query(EventTreeView)
     return (

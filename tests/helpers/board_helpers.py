@@ -108,7 +108,7 @@ def set_status(store: Store, cid: str, status: str) -> None:
 
 
 def board_screen(app):
-    from tui.app.screens.board import BoardScreen
+    from tui.app.screens.board.board import BoardScreen
 
     screen = app.screen
     return screen if isinstance(screen, BoardScreen) and screen.feed is not None else None
@@ -116,7 +116,7 @@ def board_screen(app):
 
 async def open_board(pilot, rows: int, *, detailed: bool = True):
     """Press 3 and wait until ``rows`` rows are on the board (with their details)."""
-    from tui.app.widgets.board_table import BoardTable
+    from tui.app.widgets.board.board_table import BoardTable
 
     app = pilot.app
     await wait_for(lambda: app.screen.query("DataTable"), pilot=pilot)

@@ -4,10 +4,10 @@ on a row, a path typed into its dialog."""
 from __future__ import annotations
 
 from tests.helpers.app_helpers import dialog_ready, wait_for
-from tui.app.screens.files import FilesScreen
-from tui.app.screens.path_dialog import PathDialog
-from tui.app.widgets.file_view import FileView
-from tui.app.widgets.fitted_table import FittedTable
+from tui.app.screens.dialogs.path_dialog import PathDialog
+from tui.app.screens.files.files import FilesScreen
+from tui.app.widgets.common.fitted_table import FittedTable
+from tui.app.widgets.workspace.file_view import FileView
 
 
 def rows(screen: FilesScreen) -> list[str]:

@@ -1,4 +1,4 @@
-"""A stand-in for ``tui.app.live_worker``'s helper that misbehaves on purpose, for the
+"""A stand-in for ``tui.app.helper.live_worker``'s helper that misbehaves on purpose, for the
 in-line fallback's tests: ``OHTUI_TEST_HELPER`` = ``silent`` (never says it is ready),
 ``fails`` (every request raises) or ``dies`` (exits on the first request)."""
 

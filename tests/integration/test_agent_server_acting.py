@@ -22,12 +22,12 @@ from tests.integration.test_agent_server_app import WAIT, make_app, open_by_titl
 from tests.integration.waiting import status_in, until
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.acting import branch_head
-from tui.app.screens.path_dialog import PathDialog
-from tui.app.screens.policy_dialog import PolicyDialog
-from tui.app.screens.side_answer import SideAnswerScreen
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.event_tree import EventTreeView
-from tui.app.widgets.tree_nodes import node_position
+from tui.app.screens.conversation.side_answer import SideAnswerScreen
+from tui.app.screens.dialogs.path_dialog import PathDialog
+from tui.app.screens.dialogs.policy_dialog import PolicyDialog
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.tree_nodes import node_position
 
 pytestmark = pytest.mark.xdist_group("agent-server")
 

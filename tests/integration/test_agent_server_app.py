@@ -12,7 +12,7 @@ from tests.helpers.app_helpers import SIZE, conversations_shown, list_ready, scr
 from tests.integration.fake_llm import slow_steps, two_commands
 from tests.integration.waiting import status_in, until
 from tui.app.app import OhtuiApp
-from tui.app.screens.confirm import ConfirmScreen
+from tui.app.screens.dialogs.confirm import ConfirmScreen
 from tui.client import OpenHandsClient
 
 pytestmark = pytest.mark.xdist_group("agent-server")
@@ -29,7 +29,7 @@ def make_app(server) -> OhtuiApp:
 async def open_by_title(app, pilot, title: str):
     """From the conversation list: filter by the title, then enter to open the one row."""
     from tui.app.screens.conversation import ConversationScreen
-    from tui.app.widgets.fitted_table import FittedTable
+    from tui.app.widgets.common.fitted_table import FittedTable
 
     await wait_for(lambda: conversations_shown(app), WAIT, pilot)
     table = app.screen.query_one(FittedTable)

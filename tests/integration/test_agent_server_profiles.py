@@ -23,12 +23,12 @@ from tests.helpers.app_helpers import (
 from tests.integration.fake_llm import Step, finish
 from tests.integration.test_agent_server_app import WAIT, make_app, open_by_title
 from tests.integration.waiting import status_in
-from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.screens.dialogs.path_dialog import PathDialog
+from tui.app.screens.dialogs.profile_form import ProfileForm
 from tui.app.screens.llm_profiles import LLMProfilesScreen
-from tui.app.screens.path_dialog import PathDialog
-from tui.app.screens.profile_form import ProfileForm
-from tui.app.widgets.fitted_table import FittedTable
+from tui.app.widgets.common.fitted_table import FittedTable
 
 pytestmark = pytest.mark.xdist_group("agent-server")
 

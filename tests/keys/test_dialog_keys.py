@@ -19,11 +19,11 @@ from tests.helpers.app_helpers import (
 from tui.app.commands import OhtuiCommands
 from tui.app.messages import AgentStatusChanged
 from tui.app.notices import Notifier
-from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.new_conversation import NewConversationScreen
-from tui.app.screens.sandboxes import SandboxesScreen
-from tui.app.widgets.key_bar import KeyBar
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.screens.dialogs.new_conversation import NewConversationScreen
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen
+from tui.app.widgets.common.key_bar import KeyBar
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

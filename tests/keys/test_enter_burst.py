@@ -15,7 +15,7 @@ from tests.helpers.app_helpers import (
 )
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.loading import first_user_message
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store
 from tui.server.demo import generate_conversation
 

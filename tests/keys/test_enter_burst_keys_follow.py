@@ -13,8 +13,8 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
-from tui.app.widgets.event_list import EventList
+from tui.app.screens.conversations.conversations import ConversationsScreen
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store
 from tui.server.demo import generate_conversation
 

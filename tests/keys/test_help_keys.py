@@ -8,7 +8,7 @@ from __future__ import annotations
 from tests.helpers.app_helpers import make_app, screen_ready, screen_text, settled, wait_for
 from tests.snapshots.test_snapshots import _open
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.help import HelpBody, HelpScreen, KeyList, key_groups
+from tui.app.screens.dialogs.help import HelpBody, HelpScreen, KeyList, key_groups
 
 NARROW = (80, 24)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.helpers.app_helpers import SIZE, conversations_shown, make_app, screen_ready, wait_for
-from tui.app.screens.new_conversation import NewConversationScreen
-from tui.app.widgets.key_bar import KeyBar
+from tui.app.screens.dialogs.new_conversation import NewConversationScreen
+from tui.app.widgets.common.key_bar import KeyBar
 
 
 async def test_keys_follow_the_screen_and_a_click_presses_one(demo_server):

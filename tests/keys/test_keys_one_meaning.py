@@ -22,15 +22,15 @@ from tests.helpers.app_helpers import (
 from tests.helpers.board_helpers import board_store, open_board
 from tui.app.board.options import BoardOptions
 from tui.app.keymap_ids import binding_ids
-from tui.app.screens.board import BoardScreen
+from tui.app.screens.board.board import BoardScreen
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.conversations import ConversationsScreen
-from tui.app.screens.help import HelpScreen, key_groups
-from tui.app.screens.help_notes import elsewhere
-from tui.app.widgets.board_table import BoardTable
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.filter_bar import FilterBar
-from tui.app.widgets.fitted_table import FittedTable
+from tui.app.screens.conversations.conversations import ConversationsScreen
+from tui.app.screens.dialogs.help import HelpScreen, key_groups
+from tui.app.screens.dialogs.help_notes import elsewhere
+from tui.app.widgets.board.board_table import BoardTable
+from tui.app.widgets.common.fitted_table import FittedTable
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.filter_bar import FilterBar
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

@@ -26,10 +26,10 @@ from tests.helpers.samples import SAMPLES
 from tests.server.test_agent_server_app import agent_app, agent_server
 from tui.app import refusals
 from tui.app.board.options import BoardOptions
-from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.sandboxes import SandboxesScreen
-from tui.app.widgets.key_bar import KeyBar
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen
+from tui.app.widgets.common.key_bar import KeyBar
 from tui.server import Store, load_demo
 from tui.server.folders import FolderStore
 

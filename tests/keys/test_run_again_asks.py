@@ -17,8 +17,8 @@ from tests.helpers.app_helpers import (
 )
 from tests.helpers.board_helpers import board_store, open_board
 from tui.app.board.options import BoardOptions
-from tui.app.screens.confirm import ConfirmScreen
-from tui.app.widgets.board_table import BoardTable
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.widgets.board.board_table import BoardTable
 
 NARROW = (80, 24)
 

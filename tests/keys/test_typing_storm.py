@@ -27,14 +27,14 @@ from tests.helpers.app_helpers import (
     tree_ready,
     wait_for,
 )
-from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import FilterDialog
 from tui.app.screens.conversation.find import NO_FAILURES
 from tui.app.screens.conversation.loading import first_user_message
+from tui.app.screens.dialogs.confirm import ConfirmScreen
 from tui.app.screens.insights import InsightsScreen
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.event_tree import EventTreeView
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
 from tui.server import Store, add_live_demo, load_demo
 
 IDS = load_demo(Store())

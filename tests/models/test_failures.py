@@ -21,8 +21,8 @@ import pytest
 from tests.helpers.samples import event_files
 from tui.app.board.fold import apply_tail
 from tui.app.board.row import BoardRow
-from tui.app.rows import make_row, summarize
-from tui.app.widgets.event_views import observation_widgets
+from tui.app.store.rows import make_row, summarize
+from tui.app.widgets.conversation.event_views import observation_widgets
 from tui.export import MarkdownExporter
 from tui.insights import compute_insights
 from tui.models import RawEvent, failure_of, is_transient, parse_event, parse_event_json

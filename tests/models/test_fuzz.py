@@ -38,10 +38,10 @@ from textual.containers import Grid
 from textual.widgets import Static
 
 from tests.helpers.samples import iter_events
-from tui.app.rows import KIND_LABELS, EventRow, make_row
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import SOURCE_LABELS, EventList
-from tui.app.widgets.event_tree import EventTreeView
+from tui.app.store.rows import KIND_LABELS, EventRow, make_row
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import SOURCE_LABELS, EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
 from tui.models import EVENT_KINDS, EventBase, EventTree, RawEvent, parse_event, parse_event_json
 
 # --- hostile material ------------------------------------------------------------------------

@@ -31,9 +31,9 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.sandboxes import SandboxesScreen, SpecPicker
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen, SpecPicker
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 from tui.cli import main
 from tui.server import Store, add_live_demo, load_demo
 

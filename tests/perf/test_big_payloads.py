@@ -20,8 +20,8 @@ import tracemalloc
 
 from tests.helpers.folder_helpers import write_folder
 from tests.server.test_page_bytes import CID, OUTPUT, events
-from tui.app.conversation_events import ConversationEvents
-from tui.app.event_cache import EventCache, weigh
+from tui.app.store.conversation_events import ConversationEvents
+from tui.app.store.event_cache import EventCache, weigh
 from tui.client import OpenHandsClient
 from tui.server import Store
 from tui.server.folders import FolderStore

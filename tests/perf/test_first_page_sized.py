@@ -24,11 +24,11 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tests.server.test_faults import app_for, open_and_index
-from tui.app.conversation_events import PAGE
-from tui.app.row_windows import EventQuery
-from tui.app.rows import EventRow
 from tui.app.screens.conversation.loading import FIRST_PAGE_MARGIN
-from tui.app.widgets.event_list import EventList
+from tui.app.store.conversation_events import PAGE
+from tui.app.store.row_windows import EventQuery
+from tui.app.store.rows import EventRow
+from tui.app.widgets.conversation.event_list import EventList
 from tui.client import PageLoopError
 from tui.client.paging import PageTrail, event_mark
 from tui.server import Store

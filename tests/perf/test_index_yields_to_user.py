@@ -1,5 +1,5 @@
 """A long conversation's index starts only once the user leaves the list alone
-(tui/app/page_pipeline.py ``settle``, conversation_events.py ``index_page``): End right
+(tui/app/helper/page_pipeline.py ``settle``, conversation_events.py ``index_page``): End right
 after the open loads its page without the helper's start and the index's first pages on
 the same cores and the same single-threaded server. It waits for the list's count first
 (whether the conversation is long). A short conversation's index is not held back."""
@@ -10,8 +10,8 @@ import asyncio
 
 import pytest
 
-from tui.app.conversation_events import ConversationEvents
-from tui.app.page_worker import MODULE
+from tui.app.helper.page_worker import MODULE
+from tui.app.store.conversation_events import ConversationEvents
 from tui.client import OpenHandsClient
 from tui.client.process_worker import ProcessWorker
 from tui.server import Store

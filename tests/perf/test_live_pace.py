@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from tests.app.test_app_live import open_live
 from tests.helpers.app_helpers import SIZE, make_app, tree_ready, wait_for
 from tui.app.screens.conversation.following import FAST_BATCH
-from tui.app.widgets.event_tree import EventTreeView
+from tui.app.widgets.conversation.event_tree import EventTreeView
 from tui.client import StreamEvent
 from tui.client.stream_batches import batched
 from tui.models.parse import parse_event

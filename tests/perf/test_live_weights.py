@@ -3,10 +3,10 @@ stream hands them over), not as objects, nor serialised again one by one on the 
 
 from __future__ import annotations
 
-from tui.app.conversation_events import ConversationEvents
-from tui.app.duplicate_rows import DuplicateRow, row_key
-from tui.app.event_cache import TEXT_OVERHEAD, weigh_json
-from tui.app.live_session import LiveSession
+from tui.app.store.conversation_events import ConversationEvents
+from tui.app.store.duplicate_rows import DuplicateRow, row_key
+from tui.app.store.event_cache import TEXT_OVERHEAD, weigh_json
+from tui.app.store.live_session import LiveSession
 from tui.client import StreamEvent, StreamState
 from tui.client.stream_items import EventDeduper
 from tui.models import RawEvent, parse_event_json

@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 
 from tests.helpers.samples import iter_events
-from tui.app.conversation_events import ConversationEvents
-from tui.app.duplicate_rows import DuplicateRow
-from tui.app.rows import EventRow, make_row, pack_time
+from tui.app.store.conversation_events import ConversationEvents
+from tui.app.store.duplicate_rows import DuplicateRow
+from tui.app.store.rows import EventRow, make_row, pack_time
 from tui.models import parse_event
 from tui.text import one_line
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tui.app.conversation_events import ConversationEvents
-from tui.app.page_worker import MODULE, row_from
-from tui.app.rows import EventRow
+from tui.app.helper.page_worker import MODULE, row_from
+from tui.app.store.conversation_events import ConversationEvents
+from tui.app.store.rows import EventRow
 from tui.client import OpenHandsClient
 from tui.client.process_worker import ProcessWorker
 from tui.server import Store

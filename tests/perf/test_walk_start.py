@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from tui.app import conversation_events
-from tui.app.conversation_events import ConversationEvents
-from tui.app.page_worker import MODULE
+from tui.app.helper.page_worker import MODULE
+from tui.app.store import conversation_events
+from tui.app.store.conversation_events import ConversationEvents
 from tui.client import OpenHandsClient
 from tui.client.process_worker import ProcessWorker
 from tui.server import Store
@@ -22,7 +22,7 @@ from tui.server.demo import generate_conversation
 
 def test_the_helpers_imports_leave_httpx_out():
     code = (
-        "import sys, tui.app.page_worker, tui.app.page_walker\n"
+        "import sys, tui.app.helper.page_worker, tui.app.helper.page_walker\n"
         "print(sorted(m for m in ('httpx', 'httpcore', 'anyio') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -17,11 +17,11 @@ from tests.helpers.app_helpers import (
 from tui.app.app import OhtuiApp
 from tui.app.commands import OhtuiCommands
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.errors import ConnectionErrorScreen
-from tui.app.screens.new_conversation import NewConversationScreen
+from tui.app.screens.dialogs.errors import ConnectionErrorScreen
+from tui.app.screens.dialogs.new_conversation import NewConversationScreen
 from tui.app.screens.server_info import ServerScreen
-from tui.app.widgets.conversation_header import ConversationHeader
-from tui.app.widgets.fitted_table import FittedTable
+from tui.app.widgets.common.fitted_table import FittedTable
+from tui.app.widgets.conversation.conversation_header import ConversationHeader
 from tui.client import OpenHandsClient
 from tui.server import Store, generate_conversation, load_demo
 

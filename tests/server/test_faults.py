@@ -17,10 +17,10 @@ import httpx
 
 from tests.helpers.app_helpers import SIZE, conversations_shown, make_app, screen_text, wait_for
 from tests.helpers.tcp_proxy import TcpProxy
-from tui.app import conversation_events
-from tui.app.conversation_events import JitteredBackoff
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.event_list import EventList
+from tui.app.store import conversation_events
+from tui.app.store.conversation_events import JitteredBackoff
+from tui.app.widgets.conversation.event_list import EventList
 from tui.client import OpenHandsClient
 from tui.server import Store
 from tui.server.demo import generate_conversation

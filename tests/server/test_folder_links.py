@@ -30,8 +30,8 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tests.helpers.folder_helpers import compact, event_file, write_folder
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 from tui.cli import main
 from tui.server import Store, generate_conversation
 from tui.server.folder_files import LINK_OUT

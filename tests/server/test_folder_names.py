@@ -16,7 +16,7 @@ import pytest
 
 from tests.helpers.folder_helpers import write_folder
 from tests.helpers.samples import SAMPLES
-from tui.app.conversation_sort import conversation_duration
+from tui.app.tables.conversation_sort import conversation_duration
 from tui.client import OpenHandsClient
 from tui.server import folder_events
 from tui.server.folder_names import first_line, folder_label, folder_title

@@ -142,7 +142,7 @@ async def test_ohtui_path_with_a_conversation_opens_it_over_the_list(folder):
     from tests.helpers.app_helpers import SIZE, wait_for
     from tui.app.app import OhtuiApp
     from tui.app.screens.conversation import ConversationScreen
-    from tui.app.screens.conversations import ConversationsScreen
+    from tui.app.screens.conversations.conversations import ConversationsScreen
     from tui.client import OpenHandsClient
 
     root, cid, _ = folder

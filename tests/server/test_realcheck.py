@@ -12,10 +12,10 @@ from textual import events
 from textual.widgets import Input
 
 from tests.helpers.app_helpers import SIZE, conversations_shown, make_app, screen_ready, wait_for
-from tui.app.screens import new_conversation
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import FilterDialog
-from tui.app.screens.new_conversation import NewConversationScreen
+from tui.app.screens.dialogs import new_conversation
+from tui.app.screens.dialogs.new_conversation import NewConversationScreen
 from tui.cli import main
 from tui.server import Store, load_demo
 from tui.server.demo import generate_conversation

@@ -8,8 +8,8 @@ import httpx
 from tests.helpers.app_helpers import dialog_ready, make_app, settled, wait_for
 from tests.helpers.board_helpers import board_store, open_board, set_status
 from tui.app.board.options import BoardOptions
-from tui.app.screens.board_answer import BoardAnswerScreen
-from tui.app.widgets.board_table import BoardTable
+from tui.app.screens.board.board_answer import BoardAnswerScreen
+from tui.app.widgets.board.board_table import BoardTable
 from tui.client import OpenHandsClient
 
 POLLED = BoardOptions(sockets=0, poll_seconds=600, details_per_poll=100)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from tests.helpers.app_helpers import make_app, settled, wait_for
 from tests.snapshots.test_snapshots import _open
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 
 
 def test_reading_view_80x24(snap_compare, demo_server):

@@ -17,10 +17,10 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.errors import ConnectionErrorScreen
-from tui.app.screens.sandboxes import SandboxesScreen
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
+from tui.app.screens.dialogs.errors import ConnectionErrorScreen
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store, load_demo
 from tui.server.demo import generate_conversation
 

@@ -15,8 +15,8 @@ from tests.helpers.app_helpers import (
 )
 from tests.helpers.workspace_helpers import need_git
 from tui.app.screens.changes import ChangesScreen
-from tui.app.widgets.changes_tables import FilesTable
-from tui.app.widgets.diff_view import DiffView
+from tui.app.widgets.workspace.changes_tables import FilesTable
+from tui.app.widgets.workspace.diff_view import DiffView
 from tui.server import Store, load_demo
 
 

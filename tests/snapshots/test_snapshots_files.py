@@ -9,9 +9,9 @@ import pytest
 from tests.helpers.app_helpers import conversations_shown, make_app, settled, wait_for
 from tests.helpers.workspace_helpers import need_git
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.screens.files import FilesScreen
-from tui.app.widgets.file_view import FileView
-from tui.app.widgets.fitted_table import FittedTable
+from tui.app.screens.files.files import FilesScreen
+from tui.app.widgets.common.fitted_table import FittedTable
+from tui.app.widgets.workspace.file_view import FileView
 from tui.server import Store, load_demo
 
 IDS = load_demo(Store())

@@ -21,12 +21,12 @@ from tests.helpers.app_helpers import (
     settled,
     wait_for,
 )
-from tui.app import live_session
-from tui.app.duplicate_rows import is_duplicate
 from tui.app.screens.conversation import ConversationScreen
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.event_tree import EventTreeView
+from tui.app.store import live_session
+from tui.app.store.duplicate_rows import is_duplicate
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
 from tui.client import EventStream
 from tui.server import Store, add_live_demo, load_demo
 from tui.server.views import conversation_info

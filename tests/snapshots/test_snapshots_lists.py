@@ -20,10 +20,10 @@ from tests.helpers.app_helpers import (
 )
 from tui.app import server_marks
 from tui.app.app import OhtuiApp
-from tui.app.screens.confirm import ConfirmScreen
-from tui.app.screens.errors import ConnectionErrorScreen
-from tui.app.screens.new_conversation import NewConversationScreen
-from tui.app.screens.sandboxes import SandboxesScreen, SpecPicker
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.screens.dialogs.errors import ConnectionErrorScreen
+from tui.app.screens.dialogs.new_conversation import NewConversationScreen
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen, SpecPicker
 from tui.app.screens.server_info import ServerScreen
 from tui.client import OpenHandsClient
 from tui.server import Store, load_demo

@@ -15,13 +15,13 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tests.snapshots.test_snapshots import StalledEvents, _open, _table_ready, open_stalled
-from tui.app.screens.confirm import ConfirmScreen
 from tui.app.screens.conversation import ConversationScreen
 from tui.app.screens.conversation.filter_dialog import FilterDialog
-from tui.app.screens.errors import ConnectionErrorScreen
-from tui.app.screens.new_conversation import NewConversationScreen
-from tui.app.screens.sandboxes import SandboxesScreen
-from tui.app.widgets.event_list import EventList
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.screens.dialogs.errors import ConnectionErrorScreen
+from tui.app.screens.dialogs.new_conversation import NewConversationScreen
+from tui.app.screens.sandboxes.sandboxes import SandboxesScreen
+from tui.app.widgets.conversation.event_list import EventList
 
 NARROW = (80, 24)
 

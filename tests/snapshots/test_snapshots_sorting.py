@@ -4,7 +4,7 @@ toggled on with ``$``, the sorted column kept) and at 160×48 (the chart shown b
 from __future__ import annotations
 
 from tests.helpers.app_helpers import DEMO_ROWS, conversations_shown, make_app, settled, wait_for
-from tui.app.widgets.cost_chart import CostChart
+from tui.app.widgets.charts.cost_chart import CostChart
 
 
 async def listed(pilot) -> None:

@@ -8,11 +8,11 @@ import pytest
 
 from tests.helpers.app_helpers import make_app, settled, wait_for
 from tests.snapshots.test_snapshots import _open
-from tui.app.step_rows import holds
-from tui.app.widgets.event_detail import EventDetail
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.event_tree import EventTreeView
-from tui.app.widgets.tree_nodes import node_position
+from tui.app.store.step_rows import holds
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.tree_nodes import node_position
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])

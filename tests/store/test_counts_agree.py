@@ -16,10 +16,10 @@ import pytest
 from tests.app.test_app_live import open_live
 from tests.helpers.app_helpers import SIZE, make_app, wait_for
 from tests.store.test_tree_complete import _rows, reachable
-from tui.app.rows import EventRow
-from tui.app.tree_outline import TreeWalk, finish
-from tui.app.widgets.event_list import EventList
-from tui.app.widgets.event_tree import EventTreeView
+from tui.app.store.rows import EventRow
+from tui.app.store.tree_outline import TreeWalk, finish
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
 from tui.models import EventTree
 
 KINDS = ["ActionEvent", "ObservationEvent", "ConversationStateUpdateEvent", "MessageEvent"]

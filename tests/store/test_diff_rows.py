@@ -1,9 +1,10 @@
-"""A file's diff as Changes draws it (``tui.app.diff_rows``) and which rows edit which file
-(``tui.app.workspace_edits``): no Textual, no server."""
+"""A file's diff as Changes draws it (``tui.app.workspace.diff_rows``) and which rows edit which file
+(``tui.app.workspace.workspace_edits``): no Textual, no server."""
 
 from __future__ import annotations
 
-from tui.app.diff_rows import (
+from tui.app.store.rows import EventRow
+from tui.app.workspace.diff_rows import (
     BINARY,
     MAX_LINE,
     MAX_ROWS,
@@ -14,8 +15,13 @@ from tui.app.diff_rows import (
     build_diff,
     counts,
 )
-from tui.app.rows import EventRow
-from tui.app.workspace_edits import EditedFile, edits, in_workspace, of_change, touches_files
+from tui.app.workspace.workspace_edits import (
+    EditedFile,
+    edits,
+    in_workspace,
+    of_change,
+    touches_files,
+)
 from tui.models.textdiff import MAX_ALIGN_CELLS, line_counts
 
 

@@ -3,7 +3,7 @@ pages ask for fewer events after heavy ones."""
 
 from __future__ import annotations
 
-from tui.app.event_cache import EventCache, weigh
+from tui.app.store.event_cache import EventCache, weigh
 from tui.models import parse_event
 
 
@@ -73,8 +73,8 @@ def test_the_count_bound_still_holds_for_small_events():
 async def test_pages_ask_for_fewer_events_after_heavy_ones(make_server, monkeypatch):
     import json
 
-    from tui.app import conversation_events
-    from tui.app.conversation_events import ConversationEvents
+    from tui.app.store import conversation_events
+    from tui.app.store.conversation_events import ConversationEvents
 
     # scaled down: pages of 20, about 500 kB a page, events of 50 kB
     monkeypatch.setattr(conversation_events, "PAGE", 20)

@@ -8,9 +8,9 @@ import json
 import tracemalloc
 
 from tests.helpers.samples import iter_events
-from tui.app import event_cache
-from tui.app.event_cache import EventCache, weigh_json
-from tui.app.rows import EventRow, make_row
+from tui.app.store import event_cache
+from tui.app.store.event_cache import EventCache, weigh_json
+from tui.app.store.rows import EventRow, make_row
 from tui.models import RawEvent, parse_event, parse_event_json
 from tui.models.parse import event_json
 

@@ -19,8 +19,8 @@ from tests.helpers.app_helpers import (
     settled,
     wait_for,
 )
-from tui.app.row_windows import EventQuery
-from tui.app.widgets.event_list import EventList
+from tui.app.store.row_windows import EventQuery
+from tui.app.widgets.conversation.event_list import EventList
 from tui.server import Store
 from tui.server.demo import generate_conversation
 

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from tests.helpers.insights_events import T0, action, at, result, typed, user
-from tui.app.widgets.insight_charts import merged, time_ticks
+from tui.app.widgets.charts.insight_charts import merged, time_ticks
 from tui.cli import main
 from tui.insights import InsightsBuilder, compute_insights
 from tui.insights.report import to_markdown

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.insights_events import action, at, rejection, result, status, user
-from tui.app.widgets.insight_charts import activity_title, time_ticks
+from tui.app.widgets.charts.insight_charts import activity_title, time_ticks
 from tui.insights import compute_insights
 from tui.insights.builder import MAX_WHYS
 from tui.insights.report import to_markdown

@@ -1,4 +1,4 @@
-"""A fast stream's frames read in the helper process (tui/app/live_worker.py): the same
+"""A fast stream's frames read in the helper process (tui/app/helper/live_worker.py): the same
 items, rows and cached events as read in-line; read in-line while the helper is not ready,
 when it fails and when it dies; no helper left once the stream or the app is closed."""
 
@@ -12,9 +12,9 @@ import pytest
 from tests.app.test_app_live import open_live
 from tests.helpers.app_helpers import SIZE, make_app, wait_for
 from tests.helpers.samples import event_files
-from tui.app.conversation_events import ConversationEvents
-from tui.app.live_session import LiveSession
-from tui.app.live_worker import HELPER_FROM, LiveReader
+from tui.app.helper.live_worker import HELPER_FROM, LiveReader
+from tui.app.store.conversation_events import ConversationEvents
+from tui.app.store.live_session import LiveSession
 from tui.client import StreamState, StreamStatus
 from tui.client.oversize_frames import oversize_event
 from tui.client.stream_items import EventDeduper, ReadEvent, StreamEvent, StreamFrame
@@ -211,7 +211,7 @@ def _running(pid: int | None) -> bool:
 
 
 def test_a_row_made_again_from_its_state_has_every_field_it_had():
-    from tui.app.rows import EventRow
+    from tui.app.store.rows import EventRow
 
     row = EventRow.__new__(EventRow)
     for n, name in enumerate(EventRow.__slots__):  # a distinct value in each slot

@@ -22,9 +22,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tui.app.conversation_events import ConversationEvents
-from tui.app.duplicate_rows import DuplicateRow
-from tui.app.rows import row_identity
+from tui.app.store.conversation_events import ConversationEvents
+from tui.app.store.duplicate_rows import DuplicateRow
+from tui.app.store.rows import row_identity
 from tui.client.stream_gap import gap_events
 from tui.client.stream_items import EventDeduper
 from tui.client.stream_state import StreamState

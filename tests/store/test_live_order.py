@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers.insights_events import action, at, reply, result, stats, user
-from tui.app import live_placing
-from tui.app.conversation_events import ConversationEvents
-from tui.app.live_placing import history_by_time
-from tui.app.row_windows import EventQuery, PagedWindow
-from tui.app.rows import EventRow
 from tui.app.screens.conversation.reading import READING
-from tui.app.step_rows import StepRow
+from tui.app.store import live_placing
+from tui.app.store.conversation_events import ConversationEvents
+from tui.app.store.live_placing import history_by_time
+from tui.app.store.row_windows import EventQuery, PagedWindow
+from tui.app.store.rows import EventRow
+from tui.app.store.step_rows import StepRow
 from tui.client.kinds import ServerKind
 
 SETTINGS = settings(

@@ -1,4 +1,4 @@
-"""The index's pages read in the helper process (tui/app/page_worker.py, page_pipeline.py):
+"""The index's pages read in the helper process (tui/app/helper/page_worker.py, page_pipeline.py):
 the same rows and events as read in-line, bad events kept raw, nothing lost when the helper
 dies, and no helper left behind by the process that started it."""
 
@@ -16,9 +16,9 @@ import pytest
 
 from tests.helpers.app_helpers import poll, wait_for
 from tests.helpers.samples import event_files
-from tui.app.conversation_events import ConversationEvents
-from tui.app.page_worker import MODULE, PageBody, event_stats, row_from
-from tui.app.rows import make_row
+from tui.app.helper.page_worker import MODULE, PageBody, event_stats, row_from
+from tui.app.store.conversation_events import ConversationEvents
+from tui.app.store.rows import make_row
 from tui.client import OpenHandsClient
 from tui.client.page_fetch import guess_next_page
 from tui.client.process_worker import ProcessWorker, answer
@@ -147,7 +147,7 @@ async def test_the_index_read_by_the_helper_equals_in_line_and_survives_its_deat
 
 _PARENT = """
 import sys
-from tui.app.page_worker import MODULE
+from tui.app.helper.page_worker import MODULE
 from tui.client.process_worker import shared_worker
 worker = shared_worker(MODULE)
 worker.start()
@@ -182,9 +182,7 @@ def test_no_helper_outlives_the_process_that_started_it(ending):
 
 
 def test_the_helper_imports_no_textual():
-    code = (
-        "import sys, tui.app.page_worker; print(sorted(m for m in sys.modules if 'textual' in m))"
-    )
+    code = "import sys, tui.app.helper.page_worker; print(sorted(m for m in sys.modules if 'textual' in m))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.models.test_models_rules import make
-from tui.app.rows import make_row, summarize
+from tui.app.store.rows import make_row, summarize
 from tui.models import EVENT_KINDS, parse_event
 from tui.models.redact import MASK, mask_url, redact
 from tui.text import abbreviate, clean, one_line

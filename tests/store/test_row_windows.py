@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tui.app.row_windows import START, EventQuery, PagedWindow, PathWindow
-from tui.app.rows import EventRow
+from tui.app.store.row_windows import START, EventQuery, PagedWindow, PathWindow
+from tui.app.store.rows import EventRow
 
 
 def rows(a: int, b: int, step: int = 1) -> list[EventRow]:

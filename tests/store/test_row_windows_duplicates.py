@@ -3,9 +3,9 @@ walks still meet exactly where they overlap."""
 
 from __future__ import annotations
 
-from tui.app.duplicate_rows import DuplicateRow, is_duplicate, row_key
-from tui.app.row_windows import EventQuery, PagedWindow
-from tui.app.rows import EventRow
+from tui.app.store.duplicate_rows import DuplicateRow, is_duplicate, row_key
+from tui.app.store.row_windows import EventQuery, PagedWindow
+from tui.app.store.rows import EventRow
 
 
 def row(i: int, event_id: str | None = None) -> EventRow:

@@ -8,8 +8,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.app.page_worker import read_page
-from tui.app.rows import EventRow, make_row, summarize
+from tui.app.helper.page_worker import read_page
+from tui.app.store.rows import EventRow, make_row, summarize
 from tui.models import RawEvent, parse_event
 from tui.models.redact import MASK, redact_text
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.samples import SAMPLES
-from tui.app.conversation_events import ConversationEvents
-from tui.app.row_windows import EventQuery, PagedWindow
-from tui.app.step_kinds import is_result
-from tui.app.step_rows import StepRow
+from tui.app.store.conversation_events import ConversationEvents
+from tui.app.store.row_windows import EventQuery, PagedWindow
+from tui.app.store.step_kinds import is_result
+from tui.app.store.step_rows import StepRow
 from tui.client import OpenHandsClient
 from tui.server import Store, load_demo, start_server
 

@@ -14,7 +14,7 @@ from tests.helpers.app_helpers import (
     wait_for,
 )
 from tui.app.format import short_model, status_text
-from tui.app.table_columns import CELL_PADDING, CHROME, conversation_columns, sandbox_columns
+from tui.app.tables.table_columns import CELL_PADDING, CHROME, conversation_columns, sandbox_columns
 
 
 def used(columns) -> int:
@@ -137,7 +137,7 @@ async def test_a_cell_changed_while_its_column_is_hidden_shows_when_it_returns()
     from rich.text import Text
     from textual.app import App
 
-    from tui.app.widgets.fitted_table import FittedTable
+    from tui.app.widgets.common.fitted_table import FittedTable
 
     class One(App):
         def compose(self):

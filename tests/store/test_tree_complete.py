@@ -17,9 +17,9 @@ import pytest
 
 from tests.helpers.app_helpers import settled
 from tests.helpers.samples import SAMPLES
-from tui.app.rows import EventRow, make_row
-from tui.app.tree_outline import MainBranch, Run, SideBranch, TreeWalk, finish
-from tui.app.widgets.event_tree import Branch, EventNode, EventTreeView, More
+from tui.app.store.rows import EventRow, make_row
+from tui.app.store.tree_outline import MainBranch, Run, SideBranch, TreeWalk, finish
+from tui.app.widgets.conversation.event_tree import Branch, EventNode, EventTreeView, More
 from tui.models import EventTree, parse_event
 
 ATTACH = "ConversationStateUpdateEvent"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from tui.app.tree_outline import join_positions
+from tui.app.store.tree_outline import join_positions
 
 
 def test_joining_a_run_with_more_positions_is_their_sorted_union():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from tests.helpers.app_helpers import settled
-from tui.app.rows import EventRow
-from tui.app.tree_outline import MainBranch, Run, SideBranch, TreeWalk, finish, slices
+from tui.app.store.rows import EventRow
+from tui.app.store.tree_outline import MainBranch, Run, SideBranch, TreeWalk, finish, slices
 from tui.models import EventTree
 
 
@@ -67,7 +67,7 @@ def test_events_that_arrive_during_a_walk_are_left_for_the_next():
 async def test_a_run_that_only_grew_is_updated_in_place_not_rebuilt():
     from textual.app import App
 
-    from tui.app.widgets.event_tree import EventNode, EventTreeView
+    from tui.app.widgets.conversation.event_tree import EventNode, EventTreeView
 
     class One(App):
         def compose(self):

@@ -7,8 +7,8 @@ from __future__ import annotations
 from textual.app import App
 
 from tests.helpers.app_helpers import settled
-from tui.app.rows import EventRow
-from tui.app.tree_outline import (
+from tui.app.store.rows import EventRow
+from tui.app.store.tree_outline import (
     SIDES_SHOWN,
     MainBranch,
     MoreBranches,
@@ -17,7 +17,7 @@ from tui.app.tree_outline import (
     TreeWalk,
     finish,
 )
-from tui.app.widgets.event_tree import EXPAND_CHUNK, Branch, EventTreeView
+from tui.app.widgets.conversation.event_tree import EXPAND_CHUNK, Branch, EventTreeView
 from tui.models import ROOT_PARENT, EventTree
 
 STATE = "ConversationStateUpdateEvent"

@@ -9,10 +9,10 @@ from rich.text import Text
 from textual.app import App
 
 from tests.helpers.app_helpers import settled
-from tui.app.rows import EventRow, condensation_summary, make_row
-from tui.app.widgets.event_tree import EventTreeView
-from tui.app.widgets.fitted_tree import fit_label
-from tui.app.widgets.tree_nodes import Branch, More, footer, more_events_label, whole
+from tui.app.store.rows import EventRow, condensation_summary, make_row
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.fitted_tree import fit_label
+from tui.app.widgets.conversation.tree_nodes import Branch, More, footer, more_events_label, whole
 from tui.models import ROOT_PARENT, EventTree, parse_event
 
 T = "2026-01-01T00:00:{:02d}"

@@ -19,23 +19,22 @@ from textual.app import App
 from textual.binding import Binding
 
 from tui import bytecode, memory
-
-from .board.options import BoardOptions
-from .commands import OhtuiCommands
-from .copy_key import CopyKey
-from .guard import AppGuard, GuardedDispatch
-from .keymap_ids import binding_ids, current_ids
-from .messages import AgentStatusChanged
-from .navigation import SANDBOXES, AppNavigation
-from .notices import TOAST_CSS, Notifier, alert, user_is_typing
-from .opening import open_by_id
-from .profiles import kind as profile_kind
-from .refusals import RefusedKeys
-from .screens.conversations import ConversationsScreen
-from .screens.errors import ConnectionErrorScreen, keys_sent
-from .search_fill import AppSearch
-from .server_marks import server_mark
-from .themes import DEFAULT_THEME, load_themes, variable_defaults
+from tui.app.board.options import BoardOptions
+from tui.app.commands import OhtuiCommands
+from tui.app.copy_key import CopyKey
+from tui.app.guard import AppGuard, GuardedDispatch
+from tui.app.keymap_ids import binding_ids, current_ids
+from tui.app.messages import AgentStatusChanged
+from tui.app.navigation import SANDBOXES, AppNavigation
+from tui.app.notices import TOAST_CSS, Notifier, alert, user_is_typing
+from tui.app.opening import open_by_id
+from tui.app.profiles import kind as profile_kind
+from tui.app.refusals import RefusedKeys
+from tui.app.screens.conversations.conversations import ConversationsScreen
+from tui.app.screens.dialogs.errors import ConnectionErrorScreen, keys_sent
+from tui.app.search_fill import AppSearch
+from tui.app.server_marks import server_mark
+from tui.app.themes import DEFAULT_THEME, load_themes, variable_defaults
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -187,7 +186,7 @@ class OhtuiApp(CopyKey, RefusedKeys, AppNavigation, AppGuard, GuardedDispatch, A
         try:
             for name in (
                 "tui.app.screens.conversation",
-                "tui.app.screens.sandboxes",
+                "tui.app.screens.sandboxes.sandboxes",
                 "tui.client.stream",
             ):
                 importlib.import_module(name)

@@ -10,19 +10,18 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
+from tui.app.opening import open_by_id
+from tui.app.profiles import description, palette_order
 from tui.client.conversation_ids import ID_LIKE, is_whole_id
-
-from .opening import open_by_id
-from .profiles import description, palette_order
 
 
 def board_commands(screen: object) -> list[tuple[str, object, str]]:
     """On the board: sort by each column, and every server at once."""
-    from .screens.board import BoardScreen
+    from tui.app.screens.board.board import BoardScreen
 
     if not isinstance(screen, BoardScreen):
         return []
-    from .board.model import COLUMNS
+    from tui.app.board.model import COLUMNS
 
     out: list[tuple[str, object, str]] = [
         (f"Board: sort by {c.label.lower()}", partial(screen.sort_by, c.key), "Again: reversed")
@@ -109,7 +108,7 @@ class OhtuiCommands(Provider):
                 )
             )
         out.append(("Show keys and help", app.action_toggle_help, "Every key of this screen"))
-        from .screens.conversations import ConversationsScreen
+        from tui.app.screens.conversations.conversations import ConversationsScreen
 
         listing = next(
             (s for s in reversed(app.screen_stack) if isinstance(s, ConversationsScreen)), None
@@ -130,10 +129,10 @@ class OhtuiCommands(Provider):
                 )
         screen = self.screen  # the screen the palette was opened from
         out.extend(board_commands(screen))
-        from .screens.conversation import ConversationScreen
+        from tui.app.screens.conversation import ConversationScreen
 
         if isinstance(screen, ConversationScreen):
-            from .widgets.filter_bar import FilterBar, kind_choices
+            from tui.app.widgets.conversation.filter_bar import FilterBar, kind_choices
 
             newest = screen.query_one(FilterBar).applied.descending
             out.append(

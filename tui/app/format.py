@@ -85,7 +85,9 @@ def status_text(value: object, *, short: bool = False) -> Text:
         return Text("—", style="dim")
     label = one_line(raw)
     spec = STATUS_STYLES.get(label)
-    from .themes import theme_style  # here: rows (format's other users) are built without Textual
+    from tui.app.themes import (
+        theme_style,  # here: rows (format's other users) are built without Textual
+    )
 
     style = theme_style(spec) if spec else ""
     return Text(SHORT_STATUSES.get(label, label) if short else label, style=style)

@@ -30,11 +30,10 @@ from textual import actions, events
 from textual.app import App
 from textual.worker import WorkerFailed
 
+from tui.app.log_file import current as current_log_file
+from tui.app.textual_compat import EscapedFailureHook, HandlerFailureHook
 from tui.client.known_secrets import redact_known
 from tui.text import clean
-
-from .log_file import current as current_log_file
-from .textual_compat import EscapedFailureHook, HandlerFailureHook
 
 if TYPE_CHECKING:
     from textual.actions import ActionParseResult

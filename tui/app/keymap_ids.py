@@ -27,7 +27,7 @@ def binding_ids() -> set[str]:
 
     from textual.dom import DOMNode
 
-    from . import screens, widgets
+    from tui.app import screens, widgets
 
     for package in (screens, widgets):  # some screens are imported only when first shown
         for module in pkgutil.iter_modules(package.__path__, package.__name__ + "."):

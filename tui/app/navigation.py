@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .notices import user_is_typing
-from .screens.conversations import ConversationsScreen
-from .screens.errors import ConnectionErrorScreen
+from tui.app.notices import user_is_typing
+from tui.app.screens.conversations.conversations import ConversationsScreen
+from tui.app.screens.dialogs.errors import ConnectionErrorScreen
 
 if TYPE_CHECKING:
     from textual.widget import AwaitMount
@@ -37,7 +37,7 @@ class AppNavigation:
         self, conversation_id: str, *, title: str | None = None, shared: bool = False
     ) -> AwaitMount:
         """Push the conversation's screen; awaiting the result waits until it is mounted."""
-        from .screens.conversation import ConversationScreen
+        from tui.app.screens.conversation import ConversationScreen
 
         return self.push_screen(
             ConversationScreen(conversation_id, shared=shared or self.shared, title=title)
@@ -53,7 +53,7 @@ class AppNavigation:
     ) -> None:
         """A search hit: the conversation pushed, its list moved to the event once its
         index holds it (``tree_follow.go_to_event``, as insights' rows go there)."""
-        from .screens.conversation import ConversationScreen
+        from tui.app.screens.conversation import ConversationScreen
 
         screen = ConversationScreen(conversation_id, shared=False, title=title)
         screen.arrive_at(event_id, words)
@@ -61,7 +61,7 @@ class AppNavigation:
 
     def action_search_all(self) -> None:
         """Search every conversation at once (``S`` on the list, the palette)."""
-        from .screens.search import SearchScreen
+        from tui.app.screens.search import SearchScreen
 
         if self.shared or isinstance(self.screen, SearchScreen):
             return
@@ -118,7 +118,7 @@ class AppNavigation:
     def action_show_sandboxes(self) -> None:
         """The sandboxes screen, kept while the app runs: its cursor and a start on its
         way stay with it when the user looks elsewhere."""
-        from .screens.sandboxes import SandboxesScreen
+        from tui.app.screens.sandboxes.sandboxes import SandboxesScreen
 
         if self.shared or self.local or isinstance(self.screen, SandboxesScreen):
             return
@@ -130,7 +130,7 @@ class AppNavigation:
         self.push_screen(SANDBOXES)
 
     def action_show_server(self) -> None:
-        from .screens.server_info import ServerScreen
+        from tui.app.screens.server_info import ServerScreen
 
         info = self.server_info
         if isinstance(self.screen, ServerScreen) or info is None or not info.can("server_info"):
@@ -141,7 +141,7 @@ class AppNavigation:
         self, conversation_id: str | None = None, title: str | None = None
     ) -> None:
         """The server's LLM profiles (issue 30 item 4); from a conversation, with it to switch."""
-        from .screens.llm_profiles import LLMProfilesScreen
+        from tui.app.screens.llm_profiles import LLMProfilesScreen
 
         if self.local or self.shared or isinstance(self.screen, LLMProfilesScreen):
             return
@@ -149,7 +149,7 @@ class AppNavigation:
 
     def action_show_board(self) -> None:
         """The board of running agents: back to the one open, else a new one."""
-        from .screens.board import BoardScreen
+        from tui.app.screens.board.board import BoardScreen
 
         if self.shared:
             return
@@ -161,7 +161,7 @@ class AppNavigation:
             self.pop_screen()
 
     def action_toggle_help(self) -> None:
-        from .screens.help import HelpScreen
+        from tui.app.screens.dialogs.help import HelpScreen
 
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss(None)
@@ -171,7 +171,7 @@ class AppNavigation:
     def action_show_help_panel(self) -> None:
         """Every key of the screen shown, as they apply where the focus is (also the
         palette's "Keys"): a panel over its edge that scrolls and closes by keyboard."""
-        from .screens.help import HelpScreen, key_groups
+        from tui.app.screens.dialogs.help import HelpScreen, key_groups
 
         screen = self.screen
         if isinstance(screen, HelpScreen):
@@ -180,7 +180,7 @@ class AppNavigation:
         self.push_screen(HelpScreen(f"Keys · {title}" if title else "Keys", key_groups(screen)))
 
     def action_hide_help_panel(self) -> None:
-        from .screens.help import HelpScreen
+        from tui.app.screens.dialogs.help import HelpScreen
 
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss(None)

@@ -24,9 +24,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tui.app.format import status_value
 from tui.text import clean
-
-from .format import status_value
 
 DEFAULT_STATUSES = ("finished", "error", "stuck", "waiting_for_confirmation")
 #: status → (what is said, notification severity)

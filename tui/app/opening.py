@@ -25,7 +25,7 @@ def open_by_id(app: Any, text: str) -> None:
 
 
 async def _open(app: Any, text: str) -> None:
-    from .screens.conversations import ConversationsScreen
+    from tui.app.screens.conversations.conversations import ConversationsScreen
 
     loaded: list[AppConversation] = []
     for screen in app.screen_stack:
@@ -34,7 +34,7 @@ async def _open(app: Any, text: str) -> None:
     try:
         found = await find_conversation(app.client, text, loaded, any_id=app.local)
     except Exception as exc:  # noqa: BLE001 - said, never raised
-        from .screens.errors import describe_error
+        from tui.app.screens.dialogs.errors import describe_error
 
         app.notify(f"Could not look the id up: {describe_error(exc)}", severity="error")
         return

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from textual import actions
 
-from .textual_compat import UnboundKeyHook, modal_bindings
+from tui.app.textual_compat import UnboundKeyHook, modal_bindings
 
 if TYPE_CHECKING:
     from textual.app import App

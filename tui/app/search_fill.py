@@ -129,7 +129,7 @@ class AppSearch:
 
     def _screen_changed(self, screen: object) -> None:
         """Hold the fill while a conversation is shown: its pages come first."""
-        from .screens.conversation import ConversationScreen
+        from tui.app.screens.conversation import ConversationScreen
 
         filler = self._filler
         if filler is not None:

@@ -202,7 +202,7 @@ class EventCalls(EventWalks, ClientBase):
         limit: int = 100,
     ) -> bytes:
         """One page of ``search_events`` as the server sent it, unread: for a reader that
-        parses it elsewhere (the index's helper process, ``tui.app.page_worker``). Request
+        parses it elsewhere (the index's helper process, ``tui.app.helper.page_worker``). Request
         errors are as ``search_events``'; whether the body is a page is the reader's to find."""
         args = (conversation_id, kind, timestamp_gte, timestamp_lt, sort_order, page_id, limit)
         return await self._searched(self._event_body, args)

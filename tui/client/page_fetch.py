@@ -2,7 +2,7 @@
 
 Why: walking a long conversation's index is a thousand GETs; through httpx and anyio each
 costs the UI's loop ~1.2–1.5 ms of Python, as much as reading the page. The index's helper
-process (``tui.app.page_worker``) therefore fetches the pages itself, with ``http.client``
+process (``tui.app.helper.page_worker``) therefore fetches the pages itself, with ``http.client``
 on one kept-alive connection (~3× cheaper a request), while the UI only takes rows in.
 
 The client builds the request (:meth:`EventCalls.search_events_request`): route, query and

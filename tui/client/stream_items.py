@@ -14,7 +14,7 @@ board's feed and the tests use them without a connection.
   passed through as they come.
 
   :class:`StreamFrame` — with ``read=False``, a frame left unread (nor de-duplicated): the
-  consumer reads it (``tui.app.live_worker`` does, in a helper process), asks
+  consumer reads it (``tui.app.helper.live_worker`` does, in a helper process), asks
   :attr:`EventStream.dedup` about each, in order, and says how many it read
   (``dedup.read_up``); an oversize frame comes as its placeholder.
 
@@ -99,7 +99,7 @@ class StreamFrame:
 
 @dataclass(slots=True)  # not frozen: one per event of a fast stream (0.8 µs, frozen 2.9)
 class ReadEvent:
-    """A persisted event read elsewhere (see ``tui.app.live_worker``): what de-duplication
+    """A persisted event read elsewhere (see ``tui.app.helper.live_worker``): what de-duplication
     and the fold read of it, what its reader made of it (``made``: the row's fields, opaque
     here) and the frame it was read from (kept as text, read again when asked for).
     ``agent_spoke``: an agent's message or action (it ends the streaming preview)."""
@@ -157,7 +157,7 @@ class EventDeduper:
     that carries ``parent_id`` where the one yielded before had none replaces it (live hook
     events arrive without it; their persisted copies have one). A copy whose timestamp or
     kind differs is another event that reuses the id: it is yielded too, numbered
-    (``copy`` 2, 3, …), as history shows such events (``tui.app.duplicate_rows``).
+    (``copy`` 2, 3, …), as history shows such events (``tui.app.store.duplicate_rows``).
 
     Nothing here compares timestamps as times: a stamp is part of an event's identity, as
     its text, and a stamp in the far future or one that is not a date changes nothing.

@@ -23,16 +23,15 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from tui.app.board.fold import StatusChange, apply_record, apply_stream, apply_tail, detail_key
+from tui.app.board.model import BoardModel
+from tui.app.board.options import ENDED, FOLLOWED, BoardOptions
+from tui.app.board.row import BoardRow
+from tui.app.board.sources import Source
+from tui.app.format import parse_time, status_value
 from tui.client.paging import PageWalk
 from tui.failures import Failure, explain
 from tui.text import one_line
-
-from ..format import parse_time, status_value
-from .fold import StatusChange, apply_record, apply_stream, apply_tail, detail_key
-from .model import BoardModel
-from .options import ENDED, FOLLOWED, BoardOptions
-from .row import BoardRow
-from .sources import Source
 
 log = logging.getLogger("tui.app.board")
 

@@ -16,12 +16,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from tui.app.board.row import BoardRow
+from tui.app.format import conversation_cost, parse_time, status_value, title_of
+from tui.app.store.rows import summarize
 from tui.models.failure import failure_of
 from tui.text import one_line
-
-from ..format import conversation_cost, parse_time, status_value, title_of
-from ..rows import summarize
-from .row import BoardRow
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..table_columns import Column, ColumnSpec, fit_columns
-from .row import BoardRow
+from tui.app.board.row import BoardRow
+from tui.app.tables.table_columns import Column, ColumnSpec, fit_columns
 
 #: The agent statuses in the order the status column sorts them (most pressing first).
 STATUS_ORDER = {

@@ -14,10 +14,9 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
 
+from tui.app.board.options import ATTENTION
+from tui.app.notices import alert
 from tui.text import one_line
-
-from ..notices import alert
-from .options import ATTENTION
 
 WINDOW_S = 10.0
 PER_WINDOW = 3

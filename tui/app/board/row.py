@@ -10,7 +10,7 @@ from collections import deque
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from .options import ATTENTION
+from tui.app.board.options import ATTENTION
 
 if TYPE_CHECKING:
     from tui.failures import Failure

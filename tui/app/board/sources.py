@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..profiles import watched
+from tui.app.profiles import watched
 
 if TYPE_CHECKING:
     from tui.client import OpenHandsClient

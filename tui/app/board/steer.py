@@ -13,16 +13,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tui.app.board.fold import pending_actions
+from tui.app.board.row import BoardRow
+from tui.app.board.sources import Source
+from tui.app.format import status_value
+from tui.app.store.action_index import Risk
+from tui.app.store.rows import RISK_ORDER, risk_text, summarize
 from tui.failures import explain
 from tui.models import events as ev
 from tui.text import one_line
-
-from ..action_index import Risk
-from ..format import status_value
-from ..rows import RISK_ORDER, risk_text, summarize
-from .fold import pending_actions
-from .row import BoardRow
-from .sources import Source
 
 if TYPE_CHECKING:
     from tui.client import AgentServerClient

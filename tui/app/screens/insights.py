@@ -24,19 +24,18 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static, TabbedContent, TabPane
 
+from tui.app.screens.dialogs.dismiss_once import DismissOnce
+from tui.app.screens.dialogs.errors import describe_error
+from tui.app.tables.insight_tables import TABLES
+from tui.app.widgets.charts.insight_charts import ActivityPlot, InsightPlot, TotalsPlot
+from tui.app.widgets.common.fitted_table import FittedTable
+from tui.app.widgets.common.key_bar import KeyBar
 from tui.insights import Insights
 from tui.insights.load import InsightsWalk, start_walk
 from tui.insights.summary import glance
 from tui.lru import LRU
 from tui.models.redact import redact_text
 from tui.text import clean, one_line
-
-from ..insight_tables import TABLES
-from ..widgets.fitted_table import FittedTable
-from ..widgets.insight_charts import ActivityPlot, InsightPlot, TotalsPlot
-from ..widgets.key_bar import KeyBar
-from .dismiss_once import DismissOnce
-from .errors import describe_error
 
 #: Insights kept, newest last: (server, conversation id) → (insights, events read).
 CACHE_SIZE = 8

@@ -23,20 +23,19 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from tui.app.refusals import read_only_reason
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.screens.dialogs.errors import server_words
+from tui.app.screens.dialogs.path_dialog import PathDialog
+from tui.app.screens.dialogs.profile_form import ProfileDraft, ProfileForm, check_words
+from tui.app.server_marks import plural
+from tui.app.tables.table_columns import Column, ColumnSpec, fit_columns
+from tui.app.themes import theme_style
+from tui.app.widgets.common.fitted_table import FittedTable
+from tui.app.widgets.common.key_bar import KeyBar
 from tui.models.llm_profiles import limit_from_words
 from tui.models.redact import mask_url
 from tui.text import clean, one_line
-
-from ..refusals import read_only_reason
-from ..server_marks import plural
-from ..table_columns import Column, ColumnSpec, fit_columns
-from ..themes import theme_style
-from ..widgets.fitted_table import FittedTable
-from ..widgets.key_bar import KeyBar
-from .confirm import ConfirmScreen
-from .errors import server_words
-from .path_dialog import PathDialog
-from .profile_form import ProfileDraft, ProfileForm, check_words
 
 if TYPE_CHECKING:
     from tui.models.llm_profiles import LLMProfile, LLMProfileList

@@ -25,10 +25,9 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
+from tui.app.widgets.common.key_bar import KeyBar
+from tui.app.widgets.search_results import SearchResults
 from tui.search_index import FillProgress, Hit, QueryError, Results, find_pattern, search
-
-from ..widgets.key_bar import KeyBar
-from ..widgets.search_results import SearchResults
 
 LIMIT = 200  # hits asked for (grouped, a screen or a few of them)
 REFRESH_S = 1.0  # while the index grows, the hits are asked again at most this often

@@ -21,14 +21,13 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.app.screen_state import shown
+from tui.app.screens.dialogs.errors import describe_error
+from tui.app.server_marks import duration
+from tui.app.themes import theme_style
+from tui.app.widgets.common.key_bar import KeyBar
 from tui.models.redact import mask_url
 from tui.text import clean, one_line
-
-from ..screen_state import shown
-from ..server_marks import duration
-from ..themes import theme_style
-from ..widgets.key_bar import KeyBar
-from .errors import describe_error
 
 if TYPE_CHECKING:
     from datetime import datetime

@@ -2,7 +2,7 @@
 commits, each file's +/− counts and the selected file's diff.
 
 Every call goes through the client (the widgets never see a URL or JSON); the rows of a
-diff and its counts are worked out in a thread (:mod:`tui.app.diff_rows`), never on the
+diff and its counts are worked out in a thread (:mod:`tui.app.workspace.diff_rows`), never on the
 UI's loop. The counts fill in file by file, a few requests at a time
 (:data:`COUNT_CONCURRENCY`), so 2,000 changed files neither flood the server nor wait for
 each other. A result that comes back for a view no longer shown (another base, another
@@ -18,14 +18,15 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.app.screens.dialogs.errors import server_words
+from tui.app.screens.files.files import (
+    PREVIEW_S,  # the same rest before a file under the cursor is read
+)
+from tui.app.widgets.workspace.changes_tables import PENDING, UNKNOWN, CommitsTable, FilesTable
+from tui.app.widgets.workspace.diff_view import DiffView
+from tui.app.workspace.diff_rows import build_diff, counts
 from tui.lru import LRU
 from tui.models.workspace import GitChange, GitCommit, GitCommitsPage, GitDiff
-
-from ...diff_rows import build_diff, counts
-from ...widgets.changes_tables import PENDING, UNKNOWN, CommitsTable, FilesTable
-from ...widgets.diff_view import DiffView
-from ..errors import server_words
-from ..files import PREVIEW_S  # the same rest before a file under the cursor is read
 
 if TYPE_CHECKING:
     from textual.app import App

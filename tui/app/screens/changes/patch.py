@@ -16,15 +16,14 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.app.screens.conversation.exporting import safe_name, unused_name
+from tui.app.screens.dialogs.errors import server_words
 from tui.client.workspace_patch import holds_secret_shape, patch_summary
-
-from ..conversation.exporting import safe_name, unused_name
-from ..errors import server_words
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from .loading import Source
+    from tui.app.screens.changes.loading import Source
 
 
 class PatchMixin:

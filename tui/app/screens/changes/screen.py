@@ -28,17 +28,16 @@ from textual.signal import Signal
 from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
+from tui.app.guard import GuardedDispatch, being_removed
+from tui.app.screens.changes.keys import CHANGES_KEYS
+from tui.app.screens.changes.loading import LoadingMixin, Source
+from tui.app.screens.changes.patch import PatchMixin
+from tui.app.screens.changes.status import BASE_WORDS, HEAD_WORDS, StatusMixin
+from tui.app.widgets.common.key_bar import KeyBar
+from tui.app.widgets.workspace.changes_tables import CommitsTable, FilesTable, shown
+from tui.app.widgets.workspace.diff_view import DiffView
+from tui.app.workspace.workspace_edits import EditedFile, in_workspace, of_change
 from tui.models.workspace import GitChange
-
-from ...guard import GuardedDispatch, being_removed
-from ...widgets.changes_tables import CommitsTable, FilesTable, shown
-from ...widgets.diff_view import DiffView
-from ...widgets.key_bar import KeyBar
-from ...workspace_edits import EditedFile, in_workspace, of_change
-from .keys import CHANGES_KEYS
-from .loading import LoadingMixin, Source
-from .patch import PatchMixin
-from .status import BASE_WORDS, HEAD_WORDS, StatusMixin
 
 #: Terminal width from which the lists and the diff are side by side (below: one pane).
 WIDE_FROM = 120

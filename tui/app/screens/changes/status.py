@@ -15,18 +15,17 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.app.widgets.workspace.changes_tables import CommitsTable, FilesTable, shown
+from tui.app.widgets.workspace.diff_view import DiffView
 from tui.models.redact import redact_text
 from tui.models.workspace import GitChange, GitCommitsPage
 from tui.text import one_line
-
-from ...widgets.changes_tables import CommitsTable, FilesTable, shown
-from ...widgets.diff_view import DiffView
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.timer import Timer
 
-    from .loading import Source
+    from tui.app.screens.changes.loading import Source
 
 #: Seconds between redraws of the status line while counts arrive.
 STATUS_EVERY_S = 0.1

@@ -16,31 +16,29 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.app.format import title_of
+from tui.app.refusals import read_only_reason
+from tui.app.screens.conversation.side_answer import SideAnswerScreen
+from tui.app.screens.conversations.conversations import ConversationsScreen
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.screens.dialogs.errors import describe_error
+from tui.app.screens.dialogs.path_dialog import PathDialog
+from tui.app.screens.dialogs.policy_dialog import PolicyDialog
+from tui.app.widgets.conversation.conversation_header import POLICY_NAMES
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.tree_nodes import node_position
 from tui.client.kinds import FORK, NAVIGATE, RUNTIME
 from tui.models.tree import NO_PARENT
 from tui.text import one_line
 
-from ...format import title_of
-from ...refusals import read_only_reason
-from ...widgets.conversation_header import POLICY_NAMES
-from ...widgets.event_list import EventList
-from ...widgets.event_tree import EventTreeView
-from ...widgets.tree_nodes import node_position
-from ..confirm import ConfirmScreen
-from ..conversations import ConversationsScreen
-from ..errors import describe_error
-from ..path_dialog import PathDialog
-from ..policy_dialog import PolicyDialog
-from ..side_answer import SideAnswerScreen
-
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.live_session import LiveSession
+    from tui.app.store.rows import EventRow
     from tui.models import EventTree
-
-    from ...conversation_events import ConversationEvents
-    from ...live_session import LiveSession
-    from ...rows import EventRow
 
 #: the keys of this module, and the capability each needs (None: only a live agent)
 ACTING_KEYS = {

@@ -18,20 +18,19 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.app.format import conversation_cost, money, status_value, title_of
+from tui.app.refusals import read_only_reason
+from tui.app.screens.dialogs.confirm import ConfirmScreen
+from tui.app.store.live_session import can_follow
+from tui.app.widgets.conversation.agent_bar import MessageLine
+from tui.app.widgets.conversation.event_list import EventList
 from tui.client import Conflict
 from tui.models import ExecutionStatus
 from tui.text import one_line
 
-from ...format import conversation_cost, money, status_value, title_of
-from ...live_session import can_follow
-from ...refusals import read_only_reason
-from ...widgets.agent_bar import MessageLine
-from ...widgets.event_list import EventList
-from ..confirm import ConfirmScreen
-
 if TYPE_CHECKING:
-    from ...conversation_events import ConversationEvents
-    from ...live_session import LiveSession
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.live_session import LiveSession
 
 #: "run" answered 409 just after a pause is asked again this often, this many times in all.
 RUN_RETRY_S = 0.5

@@ -17,19 +17,17 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.signal import Signal
 
+from tui.app.store.row_windows import PathWindow
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.workspace.workspace_edits import EditedFile, edited_path, edits, touches_files
 from tui.text import one_line
 
-from ...row_windows import PathWindow
-from ...widgets.event_list import EventList
-from ...workspace_edits import EditedFile, edited_path, edits, touches_files
-
 if TYPE_CHECKING:
+    from tui.app.screens.changes import ChangesPlace
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.live_session import LiveSession
+    from tui.app.store.row_windows import RowWindow
     from tui.models import AppConversation
-
-    from ...conversation_events import ConversationEvents
-    from ...live_session import LiveSession
-    from ...row_windows import RowWindow
-    from ..changes import ChangesPlace
 
 
 class ChangesMixin:
@@ -63,7 +61,7 @@ class ChangesMixin:
 
     def open_changes(self, focus: str | None = None) -> None:
         """Push the Changes view (``focus``: a file to open, as a tool named it)."""
-        from ..changes import ChangesPlace, ChangesScreen
+        from tui.app.screens.changes import ChangesPlace, ChangesScreen
 
         if self.changes_place is None:
             self.changes_place = ChangesPlace()

@@ -19,13 +19,18 @@ from __future__ import annotations
 
 import asyncio
 
-from ...widgets.agent_bar import ConfirmBar, MessageLine, RunErrorBanner, StreamPreview
-from ...widgets.event_detail import EventDetail
-from ...widgets.event_list import EventList
-from ...widgets.event_tree import EventTreeView
-from ...widgets.filter_bar import FilterBar
-from ...widgets.find_bar import FindBar
-from ...widgets.key_bar import KeyBar
+from tui.app.widgets.common.key_bar import KeyBar
+from tui.app.widgets.conversation.agent_bar import (
+    ConfirmBar,
+    MessageLine,
+    RunErrorBanner,
+    StreamPreview,
+)
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.filter_bar import FilterBar
+from tui.app.widgets.conversation.find_bar import FindBar
 
 
 class DeferredPartsMixin:

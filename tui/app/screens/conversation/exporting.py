@@ -22,20 +22,18 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.app.store.copying import clip, clip_events
+from tui.app.store.row_windows import PagedWindow, PathWindow
+from tui.app.store.step_rows import StepRow, step_events
+from tui.app.widgets.conversation.event_list import EventList
 from tui.safe_output import safe_name, unused_name
 
-from ...copying import clip, clip_events
-from ...row_windows import PagedWindow, PathWindow
-from ...step_rows import StepRow, step_events
-from ...widgets.event_list import EventList
-
 if TYPE_CHECKING:
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.row_windows import RowWindow
+    from tui.app.store.rows import EventRow
     from tui.export import ExportProgress
     from tui.models import AnyEvent, AppConversation
-
-    from ...conversation_events import ConversationEvents
-    from ...row_windows import RowWindow
-    from ...rows import EventRow
 
 #: Events fetched by id per request while an export writes.
 EXPORT_BATCH = 100

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from textual.app import App
 
+    from tui.app.store.conversation_events import ConversationEvents
     from tui.models import AppConversation
-
-    from ...conversation_events import ConversationEvents
 
 
 class FilesMixin:
@@ -35,7 +34,7 @@ class FilesMixin:
         return None
 
     def action_files(self) -> None:
-        from ..files import FilesScreen
+        from tui.app.screens.files.files import FilesScreen
 
         if self.files_refusal() is not None:
             return
@@ -45,7 +44,7 @@ class FilesMixin:
         )
 
     def action_trajectory(self) -> None:
-        from ..files_actions import trajectory_to_cwd
+        from tui.app.screens.files.files_actions import trajectory_to_cwd
 
         if self.files_refusal() is None:
             self.run_worker(  # type: ignore[attr-defined]

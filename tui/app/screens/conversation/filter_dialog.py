@@ -28,13 +28,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, RadioButton, RadioSet, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from ...row_windows import EventQuery
-from ...step_kinds import PLUMBING_HINT, PLUMBING_KINDS
-from ...widgets.filter_bar import kind_choices, parse_when, show_time
-from ...widgets.key_bar import KeyBar
-from ...widgets.ordered_input import OrderedInput
-from ..dismiss_once import DismissOnce
-from ..field_keys import FIELD_KEYS
+from tui.app.screens.dialogs.dismiss_once import DismissOnce
+from tui.app.screens.dialogs.field_keys import FIELD_KEYS
+from tui.app.store.row_windows import EventQuery
+from tui.app.store.step_kinds import PLUMBING_HINT, PLUMBING_KINDS
+from tui.app.widgets.common.key_bar import KeyBar
+from tui.app.widgets.common.ordered_input import OrderedInput
+from tui.app.widgets.conversation.filter_bar import kind_choices, parse_when, show_time
 
 #: How many count queries run at once (20 kinds: a slow server is not asked all at once).
 PARALLEL_COUNTS = 4

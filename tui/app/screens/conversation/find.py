@@ -20,18 +20,18 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from ...row_windows import PagedWindow, PathWindow
-from ...search import Finder, FindError, FindQuery, Hits
-from ...step_rows import members
-from ...widgets.event_detail import EventDetail
-from ...widgets.event_list import EventList
-from ...widgets.event_tree import EventTreeView
-from ...widgets.find_bar import FindBar
+from tui.app.store.row_windows import PagedWindow, PathWindow
+from tui.app.store.search import Finder, FindError, FindQuery, Hits
+from tui.app.store.step_rows import members
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.find_bar import FindBar
 
 if TYPE_CHECKING:
-    from ...conversation_events import ConversationEvents
-    from ...row_windows import RowWindow
-    from ...rows import EventRow
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.row_windows import RowWindow
+    from tui.app.store.rows import EventRow
 
 #: What ``e``/``E`` say when no row of the view is marked as a failure (a filter may hide some).
 NO_FAILURES = "no failures in this view"

@@ -14,26 +14,24 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.app.format import status_value, title_of
+from tui.app.messages import AgentStatusChanged
+from tui.app.store.live_session import LiveSession, can_follow
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
 from tui.client.stream import is_oversize
 from tui.client.stream_items import ReadEvent
 from tui.memory import FREEZE_EVERY, freeze_long_lived
 from tui.text import clean
 
-from ...format import status_value, title_of
-from ...live_session import LiveSession, can_follow
-from ...messages import AgentStatusChanged
-from ...widgets.event_list import EventList
-from ...widgets.event_tree import EventTreeView
-
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.row_windows import PagedWindow, RowWindow
+    from tui.app.store.rows import EventRow
     from tui.client import StreamEvent, StreamStatus
     from tui.models import AnyEvent, AppConversation
-
-    from ...conversation_events import ConversationEvents
-    from ...row_windows import PagedWindow, RowWindow
-    from ...rows import EventRow
 
 
 #: Seconds between reads of the open conversation's record (its sandbox's status shows

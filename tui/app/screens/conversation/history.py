@@ -14,13 +14,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ...widgets.event_list import EventList
-from ...widgets.event_tree import EventTreeView
-from ...widgets.filter_bar import FilterBar
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.filter_bar import FilterBar
 
 if TYPE_CHECKING:
-    from ...conversation_events import ConversationEvents
-    from ...row_windows import PagedWindow, RowWindow
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.row_windows import PagedWindow, RowWindow
 
 RAW_ON = (
     "Raw history: every streaming delta and state snapshot the server stored "

@@ -10,10 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.row_windows import RowWindow
     from tui.models import AppConversation
-
-    from ...conversation_events import ConversationEvents
-    from ...row_windows import RowWindow
 
 
 class InsightsMixin:
@@ -25,7 +24,7 @@ class InsightsMixin:
     conversation: AppConversation | None
 
     def action_insights(self) -> None:
-        from ..insights import InsightsScreen
+        from tui.app.screens.insights import InsightsScreen
 
         base = self.events.base
         record = self.conversation

@@ -18,19 +18,18 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from tui.app.screens.conversation.waiting import duration, short_reason
+from tui.app.screens.dialogs.errors import describe_error, failure_of, keys_sent
+from tui.app.store.live_session import can_follow
+from tui.app.store.row_windows import START, PagedWindow
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import REFRESH_S, EventTreeView
 from tui.memory import freeze_long_lived
 
-from ...live_session import can_follow
-from ...row_windows import START, PagedWindow
-from ...widgets.event_list import EventList
-from ...widgets.event_tree import REFRESH_S, EventTreeView
-from ..errors import describe_error, failure_of, keys_sent
-from .waiting import duration, short_reason
-
 if TYPE_CHECKING:
-    from ...conversation_events import ConversationEvents
-    from ...row_windows import EventQuery
-    from ...rows import EventRow
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.row_windows import EventQuery
+    from tui.app.store.rows import EventRow
 
 #: Rows past the list's height that a new view's first page asks for: reading the page is
 #: most of a filter change's time, and rows below the screen can follow a frame later.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from ...widgets.event_tree import EventTreeView
+from tui.app.widgets.conversation.event_tree import EventTreeView
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from ...row_locate import locate
-from ...row_windows import EventQuery, PagedWindow
-from ...step_rows import folded_count, step_of
-from ...widgets.event_list import EventList
-from ...widgets.filter_bar import FilterBar
+from tui.app.store.row_locate import locate
+from tui.app.store.row_windows import EventQuery, PagedWindow
+from tui.app.store.step_rows import folded_count, step_of
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.filter_bar import FilterBar
 
 if TYPE_CHECKING:
-    from ...conversation_events import ConversationEvents
-    from ...row_windows import RowWindow
-    from ...rows import EventRow
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.row_windows import RowWindow
+    from tui.app.store.rows import EventRow
 
 #: The view a conversation opens in: steps, plumbing folded.
 READING = EventQuery(steps=True, hide_plumbing=True)

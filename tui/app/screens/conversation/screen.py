@@ -23,43 +23,42 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input
 
+from tui.app.guard import GuardedDispatch, being_removed
+from tui.app.refusals import read_only_reason
+from tui.app.screens.conversation.acting import ACTING_KEYS, ActingMixin
+from tui.app.screens.conversation.agent import AgentMixin
+from tui.app.screens.conversation.changes import ChangesMixin
+from tui.app.screens.conversation.deferred import DeferredPartsMixin
+from tui.app.screens.conversation.exporting import ExportMixin
+from tui.app.screens.conversation.files import FilesMixin
+from tui.app.screens.conversation.filter_dialog import FilterDialog
+from tui.app.screens.conversation.find import FindMixin
+from tui.app.screens.conversation.first_frame import FirstFrameMixin
+from tui.app.screens.conversation.following import RECORD_POLL_S, FollowMixin
+from tui.app.screens.conversation.history import HistoryMixin
+from tui.app.screens.conversation.insights import InsightsMixin
+from tui.app.screens.conversation.keys import CONVERSATION_KEYS
+from tui.app.screens.conversation.loading import LoadingMixin
+from tui.app.screens.conversation.panes import PanesMixin
+from tui.app.screens.conversation.reading import READING, ReadingMixin, list_title
+from tui.app.screens.conversation.tree_follow import TreeFollowMixin
+from tui.app.screens.conversation.waiting import WaitingMixin
+from tui.app.store.conversation_events import ConversationEvents
+from tui.app.store.duplicate_rows import NOTE as DUPLICATE_NOTE
+from tui.app.store.duplicate_rows import is_duplicate
+from tui.app.store.live_placing import history_by_time
+from tui.app.store.live_session import LiveSession
+from tui.app.store.row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
+from tui.app.store.rows import EventRow
+from tui.app.store.search import Finder
+from tui.app.store.step_rows import StepRow
+from tui.app.widgets.common.key_bar import KeyBar
+from tui.app.widgets.conversation.conversation_header import ConversationHeader
+from tui.app.widgets.conversation.event_detail import EventDetail
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.filter_bar import FilterBar
 from tui.text import clean
-
-from ...conversation_events import ConversationEvents
-from ...duplicate_rows import NOTE as DUPLICATE_NOTE
-from ...duplicate_rows import is_duplicate
-from ...guard import GuardedDispatch, being_removed
-from ...live_placing import history_by_time
-from ...live_session import LiveSession
-from ...refusals import read_only_reason
-from ...row_windows import EventQuery, PagedWindow, PathWindow, RowWindow
-from ...rows import EventRow
-from ...search import Finder
-from ...step_rows import StepRow
-from ...widgets.conversation_header import ConversationHeader
-from ...widgets.event_detail import EventDetail
-from ...widgets.event_list import EventList
-from ...widgets.event_tree import EventTreeView
-from ...widgets.filter_bar import FilterBar
-from ...widgets.key_bar import KeyBar
-from .acting import ACTING_KEYS, ActingMixin
-from .agent import AgentMixin
-from .changes import ChangesMixin
-from .deferred import DeferredPartsMixin
-from .exporting import ExportMixin
-from .files import FilesMixin
-from .filter_dialog import FilterDialog
-from .find import FindMixin
-from .first_frame import FirstFrameMixin
-from .following import RECORD_POLL_S, FollowMixin
-from .history import HistoryMixin
-from .insights import InsightsMixin
-from .keys import CONVERSATION_KEYS
-from .loading import LoadingMixin
-from .panes import PanesMixin
-from .reading import READING, ReadingMixin, list_title
-from .tree_follow import TreeFollowMixin
-from .waiting import WaitingMixin
 
 if TYPE_CHECKING:
     from tui.models import AppConversation

@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from ...row_locate import estimated_index, loaded_index, query_keeps
-from ...row_windows import EventQuery, PagedWindow, PathWindow
-from ...rows import EventRow
-from ...widgets.event_list import EventList
-from ...widgets.event_tree import EventTreeView
-from ...widgets.filter_bar import FilterBar
+from tui.app.store.row_locate import estimated_index, loaded_index, query_keeps
+from tui.app.store.row_windows import EventQuery, PagedWindow, PathWindow
+from tui.app.store.rows import EventRow
+from tui.app.widgets.conversation.event_list import EventList
+from tui.app.widgets.conversation.event_tree import EventTreeView
+from tui.app.widgets.conversation.filter_bar import FilterBar
 
 if TYPE_CHECKING:
-    from ...conversation_events import ConversationEvents
-    from ...row_windows import RowWindow
+    from tui.app.store.conversation_events import ConversationEvents
+    from tui.app.store.row_windows import RowWindow
 
 NEAR = 20  # rows either side of where an event should be that are loaded to find it
 #: what the detail pane says over an event the list's view leaves out

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...widgets.event_list import EventList
+from tui.app.widgets.conversation.event_list import EventList
 
 if TYPE_CHECKING:
-    from ...conversation_events import ConversationEvents, Waiting
+    from tui.app.store.conversation_events import ConversationEvents, Waiting
 
 #: A load is called slow on screen after this many seconds.
 SLOW_AFTER = 2.0
