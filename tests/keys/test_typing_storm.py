@@ -139,7 +139,7 @@ def _send_storm(app, items) -> None:
 
 @pytest.mark.parametrize(
     ("seed", "chunk", "length"),
-    [(100, 40, 400), (208, 4, 200), (2, 8, 240), (3, 2, 160)],
+    [(208, 4, 200), (3, 2, 160)],  # the two finest interleavings of keys and resizes
 )
 async def test_a_storm_of_keys_and_resizes_after_enter_breaks_nothing(
     make_server, seed, chunk, length

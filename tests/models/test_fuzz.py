@@ -821,7 +821,7 @@ def test_generated_events_survive_the_display_path():
     collected: list[Any] = []
 
     @settings(
-        max_examples=200, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        max_examples=120, deadline=None, database=None, suppress_health_check=list(HealthCheck)
     )
     @given(_events)
     def pure_path(data: Any) -> None:  # parse and row (shrinks on failure)

@@ -32,7 +32,7 @@ from tui.models.pages import EventPage
 from tui.models.parse import parse_event
 
 SETTINGS = settings(
-    max_examples=200, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    max_examples=100, deadline=None, database=None, suppress_health_check=list(HealthCheck)
 )
 STAMPS = st.sampled_from(
     [
