@@ -12,7 +12,7 @@ wheel's modules on install; a checkout writes them on its first run). Where
 source on every launch, in the app and again in the demo's child: ~40 ms of the app's CPU
 before its first paint and ~50 ms of the child's before it serves, which no user pays.
 
-    python -m bench.startup [--repeat 5]
+    python -m bench.startup [--repeat 5] [--install]
 """
 
 from __future__ import annotations
@@ -131,28 +131,40 @@ def import_offenders(code: str, top: int = 8) -> list[tuple[str, float]]:
 
 
 def without_bytecode(repeat: int) -> tuple[list[float], list[float]]:
-    """An install that wrote no bytecode (uv's default; ``PYTHONDONTWRITEBYTECODE``): the
-    first paint of its first launch, and of the next one, once ohtui has written the
-    bytecode of what it loaded after its first screen (``tui/bytecode.py``; the first launch
-    stays open until it has, as a user reading the list does); a fresh copy of the tree
-    each. The libraries' bytecode stays as installed."""
-    first, second = [], []
-    for _ in range(repeat):
-        with tempfile.TemporaryDirectory(prefix="ohtui-bench-nobytecode-") as tmp:
-            shutil.copytree(
-                ROOT / "tui", Path(tmp) / "tui", ignore=shutil.ignore_patterns("__pycache__")
-            )
-            argv = [sys.executable, "-m", "tui"]
-            env = {"PYTHONPATH": tmp, "PYTHONDONTWRITEBYTECODE": "1"}
-            probe = Path(importlib.util.cache_from_source(str(Path(tmp, "tui", "app", "app.py"))))
-            first.append(first_paint(argv=argv, cwd=tmp, env=env, linger=probe.exists)[0])
-            second.append(first_paint(argv=argv, cwd=tmp, env=env)[0])
-    return first, second
+    """An install that wrote no bytecode (uv's default) on a machine that writes none
+    (``PYTHONDONTWRITEBYTECODE``): ohtui installed with uv into a fresh venv; the first paint
+    of launches with every ``.pyc`` removed before each, and of launches after one that
+    stayed until ohtui had written the bytecode of what it loaded (``tui/bytecode.py``)."""
+    uv = shutil.which("uv", path=os.path.dirname(sys.executable))
+    if uv is None:
+        print("  no uv beside this interpreter: the row without bytecode is left out")
+        return [], []
+    first, later = [], []
+    with tempfile.TemporaryDirectory(prefix="ohtui-bench-uv-") as tmp:
+        venv = Path(tmp) / "venv"
+        python = venv / "bin" / "python"
+        subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True)
+        subprocess.run([uv, "pip", "install", "-q", "--python", str(python), str(ROOT)], check=True)
+        argv, env = [str(venv / "bin" / "ohtui")], {"PYTHONDONTWRITEBYTECODE": "1"}
+        site = next((venv / "lib").glob("python*/site-packages"))
+        probe = Path(importlib.util.cache_from_source(str(site / "tui" / "app" / "app.py")))
+        for _ in range(repeat):
+            for compiled in venv.rglob("*.pyc"):
+                compiled.unlink()
+            first.append(first_paint(argv=argv, cwd=tmp, env=env)[0])
+        first_paint(argv=argv, cwd=tmp, env=env, linger=probe.exists)
+        later = [first_paint(argv=argv, cwd=tmp, env=env)[0] for _ in range(repeat)]
+    return first, later
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--install",
+        action="store_true",
+        help="also time a uv install without bytecode, before and after ohtui writes its own",
+    )
     args = parser.parse_args()
     compile_tree()
     bare = median([timed_run([sys.executable, "-c", "pass"]) for _ in range(args.repeat)])
@@ -179,16 +191,20 @@ def main() -> int:
         f"ohtui → demo listed   {median(listed) * 1000:6.0f} ms (the bundled server started in a child "
         "process beside the app; runs: " + ", ".join(f"{p * 1000:.0f}" for p in listed) + ")"
     )
-    cold, compiled = without_bytecode(max(1, (args.repeat + 1) // 2))
-    figures["no_bytecode_first_paint_ms"] = median(cold) * 1000
-    figures["no_bytecode_next_paint_ms"] = median(compiled) * 1000
-    print(
-        f"no bytecode installed  {median(cold) * 1000:6.0f} ms first paint, then "
-        f"{median(compiled) * 1000:.0f} ms once ohtui compiled its own "
-        f"({median(cold) / median(compiled):.2f}×; runs: "
-        + ", ".join(f"{a * 1000:.0f}/{b * 1000:.0f}" for a, b in zip(cold, compiled))
-        + ")"
-    )
+    if args.install:
+        cold, compiled = without_bytecode(max(1, (args.repeat + 1) // 2))
+        if cold and compiled:
+            figures["no_bytecode_first_paint_ms"] = median(cold) * 1000
+            figures["no_bytecode_next_paint_ms"] = median(compiled) * 1000
+            print(
+                f"uv install, no bytecode  {median(cold) * 1000:6.0f} ms first paint; once ohtui "
+                f"wrote its own {median(compiled) * 1000:.0f} ms "
+                f"({median(cold) / median(compiled):.2f}×; runs: "
+                + ", ".join(f"{a * 1000:.0f}" for a in cold)
+                + " / "
+                + ", ".join(f"{b * 1000:.0f}" for b in compiled)
+                + ")"
+            )
     for label, code in (
         ("--version", "import tui.cli"),
         ("the app", "import tui.app.app, tui.server.embedded"),

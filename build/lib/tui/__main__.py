@@ -1,0 +1,3 @@
+from tui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The Textual application (screens and widgets). Imports are lazy to keep start-up fast."""
