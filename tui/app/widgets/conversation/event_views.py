@@ -18,7 +18,7 @@ To draw a new kind: write ``_<kind>(event, paired) -> list[Widget]`` and add it 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widget import Widget
@@ -242,38 +242,25 @@ def _observation(event: ev.ObservationEvent, paired: AnyEvent | None) -> list[Wi
     return out
 
 
-def error_widgets(title: str, body: str) -> list[Widget]:
-    return [Static(Text(short(title), style="bold"), classes="detail-error"), literal(body)]
+def error_widgets(title: str, body: str, classification: Any = None) -> list[Widget]:
+    """An error's title and text, and its classification (kind, retryable, what to do)."""
+    out: list[Widget] = [
+        Static(Text(short(title), style="bold"), classes="detail-error"),
+        literal(body),
+    ]
+    if classification:
+        c = classification
+        line = f"{c.kind} · retryable: {c.retryable} · suggested: {c.user_action}"
+        out.append(Static(Text(line, style="dim")))
+    return out
 
 
 def _agent_error(event: ev.AgentErrorEvent, paired: AnyEvent | None) -> list[Widget]:
-    out = error_widgets(f"Agent error in {event.tool_name}", event.error)
-    if event.classification:
-        c = event.classification
-        out.append(
-            Static(
-                Text(
-                    f"{c.kind} · retryable: {c.retryable} · suggested: {c.user_action}",
-                    style="dim",
-                )
-            )
-        )
-    return out
+    return error_widgets(f"Agent error in {event.tool_name}", event.error, event.classification)
 
 
 def _conversation_error(event: ev.ConversationErrorEvent, paired: AnyEvent | None) -> list[Widget]:
-    out = error_widgets(f"Conversation error: {event.code}", event.detail)
-    if event.classification:
-        c = event.classification
-        out.append(
-            Static(
-                Text(
-                    f"{c.kind} · retryable: {c.retryable} · suggested: {c.user_action}",
-                    style="dim",
-                )
-            )
-        )
-    return out
+    return error_widgets(f"Conversation error: {event.code}", event.detail, event.classification)
 
 
 def _server_error(event: ev.ServerErrorEvent, paired: AnyEvent | None) -> list[Widget]:
